@@ -1,0 +1,8 @@
+// @kemu/api: the API object types, the resource table and the Status error model, shared by every component.
+// Guarantees: one definition of each kind and resource; errors render as Kubernetes metav1.Status.
+export type * from './meta.ts';
+export type * from './core.ts';
+export type * from './apps.ts';
+export * from './resources.ts';
+export * from './status.ts';
+export * from './time.ts';

@@ -1,0 +1,159 @@
+// The one table of API resources kemu serves. Routes, discovery, clients, informers and validation are keyed
+// on it; no other file spells a kind or plural string literal for lookup purposes.
+
+export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
+
+export interface SubresourceInfo {
+  name: 'status' | 'scale' | 'binding' | 'eviction' | 'log' | 'finalize';
+  group: string;
+  version: string;
+  kind: string;
+  verbs: readonly Verb[];
+}
+
+export interface ResourceInfo {
+  group: string; // '' for core
+  version: string;
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames: readonly string[];
+  categories: readonly string[];
+  verbs: readonly Verb[];
+  subresources: readonly SubresourceInfo[];
+}
+
+const ALL_VERBS: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const READ_ONLY: readonly Verb[] = ['get', 'list'];
+const STATUS_VERBS: readonly Verb[] = ['get', 'patch', 'update'];
+
+function res(
+  group: string,
+  version: string,
+  kind: string,
+  plural: string,
+  namespaced: boolean,
+  opts: {
+    shortNames?: string[];
+    categories?: string[];
+    verbs?: readonly Verb[];
+    status?: boolean;
+    scale?: boolean;
+    extra?: SubresourceInfo[];
+  } = {},
+): ResourceInfo {
+  const subresources: SubresourceInfo[] = [];
+  if (opts.status) subresources.push({ name: 'status', group, version, kind, verbs: STATUS_VERBS });
+  if (opts.scale)
+    subresources.push({ name: 'scale', group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: STATUS_VERBS });
+  subresources.push(...(opts.extra ?? []));
+  return {
+    group,
+    version,
+    kind,
+    listKind: `${kind}List`,
+    plural,
+    singular: kind.toLowerCase(),
+    namespaced,
+    shortNames: opts.shortNames ?? [],
+    categories: opts.categories ?? [],
+    verbs: opts.verbs ?? ALL_VERBS,
+    subresources,
+  };
+}
+
+export const RESOURCES: readonly ResourceInfo[] = [
+  res('', 'v1', 'Namespace', 'namespaces', false, {
+    shortNames: ['ns'],
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    status: true,
+    extra: [{ name: 'finalize', group: '', version: 'v1', kind: 'Namespace', verbs: ['update'] }],
+  }),
+  res('', 'v1', 'Pod', 'pods', true, {
+    shortNames: ['po'],
+    categories: ['all'],
+    status: true,
+    extra: [
+      { name: 'binding', group: '', version: 'v1', kind: 'Binding', verbs: ['create'] },
+      { name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
+      { name: 'log', group: '', version: 'v1', kind: 'Pod', verbs: ['get'] },
+    ],
+  }),
+  res('', 'v1', 'Binding', 'bindings', true, { verbs: ['create'] }),
+  res('', 'v1', 'Node', 'nodes', false, { shortNames: ['no'], status: true }),
+  res('', 'v1', 'Service', 'services', true, {
+    shortNames: ['svc'],
+    categories: ['all'],
+    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+    status: true,
+  }),
+  res('', 'v1', 'Endpoints', 'endpoints', true, { shortNames: ['ep'] }),
+  res('', 'v1', 'ConfigMap', 'configmaps', true, { shortNames: ['cm'] }),
+  res('', 'v1', 'Secret', 'secrets', true),
+  res('', 'v1', 'ServiceAccount', 'serviceaccounts', true, { shortNames: ['sa'] }),
+  res('', 'v1', 'Event', 'events', true, { shortNames: ['ev'] }),
+  res('', 'v1', 'ComponentStatus', 'componentstatuses', false, { shortNames: ['cs'], verbs: READ_ONLY }),
+  res('apps', 'v1', 'Deployment', 'deployments', true, {
+    shortNames: ['deploy'],
+    categories: ['all'],
+    status: true,
+    scale: true,
+  }),
+  res('apps', 'v1', 'ReplicaSet', 'replicasets', true, {
+    shortNames: ['rs'],
+    categories: ['all'],
+    status: true,
+    scale: true,
+  }),
+  res('coordination.k8s.io', 'v1', 'Lease', 'leases', true),
+  res('discovery.k8s.io', 'v1', 'EndpointSlice', 'endpointslices', true),
+  res('events.k8s.io', 'v1', 'Event', 'events', true, { shortNames: ['ev'] }),
+  res('scheduling.k8s.io', 'v1', 'PriorityClass', 'priorityclasses', false, { shortNames: ['pc'] }),
+];
+
+/** "apps/v1" or "v1" for the core group. */
+export function groupVersion(r: { group: string; version: string }): string {
+  return r.group === '' ? r.version : `${r.group}/${r.version}`;
+}
+
+/** "deployments.apps" or "pods": the qualified resource name Kubernetes uses in messages. */
+export function qualifiedResource(r: { group: string; plural: string }): string {
+  return r.group === '' ? r.plural : `${r.plural}.${r.group}`;
+}
+
+export function findResource(group: string, version: string, plural: string): ResourceInfo | undefined {
+  return RESOURCES.find((r) => r.group === group && r.version === version && r.plural === plural);
+}
+
+export function findResourceByKind(apiVersion: string, kind: string): ResourceInfo | undefined {
+  return RESOURCES.find((r) => groupVersion(r) === apiVersion && r.kind === kind);
+}
+
+/** Named references for code that needs a particular resource (instead of string literals). */
+function must(group: string, plural: string): ResourceInfo {
+  const r = RESOURCES.find((x) => x.group === group && x.plural === plural);
+  if (!r) throw new Error(`resource table lacks ${plural}.${group}`);
+  return r;
+}
+
+export const R = {
+  namespaces: must('', 'namespaces'),
+  pods: must('', 'pods'),
+  bindings: must('', 'bindings'),
+  nodes: must('', 'nodes'),
+  services: must('', 'services'),
+  endpoints: must('', 'endpoints'),
+  configmaps: must('', 'configmaps'),
+  secrets: must('', 'secrets'),
+  serviceaccounts: must('', 'serviceaccounts'),
+  events: must('', 'events'),
+  componentstatuses: must('', 'componentstatuses'),
+  deployments: must('apps', 'deployments'),
+  replicasets: must('apps', 'replicasets'),
+  leases: must('coordination.k8s.io', 'leases'),
+  endpointslices: must('discovery.k8s.io', 'endpointslices'),
+  eventsV1: must('events.k8s.io', 'events'),
+  priorityclasses: must('scheduling.k8s.io', 'priorityclasses'),
+} as const;
