@@ -16,12 +16,20 @@ export type FlagSpec =
   | FlagSpecBase<'int', number>
   | FlagSpecBase<'float', number>
   | FlagSpecBase<'duration', number>
-  | FlagSpecBase<'stringArray', string[]>;
+  | FlagSpecBase<'stringArray', readonly string[]>;
 
 export type FlagSpecs = Record<string, FlagSpec>;
 
 /** Parsed values: durations in milliseconds, stringArray collects repeats and comma lists. */
-export type FlagValues<S extends FlagSpecs> = { [K in keyof S]: S[K]['default'] } & { _: string[] };
+type ValueOf<F extends FlagSpec> = F['type'] extends 'bool'
+  ? boolean
+  : F['type'] extends 'stringArray'
+    ? string[]
+    : F['type'] extends 'string'
+      ? string
+      : number;
+
+export type FlagValues<S extends FlagSpecs> = { [K in keyof S]: ValueOf<S[K]> } & { _: string[] };
 
 export class FlagError extends Error {}
 

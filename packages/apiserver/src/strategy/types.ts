@@ -1,0 +1,39 @@
+// The per-resource behaviour the generic REST handlers call (Kubernetes' "rest strategy"): defaulting,
+// validation, create/update preparation, selectable fields and Table printing. One strategy per resource,
+// looked up by the resource table entry; pure functions, no I/O.
+import type { KubeObject, ResourceInfo, StatusCause } from '@kemu/api';
+
+export interface TableColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string; // 'name' on the Name column
+  description?: string;
+  priority?: number; // 1 = shown only with -o wide
+}
+
+export type TableCell = string | number | boolean | null;
+
+export interface TablePrinter {
+  columns: TableColumn[];
+  /** One row's cells, same length as columns; now = the clock for Age. */
+  cells(obj: KubeObject, now: number): TableCell[];
+}
+
+export interface ResourceStrategy {
+  resource: ResourceInfo;
+  /** Fill Kubernetes' defaults in place (e.g. pod restartPolicy, deployment strategy). */
+  defaults?(obj: KubeObject): void;
+  /** Create-time preparation: e.g. clear status for kinds with a status subresource, generation = 1. */
+  prepareForCreate?(obj: KubeObject): void;
+  /** Update-time preparation on the main resource: keep old status, bump generation on spec change. */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
+  /** Update-time preparation on /status: keep old spec (and metadata except labels/annotations/finalizers/ownerRefs). */
+  prepareForStatusUpdate?(obj: KubeObject, old: KubeObject): void;
+  /** Causes with Kubernetes' field paths and messages; empty = valid. */
+  validate?(obj: KubeObject): StatusCause[];
+  validateUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];
+  validateStatusUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];
+  /** Values for field selectors beyond metadata.name/metadata.namespace (e.g. spec.nodeName, status.phase). */
+  selectableFields?(obj: KubeObject): Record<string, string>;
+  printer?: TablePrinter;
+}
