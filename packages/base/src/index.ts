@@ -5,3 +5,4 @@ export * from './flags.ts';
 export * from './log.ts';
 export * from './health.ts';
 export * from './signals.ts';
+export * from './clock.ts';
