@@ -109,3 +109,14 @@ export class CompactedError extends Error {
     this.name = 'CompactedError';
   }
 }
+
+/** A list asked for a revision newer than the store's current one (etcd: "future revision"). */
+export class FutureRevisionError extends Error {
+  constructor(
+    readonly requested: number,
+    readonly current: number,
+  ) {
+    super(`required revision ${requested} is a future revision (current ${current})`);
+    this.name = 'FutureRevisionError';
+  }
+}

@@ -1,0 +1,174 @@
+// SqliteBackend: the Backend contract on one SQLite file (WAL) that several processes open at once.
+// Log-structured as kine is (schema in sqlite/schema.ts): every write appends one log row whose id is
+// the revision. Pieces: GroupWriter (batched BEGIN IMMEDIATE writes with async busy retry), Reader
+// (snapshot reads), ChangeFeed (tail + watchers), Compactor (small-batch history removal).
+//
+// Two connections per process: the writer's has busy_timeout 0 (a busy lock is retried from a timer,
+// never by sleeping inside SQLite, which would freeze the event loop); the reader's keeps a busy
+// timeout for the rare cases a WAL reader must wait (recovery after a crash of another process).
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Database as DB } from 'better-sqlite3';
+import { silentLogger, type Logger } from '@kemu/base';
+import type { Backend, KeyValue, ListOptions, ListResult, Watch, WatchHandlers } from './backend.ts';
+import type { Synchronous } from './endpoint.ts';
+import { ChangeFeed } from './sqlite/feed.ts';
+import { Compactor } from './sqlite/compactor.ts';
+import { Reader } from './sqlite/reader.ts';
+import { SCHEMA, isBusy } from './sqlite/schema.ts';
+import { GroupWriter } from './sqlite/writer.ts';
+
+export interface SqliteOptions {
+  /** Path of the database file (created with its directory if missing). */
+  path: string;
+  /** PRAGMA synchronous. NORMAL (default) is durable against process crashes in WAL mode; FULL also against power loss. */
+  synchronous?: Synchronous;
+  /** How often to check for other processes' commits (PRAGMA data_version). Default 2 ms. */
+  pollIntervalMs?: number;
+  /** History younger than this is kept. Default 5 minutes. */
+  compactRetentionMs?: number;
+  /** At least this many latest revisions are kept by timed compaction. Default 1000. */
+  compactMinRevisions?: number;
+  /** How often timed compaction runs. Default 60 s; 0 disables it (explicit compact() still works). */
+  compactIntervalMs?: number;
+  /** Busy timeout of the reading connection and of opening the file. Default 10 s. */
+  busyTimeoutMs?: number;
+  /** Most writes committed in one transaction. Default 500. */
+  maxBatch?: number;
+  logger?: Logger;
+}
+
+export class SqliteBackend implements Backend {
+  private readonly writeDb: DB;
+  private readonly readDb: DB;
+  private readonly writer: GroupWriter;
+  private readonly reader: Reader;
+  private readonly feed: ChangeFeed;
+  private readonly compactor: Compactor;
+  private readonly logger: Logger;
+  private closed = false;
+
+  constructor(opts: SqliteOptions) {
+    this.logger = opts.logger ?? silentLogger();
+    const busyTimeoutMs = opts.busyTimeoutMs ?? 10_000;
+    const sync = opts.synchronous ?? 'NORMAL';
+    if (opts.path !== ':memory:') mkdirSync(dirname(opts.path), { recursive: true });
+
+    // Setup runs once at startup, so it may block on the busy timeout while another process is
+    // creating the schema at the same moment.
+    this.writeDb = new Database(opts.path, { timeout: busyTimeoutMs });
+    this.writeDb.pragma('journal_mode = WAL');
+    this.writeDb.pragma(`synchronous = ${sync}`);
+    this.writeDb.exec(SCHEMA);
+    this.writeDb.pragma('busy_timeout = 0');
+
+    this.readDb = new Database(opts.path, { timeout: busyTimeoutMs });
+    this.readDb.pragma(`synchronous = ${sync}`);
+
+    this.reader = new Reader(this.readDb);
+    this.feed = new ChangeFeed(this.readDb, this.logger, opts.pollIntervalMs ?? 2);
+    this.writer = new GroupWriter(this.writeDb, {
+      onCommit: () => this.feed.poll(),
+      logger: this.logger,
+      ...(opts.maxBatch !== undefined ? { maxBatch: opts.maxBatch } : {}),
+    });
+    this.compactor = new Compactor(this.writeDb, {
+      retentionMs: opts.compactRetentionMs ?? 5 * 60_000,
+      minRevisions: opts.compactMinRevisions ?? 1000,
+      intervalMs: opts.compactIntervalMs ?? 60_000,
+      logger: this.logger,
+    });
+    if ((opts.compactIntervalMs ?? 60_000) > 0) this.compactor.start();
+  }
+
+  /** Commit/row/retry counters of this process's writer. */
+  get writeStats(): { commits: number; rows: number; busyRetries: number } {
+    return { ...this.writer.stats };
+  }
+
+  async get(key: string): Promise<KeyValue | undefined> {
+    return this.read(() => this.reader.get(key));
+  }
+
+  async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
+    return this.read(() => this.reader.list(prefix, opts));
+  }
+
+  async count(prefix: string): Promise<number> {
+    return this.read(() => this.reader.count(prefix));
+  }
+
+  create(key: string, value: string): Promise<KeyValue> {
+    this.checkOpen();
+    return this.writer.submit({ kind: 'create', key, value });
+  }
+
+  update(key: string, value: string, expectedRevision?: number): Promise<KeyValue> {
+    this.checkOpen();
+    return this.writer.submit({ kind: 'update', key, value, expected: expectedRevision ?? 0 });
+  }
+
+  delete(key: string, expectedRevision?: number): Promise<KeyValue> {
+    this.checkOpen();
+    return this.writer.submit({ kind: 'delete', key, expected: expectedRevision ?? 0 });
+  }
+
+  async currentRevision(): Promise<number> {
+    return this.read(() => this.reader.currentRevision());
+  }
+
+  async compactRevision(): Promise<number> {
+    return this.read(() => this.reader.compactRevision());
+  }
+
+  watch(prefix: string, fromRevision: number, handlers: WatchHandlers): Watch {
+    if (this.closed) {
+      setImmediate(() => handlers.onError(new Error('store is closed')));
+      return { close: () => {} };
+    }
+    return this.feed.watch(prefix, fromRevision, handlers);
+  }
+
+  compact(revision: number): Promise<void> {
+    this.checkOpen();
+    return this.compactor.compact(revision);
+  }
+
+  async healthy(): Promise<boolean> {
+    if (this.closed) return false;
+    try {
+      this.readDb.prepare('SELECT 1').get();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.writer.drain();
+    await this.compactor.stop();
+    this.feed.close();
+    this.readDb.close();
+    this.writeDb.close();
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new Error('store is closed');
+  }
+
+  /** Reads rarely meet a busy lock in WAL mode; when they do, retry rather than fail the request. */
+  private async read<T>(fn: () => T): Promise<T> {
+    this.checkOpen();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return fn();
+      } catch (err) {
+        if (!isBusy(err) || attempt >= 50) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(10, attempt + 1)));
+      }
+    }
+  }
+}
