@@ -1,0 +1,4 @@
+import { runBackendConformance } from './conformance.ts';
+import { MemoryBackend } from './memory.ts';
+
+runBackendConformance('MemoryBackend', () => new MemoryBackend());
