@@ -6,3 +6,5 @@ export type * from './apps.ts';
 export * from './resources.ts';
 export * from './status.ts';
 export * from './time.ts';
+export * from './quantity.ts';
+export * from './selector.ts';
