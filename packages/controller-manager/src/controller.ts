@@ -1,0 +1,34 @@
+// The contract every controller plugs into: a descriptor in the one registry list creates a Controller from
+// the shared context; run() does its work until ctx.signal aborts (leadership lost or process stopping).
+import type { RestClient, SharedInformerFactory, EventRecorder } from '@kemu/client';
+import type { Clock, Logger } from '@kemu/base';
+import type { ControllerManagerOptions } from './options.ts';
+
+export interface ControllerContext {
+  /** Shared REST client (QPS/burst from --kube-api-qps/--kube-api-burst). */
+  client: RestClient;
+  /** Shared informers: controllers ask for what they need in create(); the manager starts them all. */
+  informers: SharedInformerFactory;
+  recorder: EventRecorder;
+  clock: Clock;
+  logger: Logger;
+  options: ControllerManagerOptions;
+  /** Aborts when leadership is lost or the process stops: every loop must return promptly. */
+  signal: AbortSignal;
+}
+
+export interface Controller {
+  name: string;
+  /** Resolves once ctx.signal has aborted and the controller's workers have stopped. */
+  run(ctx: ControllerContext): Promise<void>;
+}
+
+export interface ControllerDescriptor {
+  /** Canonical name, as Kubernetes 1.31 spells it ("replicaset-controller"). */
+  name: string;
+  /** Older names --controllers also accepts ("replicaset"). */
+  aliases?: readonly string[];
+  enabledByDefault: boolean;
+  /** Called before informers start, so that informers it asks for are part of the initial sync. */
+  create(ctx: ControllerContext): Controller;
+}

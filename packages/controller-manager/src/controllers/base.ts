@@ -1,0 +1,108 @@
+// The sample-controller recipe, written once for every controller: event handlers only enqueue keys; run()
+// waits for the caches to sync and starts N workers; each key is get → sync → forget, or addRateLimited on
+// error → done. A sync that hits NotFound is finished (the object is gone, nothing left to do).
+import { RateLimitingQueue, metaKey, type DeletedFinalStateUnknown, type SharedInformer } from '@kemu/client';
+import { StatusError, type KubeObject } from '@kemu/api';
+import type { ControllerContext } from '../controller.ts';
+
+export function isNotFound(e: unknown): boolean {
+  return e instanceof StatusError && e.code === 404;
+}
+export function isConflict(e: unknown): boolean {
+  return e instanceof StatusError && e.code === 409 && e.reason === 'Conflict';
+}
+export function isAlreadyExists(e: unknown): boolean {
+  return e instanceof StatusError && e.code === 409 && e.reason === 'AlreadyExists';
+}
+
+export function isTombstone<T>(obj: T | DeletedFinalStateUnknown<T>): obj is DeletedFinalStateUnknown<T> {
+  return typeof obj === 'object' && obj !== null && (obj as { deletedFinalStateUnknown?: unknown }).deletedFinalStateUnknown === true;
+}
+
+/** The object inside a delete notification, whether it came as an object or a tombstone. */
+export function unwrapDeleted<T>(obj: T | DeletedFinalStateUnknown<T>): T {
+  return isTombstone(obj) ? obj.obj : obj;
+}
+
+export interface KeyedWorkerOptions {
+  name: string;
+  workers: number;
+  /** Reconciles one key; throwing requeues it with back-off. */
+  sync(key: string): Promise<void>;
+}
+
+/** A rate-limited work queue of keys plus the worker loop that drains it. */
+export class KeyedWorker {
+  readonly queue: RateLimitingQueue<string>;
+  private readonly synced: SharedInformer<KubeObject>[] = [];
+
+  constructor(
+    private readonly ctx: ControllerContext,
+    private readonly opts: KeyedWorkerOptions,
+  ) {
+    this.queue = new RateLimitingQueue<string>({ clock: ctx.clock, name: opts.name });
+  }
+
+  /** Informers whose caches must be synced before the first worker starts. */
+  waitFor(...informers: SharedInformer<never>[]): this {
+    this.synced.push(...(informers as unknown as SharedInformer<KubeObject>[]));
+    return this;
+  }
+
+  enqueue(obj: KubeObject | DeletedFinalStateUnknown<KubeObject>): void {
+    this.queue.add(isTombstone(obj) ? obj.key : metaKey(obj));
+  }
+
+  add(key: string): void {
+    this.queue.add(key);
+  }
+
+  addAfter(key: string, ms: number): void {
+    this.queue.addAfter(key, ms);
+  }
+
+  /** Runs until ctx.signal aborts; returns after the workers have finished their current items. */
+  async run(signal: AbortSignal = this.ctx.signal): Promise<void> {
+    const log = this.ctx.logger;
+    const stop = () => this.queue.shutDown();
+    if (signal.aborted) return stop();
+    signal.addEventListener('abort', stop, { once: true });
+    log.info({ controller: this.opts.name }, `Starting ${this.opts.name}`);
+    try {
+      const ok = await this.waitForSync(signal);
+      if (!ok) return;
+      const workers = Array.from({ length: Math.max(1, this.opts.workers) }, () => this.worker());
+      await Promise.all(workers);
+    } finally {
+      signal.removeEventListener('abort', stop);
+      this.queue.shutDown();
+      log.info({ controller: this.opts.name }, `Shutting down ${this.opts.name}`);
+    }
+  }
+
+  private async waitForSync(signal: AbortSignal): Promise<boolean> {
+    const synced = await this.ctx.informers.waitForCacheSync(signal);
+    if (!synced || signal.aborted) return false;
+    return this.synced.every((i) => i.hasSynced());
+  }
+
+  private async worker(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      try {
+        await this.opts.sync(key);
+        this.queue.forget(key);
+      } catch (e) {
+        if (isNotFound(e)) {
+          this.queue.forget(key);
+        } else if (!this.ctx.signal.aborted) {
+          this.ctx.logger.debug({ controller: this.opts.name, key, err: String(e) }, 'sync failed, requeuing');
+          this.queue.addRateLimited(key);
+        }
+      } finally {
+        this.queue.done(key);
+      }
+    }
+  }
+}

@@ -1,0 +1,101 @@
+// kube-controller-manager's flags: Kubernetes' names and 1.31 defaults (durations in milliseconds).
+import { parseFlags, type FlagValues } from '@kemu/base';
+
+export const FLAGS = {
+  master: { type: 'string', default: '', usage: 'The address of the Kubernetes API server (overrides any value in kubeconfig).' },
+  kubeconfig: { type: 'string', default: '', usage: 'Path to kubeconfig file with authorization and master location information.' },
+  'kube-api-qps': { type: 'float', default: 20, usage: 'QPS to use while talking with kubernetes apiserver.' },
+  'kube-api-burst': { type: 'int', default: 30, usage: 'Burst to use while talking with kubernetes apiserver.' },
+  'leader-elect': {
+    type: 'bool',
+    default: true,
+    usage: 'Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability.',
+  },
+  'leader-elect-lease-duration': {
+    type: 'duration',
+    default: 15_000,
+    usage: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot.',
+  },
+  'leader-elect-renew-deadline': {
+    type: 'duration',
+    default: 10_000,
+    usage: 'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration.',
+  },
+  'leader-elect-retry-period': {
+    type: 'duration',
+    default: 2_000,
+    usage: 'The duration the clients should wait between attempting acquisition and renewal of a leadership.',
+  },
+  'leader-elect-resource-lock': {
+    type: 'string',
+    default: 'leases',
+    usage: "The type of resource object that is used for locking during leader election. Supported options are 'leases'.",
+  },
+  'leader-elect-resource-name': { type: 'string', default: 'kube-controller-manager', usage: 'The name of resource object that is used for locking during leader election.' },
+  'leader-elect-resource-namespace': { type: 'string', default: 'kube-system', usage: 'The namespace of resource object that is used for locking during leader election.' },
+  controllers: {
+    type: 'stringArray',
+    default: ['*'],
+    usage: "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'.",
+  },
+  'cluster-cidr': { type: 'string', default: '10.200.0.0/16', usage: 'CIDR Range for Pods in cluster. Requires --allocate-node-cidrs to be true' },
+  'allocate-node-cidrs': { type: 'bool', default: false, usage: 'Should CIDRs for Pods be allocated and set on the cloud provider.' },
+  'node-cidr-mask-size': { type: 'int', default: 24, usage: 'Mask size for node cidr in cluster. Default is 24 for IPv4.' },
+  'service-cluster-ip-range': { type: 'string', default: '', usage: 'CIDR Range for Services in cluster.' },
+  'node-monitor-period': { type: 'duration', default: 5_000, usage: 'The period for syncing NodeStatus in cloud-node-lifecycle-controller.' },
+  // 40s is the 1.31 default (raised to 50s in 1.32, kubernetes/kubernetes#126287).
+  'node-monitor-grace-period': {
+    type: 'duration',
+    default: 40_000,
+    usage: 'Amount of time which we allow running Node to be unresponsive before marking it unhealthy.',
+  },
+  'node-startup-grace-period': { type: 'duration', default: 60_000, usage: 'Amount of time which we allow starting Node to be unresponsive before marking it unhealthy.' },
+  'node-eviction-rate': { type: 'float', default: 0.1, usage: 'Number of nodes per second on which pods are deleted in case of node failure when a zone is healthy.' },
+  'secondary-node-eviction-rate': { type: 'float', default: 0.01, usage: 'Number of nodes per second on which pods are deleted in case of node failure when a zone is unhealthy.' },
+  'large-cluster-size-threshold': { type: 'int', default: 50, usage: 'Number of nodes from which node-lifecycle-controller treats the cluster as large for the eviction logic purposes.' },
+  'unhealthy-zone-threshold': { type: 'float', default: 0.55, usage: 'Fraction of Nodes in a zone which needs to be not Ready (minimum 3) for zone to be treated as unhealthy.' },
+  'terminated-pod-gc-threshold': {
+    type: 'int',
+    default: 12500,
+    usage: 'Number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled.',
+  },
+  'bind-address': { type: 'string', default: '0.0.0.0', usage: 'The IP address on which to listen for the --secure-port port.' },
+  'secure-port': { type: 'int', default: 10257, usage: 'The port on which to serve HTTPS with authentication and authorization. If 0, don\'t serve HTTPS at all.' },
+  'hostname-override': { type: 'string', default: '', usage: 'If non-empty, will use this string as identification instead of the actual hostname.' },
+  'concurrent-deployment-syncs': { type: 'int', default: 5, usage: 'The number of deployment objects that are allowed to sync concurrently.' },
+  'concurrent-replicaset-syncs': { type: 'int', default: 5, usage: 'The number of replica sets that are allowed to sync concurrently.' },
+  'concurrent-gc-syncs': { type: 'int', default: 20, usage: 'The number of garbage collector workers that are allowed to sync concurrently.' },
+  'enable-garbage-collector': { type: 'bool', default: true, usage: 'Enables the generic garbage collector. MUST be synced with the corresponding flag of the kube-apiserver.' },
+  'concurrent-namespace-syncs': { type: 'int', default: 10, usage: 'The number of namespace objects that are allowed to sync concurrently.' },
+  'namespace-sync-period': { type: 'duration', default: 300_000, usage: 'The period for syncing namespace life-cycle updates' },
+  'concurrent-serviceaccount-token-syncs': { type: 'int', default: 5, usage: 'The number of service account token objects that are allowed to sync concurrently.' },
+  'concurrent-endpoint-syncs': { type: 'int', default: 5, usage: 'The number of endpoint syncing operations that will be done concurrently.' },
+  'concurrent-service-endpoint-syncs': { type: 'int', default: 5, usage: 'The number of service endpoint syncing operations that will be done concurrently.' },
+  'concurrent-service-syncs': { type: 'int', default: 1, usage: 'The number of services that are allowed to sync concurrently.' },
+  'min-resync-period': { type: 'duration', default: 43_200_000, usage: 'The resync period in reflectors will be random between MinResyncPeriod and 2*MinResyncPeriod.' },
+  v: { type: 'int', default: 0, usage: 'number for the log level verbosity' },
+} as const;
+
+export type ControllerManagerOptions = Omit<FlagValues<typeof FLAGS>, '_'>;
+
+/** Parses argv (throws FlagError on unknown/bad flags; main turns that into usage + exit 2). */
+export function parseOptions(argv: string[]): ControllerManagerOptions {
+  const { _: _rest, ...values } = parseFlags(FLAGS, argv);
+  return values;
+}
+
+/** Checks that need more than one flag; returns Kubernetes-style messages. */
+export function validateOptions(o: ControllerManagerOptions): string[] {
+  const errs: string[] = [];
+  if (!o.master && !o.kubeconfig) errs.push('--master or --kubeconfig must be set');
+  if (o['leader-elect-resource-lock'] !== 'leases') errs.push(`resourceLock value must be "leases"`);
+  if (o['secure-port'] < 0 || o['secure-port'] > 65535) errs.push(`--secure-port ${o['secure-port']} must be between 0 and 65535, inclusive. 0 for turning off secure port`);
+  if (o['leader-elect']) {
+    const lease = o['leader-elect-lease-duration'];
+    const renew = o['leader-elect-renew-deadline'];
+    const retry = o['leader-elect-retry-period'];
+    if (lease <= renew) errs.push('leaseDuration must be greater than renewDeadline');
+    if (renew <= 1.2 * retry) errs.push('renewDeadline must be greater than retryPeriod*JitterFactor');
+  }
+  return errs;
+}

@@ -1,0 +1,15 @@
+// The one list of controllers kube-controller-manager knows (selection rules for --controllers: selection.ts).
+import type { ControllerDescriptor } from './controller.ts';
+import { selectControllers as select } from './selection.ts';
+import { serviceAccountDescriptor } from './controllers/serviceaccount.ts';
+
+/** Every known controller, in start order. Add new controllers here (and only here). */
+export const CONTROLLERS: ControllerDescriptor[] = [
+  serviceAccountDescriptor,
+];
+
+/** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */
+export function selectControllers(flag: readonly string[], all: readonly ControllerDescriptor[] = CONTROLLERS): ControllerDescriptor[] {
+  return select(flag, all);
+}
+export { ControllerSelectionError, isControllerEnabled, validateControllerFlag } from './selection.ts';
