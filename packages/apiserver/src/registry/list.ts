@@ -1,0 +1,63 @@
+// Consistent lists read from the store: pages of `limit` items with a continue token that pins every
+// later page to the first page's revision, filtered by the selectors (pages are refilled after filtering).
+import { errors, groupVersion, type KubeList, type KubeObject, type ResourceInfo } from '@kemu/api';
+import { CompactedError, type Backend } from '@kemu/store';
+import { decodeContinue, decodeObject, encodeContinue, resourcePrefix } from '../storage.ts';
+import { mapStoreError } from '../store-errors.ts';
+import type { ObjectFilter } from './filter.ts';
+
+export interface ListRequest {
+  namespace?: string;
+  limit?: number;
+  continueToken?: string;
+  /** Exact revision (resourceVersionMatch=Exact); 0 = latest. */
+  revision?: number;
+  filter?: ObjectFilter;
+}
+
+export async function listFromStore(backend: Backend, r: ResourceInfo, req: ListRequest): Promise<KubeList> {
+  const prefix = resourcePrefix(r, req.namespace);
+  let revision = req.revision ?? 0;
+  let startAfter: string | undefined;
+  if (req.continueToken) {
+    const c = decodeContinue(req.continueToken, prefix);
+    if (!c) throw errors.badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+    revision = c.rv;
+    startAfter = c.startAfter;
+  }
+  const limit = req.limit && req.limit > 0 ? req.limit : 0;
+  const items: KubeObject[] = [];
+  let more = false;
+  let lastKey: string | undefined;
+  let remaining: number | undefined;
+  try {
+    for (;;) {
+      const page = await backend.list(prefix, { limit: limit ? limit - items.length : 0, startAfter, revision });
+      revision = page.revision;
+      for (const kv of page.items) {
+        lastKey = kv.key;
+        const obj = decodeObject(kv);
+        if (!req.filter || req.filter(obj)) items.push(obj);
+      }
+      more = page.more;
+      remaining = page.remaining;
+      if (!more || (limit && items.length >= limit) || page.items.length === 0) break;
+      startAfter = lastKey;
+    }
+  } catch (e) {
+    if (e instanceof CompactedError && req.continueToken) {
+      throw errors.gone('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+    }
+    throw mapStoreError(e, r, '');
+  }
+  const list: KubeList = { kind: r.listKind, apiVersion: groupVersion(r), metadata: { resourceVersion: String(revision) }, items };
+  if (more && lastKey) {
+    list.metadata.continue = encodeContinue(revision, lastKey, prefix);
+    if (!req.filter && remaining !== undefined) list.metadata.remainingItemCount = remaining;
+  }
+  for (const it of items) {
+    it.apiVersion ??= groupVersion(r);
+    it.kind ??= r.kind;
+  }
+  return list;
+}

@@ -1,0 +1,97 @@
+// The generic create/update preparation every resource gets (Kubernetes' generic registry + the
+// strategy hooks): system metadata on create, immutable metadata kept on update, status only through
+// /status, generation bumped when anything outside metadata/status changes, validation → 422.
+import { errors, formatTime, type KubeObject, type ResourceInfo, type StatusCause } from '@kemu/api';
+import { randomUUID } from 'node:crypto';
+import type { ResourceStrategy } from '../strategy/types.ts';
+
+export function hasStatusSubresource(r: ResourceInfo): boolean {
+  return r.subresources.some((s) => s.name === 'status');
+}
+
+const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** Kubernetes' generateName suffix: 5 random characters from an alphabet without vowels. */
+export function generateName(prefix: string): string {
+  let s = prefix.length > 58 ? prefix.slice(0, 58) : prefix;
+  for (let i = 0; i < 5; i++) s += NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)];
+  return s;
+}
+
+export function prepareCreate(obj: KubeObject, r: ResourceInfo, strategy: ResourceStrategy | undefined, now: number): void {
+  const meta = obj.metadata;
+  if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+  if (!meta.name) {
+    throw errors.invalid(r.group, r.kind, '', [{ reason: 'FieldValueRequired', message: 'name or generateName is required', field: 'metadata.name' }]);
+  }
+  meta.uid = randomUUID();
+  meta.creationTimestamp = formatTime(now);
+  delete meta.resourceVersion;
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  meta.generation = 1;
+  strategy?.defaults?.(obj);
+  strategy?.prepareForCreate?.(obj);
+  meta.generation = 1;
+  validateOrThrow(r, obj, strategy?.validate?.(obj));
+}
+
+function specPart(obj: KubeObject): string {
+  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
+  return JSON.stringify(rest);
+}
+
+/** Prepares `next` (a full replacement of `cur`) in place. subresource is undefined or 'status'. */
+export function prepareUpdate(next: KubeObject, cur: KubeObject, r: ResourceInfo, strategy: ResourceStrategy | undefined, subresource: string | undefined): KubeObject {
+  let out = next;
+  if (subresource === 'status') {
+    if (strategy?.prepareForStatusUpdate) {
+      keepSystemMeta(out, cur);
+      strategy.prepareForStatusUpdate(out, cur);
+    } else {
+      // Only status (and the labels/annotations controllers keep there) change through /status.
+      const merged: KubeObject = structuredClone(cur);
+      merged.status = out.status;
+      if (out.metadata.labels) merged.metadata.labels = out.metadata.labels;
+      if (out.metadata.annotations) merged.metadata.annotations = out.metadata.annotations;
+      merged.metadata.resourceVersion = out.metadata.resourceVersion;
+      out = merged;
+    }
+    keepSystemMeta(out, cur);
+    validateOrThrow(r, out, strategy?.validateStatusUpdate?.(out, cur));
+    return out;
+  }
+  keepSystemMeta(out, cur);
+  if (strategy?.defaults) strategy.defaults(out);
+  if (hasStatusSubresource(r)) {
+    if (cur.status === undefined) delete out.status;
+    else out.status = cur.status;
+  }
+  strategy?.prepareForUpdate?.(out, cur);
+  keepSystemMeta(out, cur);
+  const gen = cur.metadata.generation ?? 1;
+  if ((out.metadata.generation ?? gen) <= gen) out.metadata.generation = specPart(out) === specPart(cur) ? gen : gen + 1;
+  validateOrThrow(r, out, strategy?.validateUpdate?.(out, cur) ?? strategy?.validate?.(out));
+  return out;
+}
+
+/** Fields no update may change (Kubernetes resets them from the stored object). */
+function keepSystemMeta(next: KubeObject, cur: KubeObject): void {
+  const m = next.metadata;
+  const c = cur.metadata;
+  m.name = c.name;
+  if (c.namespace !== undefined) m.namespace = c.namespace;
+  m.uid = c.uid;
+  m.creationTimestamp = c.creationTimestamp;
+  if (c.deletionTimestamp !== undefined) m.deletionTimestamp = c.deletionTimestamp;
+  else delete m.deletionTimestamp;
+  if (c.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = c.deletionGracePeriodSeconds;
+  else delete m.deletionGracePeriodSeconds;
+  if (m.generateName === undefined && c.generateName !== undefined) m.generateName = c.generateName;
+  next.apiVersion = cur.apiVersion;
+  next.kind = cur.kind;
+}
+
+export function validateOrThrow(r: ResourceInfo, obj: KubeObject, causes: StatusCause[] | undefined): void {
+  if (causes && causes.length > 0) throw errors.invalid(r.group, r.kind, obj.metadata.name ?? '', causes);
+}

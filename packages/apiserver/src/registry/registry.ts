@@ -1,0 +1,205 @@
+// The generic registry: create/get/update/delete of any resource in the resource table against the
+// store, with Kubernetes' semantics (optimistic concurrency, no-op updates skipped, finalizers and
+// graceful deletion, dryRun). Per-kind behaviour comes from the strategy and admission.
+import { errors, qualifiedResource, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
+import { RevisionMismatchError, type Backend, type KeyValue } from '@kemu/store';
+import type { Clock } from '../clock.ts';
+import type { Extensions } from '../extensions.ts';
+import { decodeObject, encodeObject, objectKey } from '../storage.ts';
+import { mapStoreError } from '../store-errors.ts';
+import { prepareCreate, prepareUpdate } from './prepare.ts';
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  subresource?: string;
+}
+
+/** Called before a namespaced create; throws NotFound/Forbidden (NamespaceLifecycle). */
+export type NamespaceCheck = (r: ResourceInfo, namespace: string, name: string) => Promise<void>;
+
+export interface RegistryOptions {
+  backend: Backend;
+  clock: Clock;
+  ext: Extensions;
+  namespaceCheck?: NamespaceCheck;
+  /** Called after each successful store write with its revision (the watch cache waits on it). */
+  onWrite?: (revision: number) => void;
+}
+
+const MAX_RETRIES = 20;
+
+export class Registry {
+  constructor(readonly opts: RegistryOptions) {}
+
+  get backend(): Backend {
+    return this.opts.backend;
+  }
+
+  async getKV(r: ResourceInfo, namespace: string | undefined, name: string): Promise<KeyValue | undefined> {
+    try {
+      return await this.opts.backend.get(objectKey(r, namespace, name));
+    } catch (e) {
+      throw mapStoreError(e, r, name);
+    }
+  }
+
+  async get(r: ResourceInfo, namespace: string | undefined, name: string): Promise<KubeObject> {
+    const kv = await this.getKV(r, namespace, name);
+    if (!kv) throw errors.notFound(qualifiedResource(r), name);
+    return decodeObject(kv);
+  }
+
+  async create(r: ResourceInfo, obj: KubeObject, o: WriteOptions = {}): Promise<KubeObject> {
+    const strategy = this.opts.ext.strategyFor(r);
+    prepareCreate(obj, r, strategy, this.opts.clock.now());
+    const name = obj.metadata.name as string;
+    const ns = obj.metadata.namespace;
+    if (r.namespaced) {
+      if (!ns) throw errors.badRequest('the server could not find the requested resource: a namespace is required');
+      await this.opts.namespaceCheck?.(r, ns, name);
+    }
+    await this.opts.ext.admit({ operation: 'CREATE', resource: r, namespace: ns, name, object: obj, dryRun: !!o.dryRun });
+    if (o.dryRun) {
+      const existing = await this.getKV(r, ns, name);
+      if (existing) throw errors.alreadyExists(qualifiedResource(r), name);
+      return obj;
+    }
+    try {
+      const kv = await this.opts.backend.create(objectKey(r, ns, name), encodeObject(obj));
+      this.opts.onWrite?.(kv.modRevision);
+      obj.metadata.resourceVersion = String(kv.modRevision);
+      return obj;
+    } catch (e) {
+      throw mapStoreError(e, r, name);
+    }
+  }
+
+  /** PUT: a full replacement, conditional on metadata.resourceVersion when the body has one. */
+  async update(r: ResourceInfo, namespace: string | undefined, name: string, next: KubeObject, o: WriteOptions = {}): Promise<KubeObject> {
+    const wantRV = next.metadata.resourceVersion;
+    return this.guaranteedUpdate(
+      r,
+      namespace,
+      name,
+      (cur) => {
+        if (wantRV && wantRV !== cur.metadata.resourceVersion) throw errors.conflict(qualifiedResource(r), name);
+        return structuredClone(next);
+      },
+      o,
+    );
+  }
+
+  /**
+   * Read-modify-write: tryUpdate gets the current object (a private copy) and returns the desired one;
+   * retried on a concurrent write. Deletes the object when its last finalizer goes away during deletion.
+   */
+  async guaranteedUpdate(
+    r: ResourceInfo,
+    namespace: string | undefined,
+    name: string,
+    tryUpdate: (cur: KubeObject) => KubeObject | Promise<KubeObject>,
+    o: WriteOptions = {},
+  ): Promise<KubeObject> {
+    const strategy = this.opts.ext.strategyFor(r);
+    const key = objectKey(r, namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.getKV(r, namespace, name);
+      if (!kv) throw errors.notFound(qualifiedResource(r), name);
+      const cur = decodeObject(kv);
+      let next = await tryUpdate(structuredClone(cur));
+      next = prepareUpdate(next, cur, r, strategy, o.subresource);
+      await this.opts.ext.admit({
+        operation: 'UPDATE',
+        resource: r,
+        subresource: o.subresource,
+        namespace,
+        name,
+        object: next,
+        oldObject: cur,
+        dryRun: !!o.dryRun,
+      });
+      next.metadata.resourceVersion = cur.metadata.resourceVersion;
+      const shouldDelete =
+        cur.metadata.deletionTimestamp !== undefined &&
+        (next.metadata.finalizers ?? []).length === 0 &&
+        !cur.metadata.deletionGracePeriodSeconds;
+      const value = encodeObject(next);
+      if (!shouldDelete && value === kv.value) return next; // a no-op update writes nothing
+      if (o.dryRun) return next;
+      try {
+        const out = shouldDelete ? await this.opts.backend.delete(key, kv.modRevision) : await this.opts.backend.update(key, value, kv.modRevision);
+        this.opts.onWrite?.(out.modRevision);
+        next.metadata.resourceVersion = String(out.modRevision);
+        return next;
+      } catch (e) {
+        if (e instanceof RevisionMismatchError && attempt < MAX_RETRIES) continue;
+        throw mapStoreError(e, r, name);
+      }
+    }
+  }
+
+  /** Deletes now when possible; with finalizers or a grace period, marks the object for deletion instead. */
+  async delete(r: ResourceInfo, namespace: string | undefined, name: string, opts: DeleteRequest, o: WriteOptions = {}): Promise<DeleteResult> {
+    const key = objectKey(r, namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.getKV(r, namespace, name);
+      if (!kv) throw errors.notFound(qualifiedResource(r), name);
+      const cur = decodeObject(kv);
+      checkPreconditions(r, cur, opts);
+      await this.opts.ext.admit({ operation: 'DELETE', resource: r, namespace, name, oldObject: cur, dryRun: !!o.dryRun });
+      const plan = opts.plan(cur, this.opts.clock.now());
+      try {
+        if (plan.kind === 'delete') {
+          if (o.dryRun) return { object: cur, deleted: true };
+          const out = await this.opts.backend.delete(key, kv.modRevision);
+          this.opts.onWrite?.(out.modRevision);
+          return { object: decodeObject(out), deleted: true };
+        }
+        const next = plan.object;
+        const value = encodeObject(next);
+        if (value === kv.value || o.dryRun) return { object: next, deleted: false };
+        const out = await this.opts.backend.update(key, value, kv.modRevision);
+        this.opts.onWrite?.(out.modRevision);
+        next.metadata.resourceVersion = String(out.modRevision);
+        return { object: next, deleted: false };
+      } catch (e) {
+        if (e instanceof RevisionMismatchError && attempt < MAX_RETRIES) continue;
+        throw mapStoreError(e, r, name);
+      }
+    }
+  }
+}
+
+export type DeletePlan = { kind: 'delete' } | { kind: 'mark'; object: KubeObject };
+
+export interface DeleteRequest {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  /** Decides, from the current object, whether to delete now or to update it (deletionTimestamp, finalizers). */
+  plan(cur: KubeObject, now: number): DeletePlan;
+}
+
+export interface DeleteResult {
+  object: KubeObject;
+  deleted: boolean;
+}
+
+function checkPreconditions(r: ResourceInfo, cur: KubeObject, opts: DeleteRequest): void {
+  const p = opts.preconditions;
+  if (!p) return;
+  const qr = qualifiedResource(r);
+  const name = cur.metadata.name ?? '';
+  if (p.uid && p.uid !== cur.metadata.uid) {
+    throw errors.conflict(qr, name, `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${cur.metadata.uid ?? ''}`);
+  }
+  if (p.resourceVersion && p.resourceVersion !== cur.metadata.resourceVersion) {
+    throw errors.conflict(
+      qr,
+      name,
+      `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in object meta: ${cur.metadata.resourceVersion ?? ''}`,
+    );
+  }
+}
+
+export function isStatusError(e: unknown): e is StatusError {
+  return e instanceof StatusError;
+}

@@ -1,0 +1,59 @@
+// How API objects map onto store keys and values: Kubernetes' /registry/<resource>/<namespace>/<name>
+// layout (the qualified resource keeps groups apart), JSON values without resourceVersion (the store's
+// modRevision is the resourceVersion, set on every read).
+import { qualifiedResource, type KubeObject, type ResourceInfo } from '@kemu/api';
+
+export const REGISTRY_PREFIX = '/registry/';
+
+export interface StoredKV {
+  key: string;
+  value: string;
+  modRevision: number;
+}
+
+/** Prefix of every key of a resource, or of one namespace's keys when namespace is given. */
+export function resourcePrefix(r: ResourceInfo, namespace?: string): string {
+  const base = `${REGISTRY_PREFIX}${qualifiedResource(r)}/`;
+  return r.namespaced && namespace ? `${base}${namespace}/` : base;
+}
+
+export function objectKey(r: ResourceInfo, namespace: string | undefined, name: string): string {
+  return r.namespaced ? `${resourcePrefix(r)}${namespace ?? ''}/${name}` : `${resourcePrefix(r)}${name}`;
+}
+
+/** The JSON stored for an object: resourceVersion is dropped (it is the write's revision). */
+export function encodeObject(obj: KubeObject): string {
+  const rv = obj.metadata.resourceVersion;
+  if (rv === undefined) return JSON.stringify(obj);
+  delete obj.metadata.resourceVersion;
+  try {
+    return JSON.stringify(obj);
+  } finally {
+    obj.metadata.resourceVersion = rv;
+  }
+}
+
+export function decodeObject(kv: StoredKV): KubeObject {
+  const obj = JSON.parse(kv.value) as KubeObject;
+  if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
+  obj.metadata.resourceVersion = String(kv.modRevision);
+  return obj;
+}
+
+/** A continue token in Kubernetes' shape: base64 of {"v":"meta.k8s.io/v1","rv":N,"start":"<key suffix>"}. */
+export function encodeContinue(rv: number, lastKey: string, prefix: string): string {
+  const start = lastKey.slice(prefix.length) + '\u0000';
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url');
+}
+
+export function decodeContinue(token: string, prefix: string): { rv: number; startAfter: string } | undefined {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null) return undefined;
+    const { v, rv, start } = parsed as Record<string, unknown>;
+    if (v !== 'meta.k8s.io/v1' || typeof rv !== 'number' || typeof start !== 'string' || !start.endsWith('\u0000')) return undefined;
+    return { rv, startAfter: prefix + start.slice(0, -1) };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,164 @@
+// One store watch over /registry/ feeding a ResourceCache per resource. It starts from a past revision
+// when the store still has it, so the history ring already covers recent resourceVersions that clients
+// got from other replicas; it tracks the global revision so watches and lists can wait for it.
+import { errors, qualifiedResource, RESOURCES, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
+import type { Logger } from '@kemu/base';
+import { CompactedError, type Backend, type Watch, type WatchEvent } from '@kemu/store';
+import { REGISTRY_PREFIX } from '../storage.ts';
+import type { CacheEvent } from './event.ts';
+import { ResourceCache } from './resource-cache.ts';
+
+export interface CacherOptions {
+  backend: Backend;
+  logger: Logger;
+  /** Events kept per resource for resuming watches. */
+  historySize?: number;
+  /** How far back (in revisions) the initial history reaches, when the store still has it. */
+  bootstrapHistory?: number;
+  /** Called when the store watch fails and the caches are rebuilt (watchers must be closed). */
+  onReset?: () => void;
+}
+
+export class Cacher {
+  readonly caches = new Map<ResourceInfo, ResourceCache>();
+  private byPrefix = new Map<string, ResourceInfo>();
+  /** The global revision the caches reflect. */
+  rv = 0;
+  private waiters: { rv: number; resolve: () => void }[] = [];
+  private storeWatch: Watch | undefined;
+  private stopped = false;
+  private ready = false;
+  private readonly historySize: number;
+  /** Listeners for every applied batch (metrics, bookmarks). */
+  readonly onBatch = new Set<(n: number) => void>();
+
+  constructor(private readonly opts: CacherOptions) {
+    this.historySize = opts.historySize ?? 10_000;
+    for (const r of RESOURCES) this.byPrefix.set(qualifiedResource(r), r);
+  }
+
+  isReady(): boolean {
+    return this.ready;
+  }
+
+  cache(r: ResourceInfo): ResourceCache {
+    const c = this.caches.get(r);
+    if (!c) throw errors.internal(`no watch cache for ${qualifiedResource(r)}`);
+    return c;
+  }
+
+  async start(): Promise<void> {
+    const { backend } = this.opts;
+    const current = await backend.currentRevision();
+    const compacted = await backend.compactRevision();
+    let from = Math.max(compacted, current - (this.opts.bootstrapHistory ?? 5_000), 0);
+    let list;
+    try {
+      list = await backend.list(REGISTRY_PREFIX, { revision: from });
+    } catch (e) {
+      if (!(e instanceof CompactedError)) throw e;
+      list = await backend.list(REGISTRY_PREFIX);
+    }
+    from = list.revision;
+    this.caches.clear();
+    for (const r of RESOURCES) this.caches.set(r, new ResourceCache(r, this.historySize, from));
+    for (const kv of list.items) {
+      const r = this.resourceOf(kv.key);
+      if (!r) continue;
+      const object = parse(kv.value, kv.modRevision);
+      if (!object) continue;
+      this.cache(r).load({ key: kv.key, object, json: JSON.stringify(object), rv: kv.modRevision });
+    }
+    this.rv = from;
+    this.storeWatch = backend.watch(REGISTRY_PREFIX, from, {
+      onEvents: (events) => this.applyBatch(events),
+      onError: (err) => this.onStoreError(err),
+    });
+    this.ready = true;
+    this.notifyWaiters();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.storeWatch?.close();
+    for (const w of this.waiters) w.resolve();
+    this.waiters = [];
+  }
+
+  private resourceOf(key: string): ResourceInfo | undefined {
+    const rest = key.slice(REGISTRY_PREFIX.length);
+    const slash = rest.indexOf('/');
+    return slash < 0 ? undefined : this.byPrefix.get(rest.slice(0, slash));
+  }
+
+  private applyBatch(events: WatchEvent[]): void {
+    if (this.stopped || events.length === 0) return;
+    const touched = new Map<ResourceCache, CacheEvent[]>();
+    for (const e of events) {
+      if (e.revision <= this.rv) continue; // never apply twice
+      this.rv = e.revision;
+      const r = this.resourceOf(e.kv.key);
+      if (!r) continue;
+      const object = parse(e.kv.value, e.kv.modRevision);
+      if (!object) continue;
+      const cache = this.cache(r);
+      const ev = cache.apply(e.type, e.kv.key, object, JSON.stringify(object), e.revision);
+      let list = touched.get(cache);
+      if (!list) touched.set(cache, (list = []));
+      list.push(ev);
+    }
+    for (const [cache, evs] of touched) cache.dispatch(evs);
+    this.notifyWaiters();
+    for (const f of this.onBatch) f(events.length);
+  }
+
+  private onStoreError(err: Error): void {
+    if (this.stopped) return;
+    this.opts.logger.error({ err: err.message }, 'store watch failed; rebuilding the watch cache');
+    this.ready = false;
+    this.opts.onReset?.();
+    setTimeout(() => {
+      if (!this.stopped) this.start().catch((e: unknown) => this.onStoreError(e instanceof Error ? e : new Error(String(e))));
+    }, 500).unref();
+  }
+
+  private notifyWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const still: typeof this.waiters = [];
+    for (const w of this.waiters) {
+      if (this.ready && this.rv >= w.rv) w.resolve();
+      else still.push(w);
+    }
+    this.waiters = still;
+  }
+
+  /** Resolves once the cache has seen revision `rv`; 504 "Too large resource version" after timeoutMs. */
+  async waitFor(rv: number, timeoutMs = 3_000): Promise<void> {
+    if (this.ready && this.rv >= rv) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(new StatusError('Timeout', `Too large resource version: ${rv}, current: ${this.rv}`, { retryAfterSeconds: 1 }, 504));
+      }, timeoutMs);
+      const waiter = {
+        rv,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      this.waiters.push(waiter);
+    });
+  }
+}
+
+function parse(value: string, rv: number): KubeObject | undefined {
+  try {
+    const o = JSON.parse(value) as KubeObject;
+    if (typeof o.metadata !== 'object' || o.metadata === null) o.metadata = {};
+    o.metadata.resourceVersion = String(rv);
+    return o;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,128 @@
+// The watch cache of one resource: its current objects (for resourceVersion=0 lists and initial
+// events) and a ring of recent events (for watches that resume from a resourceVersion).
+import type { KubeObject, ResourceInfo } from '@kemu/api';
+import type { ObjectFilter } from '../registry/filter.ts';
+import { CacheEvent, type CacheEventType } from './event.ts';
+
+export interface CachedObject {
+  key: string;
+  object: KubeObject;
+  json: string;
+  rv: number;
+}
+
+export interface Delivery {
+  ev: CacheEvent;
+  type: CacheEventType;
+}
+
+export interface CacheWatcher {
+  namespace?: string;
+  filter?: ObjectFilter;
+  /** Events in rv order for this watcher (already filtered and typed); called synchronously. */
+  deliver(batch: Delivery[]): void;
+}
+
+/** What a watcher sees of an event, given its namespace and selector. */
+export function deliveryFor(w: CacheWatcher, ev: CacheEvent): CacheEventType | undefined {
+  if (w.namespace !== undefined && ev.object.metadata.namespace !== w.namespace) return undefined;
+  if (!w.filter) return ev.type;
+  const cur = w.filter(ev.object);
+  if (ev.type !== 'MODIFIED' || !ev.prev) return cur ? ev.type : undefined;
+  const old = w.filter(ev.prev);
+  if (cur && old) return 'MODIFIED';
+  if (cur) return 'ADDED';
+  if (old) return 'DELETED';
+  return undefined;
+}
+
+export class ResourceCache {
+  readonly objects = new Map<string, CachedObject>();
+  readonly watchers = new Set<CacheWatcher>();
+  private ring: (CacheEvent | undefined)[];
+  private head = 0; // index of the oldest event
+  private size = 0;
+  /** Every event with rv > startRV is in the ring. */
+  startRV: number;
+
+  constructor(
+    readonly resource: ResourceInfo,
+    readonly capacity: number,
+    startRV: number,
+  ) {
+    this.ring = new Array<CacheEvent | undefined>(capacity);
+    this.startRV = startRV;
+  }
+
+  /** Initial state from a list. */
+  load(obj: CachedObject): void {
+    this.objects.set(obj.key, obj);
+  }
+
+  apply(type: 'create' | 'update' | 'delete', key: string, object: KubeObject, json: string, rv: number): CacheEvent {
+    const prev = this.objects.get(key);
+    let ev: CacheEvent;
+    if (type === 'delete') {
+      this.objects.delete(key);
+      ev = new CacheEvent('DELETED', rv, key, object, json, prev?.object);
+    } else {
+      this.objects.set(key, { key, object, json, rv });
+      ev = new CacheEvent(prev ? 'MODIFIED' : 'ADDED', rv, key, object, json, prev?.object);
+    }
+    this.push(ev);
+    return ev;
+  }
+
+  private push(ev: CacheEvent): void {
+    if (this.size === this.capacity) {
+      const oldest = this.ring[this.head];
+      if (oldest) this.startRV = oldest.rv;
+      this.ring[this.head] = undefined;
+      this.head = (this.head + 1) % this.capacity;
+      this.size--;
+    }
+    this.ring[(this.head + this.size) % this.capacity] = ev;
+    this.size++;
+  }
+
+  /** Events with rv > after, oldest first; undefined when the ring no longer covers `after`. */
+  since(after: number): CacheEvent[] | undefined {
+    if (after < this.startRV) return undefined;
+    const out: CacheEvent[] = [];
+    // Binary search for the first event with rv > after.
+    let lo = 0;
+    let hi = this.size;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const ev = this.ring[(this.head + mid) % this.capacity] as CacheEvent;
+      if (ev.rv <= after) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < this.size; i++) out.push(this.ring[(this.head + i) % this.capacity] as CacheEvent);
+    return out;
+  }
+
+  /** Current objects matching namespace and filter, in key order. */
+  snapshot(namespace: string | undefined, filter: ObjectFilter | undefined): CachedObject[] {
+    const out: CachedObject[] = [];
+    for (const o of this.objects.values()) {
+      if (namespace !== undefined && o.object.metadata.namespace !== namespace) continue;
+      if (filter && !filter(o.object)) continue;
+      out.push(o);
+    }
+    out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return out;
+  }
+
+  dispatch(events: CacheEvent[]): void {
+    if (events.length === 0 || this.watchers.size === 0) return;
+    for (const w of this.watchers) {
+      let batch: Delivery[] | undefined;
+      for (const ev of events) {
+        const type = deliveryFor(w, ev);
+        if (type) (batch ??= []).push({ ev, type });
+      }
+      if (batch) w.deliver(batch);
+    }
+  }
+}
