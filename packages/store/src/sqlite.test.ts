@@ -51,3 +51,35 @@ describe('SqliteBackend specifics', () => {
     }
   });
 });
+
+describe('SqliteBackend timed compaction', () => {
+  it('compacts on its timer past the retention window, keeping compactMinRevisions', async () => {
+    const b = new SqliteBackend({
+      path: join(dir, `timed${n++}.db`),
+      compactIntervalMs: 10,
+      compactRetentionMs: 1,
+      compactMinRevisions: 5,
+    });
+    try {
+      await b.create('/registry/t/a', '0');
+      for (let i = 1; i <= 30; i++) await b.update('/registry/t/a', String(i));
+      const head = await b.currentRevision();
+      const deadline = Date.now() + 5000;
+      while ((await b.compactRevision()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      const compacted = await b.compactRevision();
+      expect(compacted).toBeGreaterThan(0);
+      expect(compacted).toBeLessThanOrEqual(head - 5);
+      expect((await b.get('/registry/t/a'))?.value).toBe('30');
+      await expect(b.list('/registry/t/', { revision: 1 })).rejects.toThrow(/compacted/);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('rejects writes after close instead of throwing synchronously', async () => {
+    const b = new SqliteBackend({ path: join(dir, `closed${n++}.db`), compactIntervalMs: 0 });
+    await b.close();
+    await expect(b.create('/registry/x', '1')).rejects.toThrow(/closed/);
+    expect(await b.healthy()).toBe(false);
+  });
+});

@@ -99,17 +99,17 @@ export class SqliteBackend implements Backend {
     return this.read(() => this.reader.count(prefix));
   }
 
-  create(key: string, value: string): Promise<KeyValue> {
+  async create(key: string, value: string): Promise<KeyValue> {
     this.checkOpen();
     return this.writer.submit({ kind: 'create', key, value });
   }
 
-  update(key: string, value: string, expectedRevision?: number): Promise<KeyValue> {
+  async update(key: string, value: string, expectedRevision?: number): Promise<KeyValue> {
     this.checkOpen();
     return this.writer.submit({ kind: 'update', key, value, expected: expectedRevision ?? 0 });
   }
 
-  delete(key: string, expectedRevision?: number): Promise<KeyValue> {
+  async delete(key: string, expectedRevision?: number): Promise<KeyValue> {
     this.checkOpen();
     return this.writer.submit({ kind: 'delete', key, expected: expectedRevision ?? 0 });
   }
@@ -130,7 +130,7 @@ export class SqliteBackend implements Backend {
     return this.feed.watch(prefix, fromRevision, handlers);
   }
 
-  compact(revision: number): Promise<void> {
+  async compact(revision: number): Promise<void> {
     this.checkOpen();
     return this.compactor.compact(revision);
   }
