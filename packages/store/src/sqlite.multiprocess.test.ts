@@ -43,7 +43,19 @@ describe('SqliteBackend across processes', () => {
     const parent = new SqliteBackend({ path, compactIntervalMs: 0 });
     const events: WatchEvent[] = [];
     let watchErr: Error | undefined;
-    const w = parent.watch('/registry/mp/', 0, { onEvents: (e) => events.push(...e), onError: (e) => (watchErr = e) });
+    // A second watcher starts mid-load from a past revision: it must replay from the table and switch
+    // to live while the other processes keep writing, without gap or duplicate.
+    const late: WatchEvent[] = [];
+    let lateW: { close(): void } | undefined;
+    const w = parent.watch('/registry/mp/', 0, {
+      onEvents: (e) => {
+        events.push(...e);
+        if (!lateW && events.length >= 1500) {
+          lateW = parent.watch('/registry/mp/', 1000, { onEvents: (le) => late.push(...le), onError: (le) => (watchErr = le) });
+        }
+      },
+      onError: (e) => (watchErr = e),
+    });
     try {
       children = ['a', 'b', 'c'].map((id) => spawnWriter(path, id, 2000, 8));
       await Promise.all(children.map((c) => c.ready));
@@ -65,13 +77,17 @@ describe('SqliteBackend across processes', () => {
       expectAcksInLog(acks, new Map(rows.map((r) => [r.id, { name: r.name, value: r.value }])));
 
       const deadline = Date.now() + 10_000;
-      while (events.length < 6000 && !watchErr && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      while ((events.length < 6000 || late.length < 5000) && !watchErr && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
       expect(watchErr).toBeUndefined();
       expect(events.map((e) => e.revision)).toEqual(revs);
+      expect(late.map((e) => e.revision)).toEqual(revs.slice(1000));
       const ackByRev = new Map(acks.map((a) => [a[0], a]));
       for (const e of events) expect([e.revision, e.kv.key, e.kv.value]).toEqual(ackByRev.get(e.revision));
     } finally {
       w.close();
+      lateW?.close();
       await parent.close();
     }
   });
