@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '@kemu/base';
+import type { Pod, PodSpec } from '@kemu/api';
+import { PodLifecycle, type LifecycleEnv } from './lifecycle.ts';
+import { renderStatus } from './status.ts';
+
+function env(pullMs = 0, images = new Set<string>()): LifecycleEnv {
+  let n = 0;
+  return {
+    imagePullMs: pullMs,
+    hasImage: (i) => images.has(i),
+    imagePulled: (i) => void images.add(i),
+    newContainerID: () => `kemu://${(++n).toString(16).padStart(8, '0')}`,
+  };
+}
+
+const id = { name: 'p', namespace: 'default', uid: 'u1' };
+
+/** Drives a lifecycle on a fake clock: runs advance() at every wake-up until `until`. */
+async function run(lc: PodLifecycle, clock: FakeClock, untilMs: number): Promise<void> {
+  const end = clock.now() + untilMs;
+  let next = lc.advance(clock.now());
+  while (next !== undefined && next <= end) {
+    await clock.advance(next - clock.now());
+    next = lc.advance(clock.now());
+  }
+  await clock.advance(end - clock.now());
+  lc.advance(clock.now());
+}
+
+function spec(s: Partial<PodSpec> & { command?: string[] }): PodSpec {
+  const { command, ...rest } = s;
+  return { containers: [{ name: 'c', image: 'busybox', ...(command ? { command } : {}) }], ...rest };
+}
+
+describe('PodLifecycle', () => {
+  it('restartPolicy Never + sh -c "sleep 2; exit 3" → Failed with exit code 3', async () => {
+    const clock = new FakeClock();
+    const lc = new PodLifecycle(id, spec({ restartPolicy: 'Never', command: ['sh', '-c', 'sleep 2; exit 3'] }), undefined, env(), clock.now());
+    expect(lc.advance(clock.now())).toBe(clock.now() + 2000);
+    expect(lc.phase()).toBe('Running');
+    await run(lc, clock, 2000);
+    expect(lc.phase()).toBe('Failed');
+    const c = lc.containers[0]!;
+    expect(c.state.kind).toBe('terminated');
+    if (c.state.kind === 'terminated') {
+      expect(c.state.exitCode).toBe(3);
+      expect(c.state.reason).toBe('Error');
+    }
+  });
+
+  it('exit 0 → Succeeded with reason Completed', async () => {
+    const clock = new FakeClock();
+    const lc = new PodLifecycle(id, spec({ restartPolicy: 'OnFailure', command: ['sleep', '1'] }), undefined, env(), clock.now());
+    await run(lc, clock, 1000);
+    expect(lc.phase()).toBe('Succeeded');
+    const st = renderStatus({ metadata: { name: 'p' }, spec: spec({}) } as Pod, lc, { now: clock.now(), hostIP: '10.0.0.1' });
+    expect(st.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
+    expect(st.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'PodCompleted' });
+  });
+
+  it('crash loop back-off grows 10s, 20s, 40s … capped at 5m', async () => {
+    const clock = new FakeClock();
+    const lc = new PodLifecycle(id, spec({ command: ['false'] }), undefined, env(), clock.now());
+    lc.advance(clock.now());
+    const c = lc.containers[0]!;
+    // The first exit restarts at once; then the back-off applies.
+    expect(c.restartCount).toBe(1);
+    const delays: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      expect(c.state.kind).toBe('waiting');
+      if (c.state.kind !== 'waiting') break;
+      expect(c.state.reason).toBe('CrashLoopBackOff');
+      const d = (c.state.until ?? 0) - clock.now();
+      delays.push(d);
+      expect(c.state.message).toBe(`back-off ${d / 1000}s restarting failed container=c pod=p_default(u1)`);
+      await clock.advance(d);
+      lc.advance(clock.now());
+    }
+    expect(delays).toEqual([10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000]);
+    expect(c.restartCount).toBe(8);
+    expect(c.lastState).toMatchObject({ exitCode: 1, reason: 'Error' });
+    expect(lc.phase()).toBe('Running');
+  });
+
+  it('back-off resets after a container ran 10 minutes', async () => {
+    const clock = new FakeClock();
+    const lc = new PodLifecycle(id, spec({ command: ['sleep', '600'] }), undefined, env(), clock.now());
+    await run(lc, clock, 600_000 * 3 + 10);
+    const c = lc.containers[0]!;
+    expect(c.restartCount).toBe(3);
+    expect(c.state.kind).toBe('running');
+  });
+
+  it('pulls images not on the node, then runs; init containers first; readiness after initialDelaySeconds', async () => {
+    const clock = new FakeClock();
+    const images = new Set<string>(['busybox']);
+    const s: PodSpec = {
+      initContainers: [{ name: 'init', image: 'busybox', command: ['sh', '-c', 'sleep 1'] }],
+      containers: [{ name: 'web', image: 'nginx', readinessProbe: { initialDelaySeconds: 5, httpGet: { port: 80 } } }],
+    };
+    const lc = new PodLifecycle(id, s, undefined, env(3000, images), clock.now());
+    lc.advance(clock.now());
+    expect(lc.phase()).toBe('Pending');
+    expect(lc.initContainers[0]!.state.kind).toBe('running');
+    expect(lc.containers[0]!.state).toMatchObject({ kind: 'waiting', reason: 'PodInitializing' });
+    await run(lc, clock, 1000);
+    expect(lc.initialized()).toBe(true);
+    expect(lc.containers[0]!.state).toMatchObject({ kind: 'waiting', reason: 'ContainerCreating' });
+    await run(lc, clock, 3000);
+    expect(images.has('nginx')).toBe(true);
+    expect(lc.phase()).toBe('Running');
+    expect(lc.isReady(lc.containers[0]!, clock.now())).toBe(false);
+    await run(lc, clock, 5000);
+    expect(lc.isReady(lc.containers[0]!, clock.now())).toBe(true);
+    const st = renderStatus({ metadata: { name: 'p' }, spec: s } as Pod, lc, { now: clock.now(), hostIP: '10.0.0.1', podIP: '10.244.0.2' });
+    expect(st.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual([
+      'PodReadyToStartContainers=True', 'Initialized=True', 'Ready=True', 'ContainersReady=True', 'PodScheduled=True',
+    ]);
+    expect(st.containerStatuses?.[0]).toMatchObject({ ready: true, started: true, restartCount: 0, image: 'docker.io/library/nginx:latest' });
+    expect(st.containerStatuses?.[0]?.imageID).toMatch(/^docker\.io\/library\/nginx@sha256:[0-9a-f]{64}$/);
+    expect(st.initContainerStatuses?.[0]?.state?.terminated?.reason).toBe('Completed');
+  });
+
+  it('a failing init container with restartPolicy Never fails the pod', () => {
+    const clock = new FakeClock();
+    const s: PodSpec = { restartPolicy: 'Never', initContainers: [{ name: 'i', image: 'x', command: ['false'] }], containers: [{ name: 'c', image: 'x' }] };
+    const lc = new PodLifecycle(id, s, undefined, env(), clock.now());
+    lc.advance(clock.now());
+    expect(lc.phase()).toBe('Failed');
+  });
+
+  it('graceful stop waits for preStop and termination time, bounded by the grace period', async () => {
+    const clock = new FakeClock();
+    const s: PodSpec = { containers: [{ name: 'c', image: 'x', lifecycle: { preStop: { sleep: { seconds: 3 } } } }] };
+    const lc = new PodLifecycle(id, s, { 'kemu.dev/termination-seconds': '2' }, env(), clock.now());
+    lc.advance(clock.now());
+    lc.requestStop(clock.now(), 30_000);
+    expect(lc.advance(clock.now())).toBe(clock.now() + 5000);
+    await run(lc, clock, 5000);
+    expect(lc.finished()).toBe(true);
+    expect(lc.phase()).toBe('Succeeded');
+
+    const lc2 = new PodLifecycle(id, s, { 'kemu.dev/termination-seconds': '60' }, env(), clock.now());
+    lc2.advance(clock.now());
+    lc2.requestStop(clock.now(), 10_000);
+    await run(lc2, clock, 10_000);
+    expect(lc2.phase()).toBe('Failed');
+    expect(lc2.containers[0]!.state).toMatchObject({ kind: 'terminated', exitCode: 137 });
+  });
+
+  it('a container that traps nothing stops at once', () => {
+    const clock = new FakeClock();
+    const lc = new PodLifecycle(id, spec({}), undefined, env(), clock.now());
+    lc.advance(clock.now());
+    lc.requestStop(clock.now(), 30_000);
+    expect(lc.advance(clock.now())).toBeUndefined();
+    expect(lc.finished()).toBe(true);
+  });
+
+  it('activeDeadlineSeconds fails the pod with DeadlineExceeded', async () => {
+    const clock = new FakeClock();
+    const lc = new PodLifecycle(id, spec({ activeDeadlineSeconds: 5 }), undefined, env(), clock.now());
+    await run(lc, clock, 5000);
+    expect(lc.phase()).toBe('Failed');
+    expect(lc.reason).toBe('DeadlineExceeded');
+  });
+});
