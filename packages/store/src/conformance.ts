@@ -86,6 +86,11 @@ export function runBackendConformance(name: string, factory: BackendFactory): vo
         expect(again.createRevision).toBe(d.modRevision + 1);
       });
 
+      it('rejects empty keys and keys containing NUL', async () => {
+        await expect(b.create('', 'x')).rejects.toBeInstanceOf(TypeError);
+        await expect(b.create('/registry/a\u0000b', 'x')).rejects.toBeInstanceOf(TypeError);
+      });
+
       it('concurrent writes get distinct, strictly increasing, global revisions; preconditions hold under concurrency', async () => {
         const start = await b.currentRevision();
         const results = await Promise.all(Array.from({ length: 50 }, (_, i) => b.create(`/registry/k${i % 5}/x${i}`, String(i))));

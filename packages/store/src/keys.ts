@@ -27,3 +27,10 @@ export function compareKeys(a: string, b: string): number {
   const bb = Buffer.from(b, 'utf8');
   return Buffer.compare(ab, bb);
 }
+
+/** Keys are non-empty and never contain NUL (list paging relies on key + '\0' being the next key). */
+export function checkKey(key: string): void {
+  if (typeof key !== 'string' || key === '' || key.includes('\u0000')) {
+    throw new TypeError(`invalid store key ${JSON.stringify(key)}: must be a non-empty string without NUL`);
+  }
+}

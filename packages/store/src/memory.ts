@@ -16,7 +16,7 @@ import {
   type WatchEvent,
   type WatchHandlers,
 } from './backend.ts';
-import { compareKeys } from './keys.ts';
+import { checkKey, compareKeys } from './keys.ts';
 
 interface Version {
   revision: number;
@@ -76,6 +76,7 @@ export class MemoryBackend implements Backend {
 
   async create(key: string, value: string): Promise<KeyValue> {
     this.checkOpen();
+    checkKey(key);
     if (this.current(key)) throw new KeyExistsError(key);
     const revision = ++this.rev;
     const kv: KeyValue = { key, value, modRevision: revision, createRevision: revision };
@@ -85,6 +86,7 @@ export class MemoryBackend implements Backend {
 
   async update(key: string, value: string, expectedRevision?: number): Promise<KeyValue> {
     this.checkOpen();
+    checkKey(key);
     const prev = this.current(key);
     if (!prev) throw new KeyNotFoundError(key);
     if (expectedRevision && expectedRevision !== prev.modRevision) {
@@ -102,6 +104,7 @@ export class MemoryBackend implements Backend {
 
   async delete(key: string, expectedRevision?: number): Promise<KeyValue> {
     this.checkOpen();
+    checkKey(key);
     const prev = this.current(key);
     if (!prev) throw new KeyNotFoundError(key);
     if (expectedRevision && expectedRevision !== prev.modRevision) {

@@ -17,6 +17,7 @@ import { ChangeFeed } from './sqlite/feed.ts';
 import { Compactor } from './sqlite/compactor.ts';
 import { Reader } from './sqlite/reader.ts';
 import { SCHEMA, isBusy } from './sqlite/schema.ts';
+import { checkKey } from './keys.ts';
 import { GroupWriter } from './sqlite/writer.ts';
 
 export interface SqliteOptions {
@@ -101,16 +102,19 @@ export class SqliteBackend implements Backend {
 
   async create(key: string, value: string): Promise<KeyValue> {
     this.checkOpen();
+    checkKey(key);
     return this.writer.submit({ kind: 'create', key, value });
   }
 
   async update(key: string, value: string, expectedRevision?: number): Promise<KeyValue> {
     this.checkOpen();
+    checkKey(key);
     return this.writer.submit({ kind: 'update', key, value, expected: expectedRevision ?? 0 });
   }
 
   async delete(key: string, expectedRevision?: number): Promise<KeyValue> {
     this.checkOpen();
+    checkKey(key);
     return this.writer.submit({ kind: 'delete', key, expected: expectedRevision ?? 0 });
   }
 
