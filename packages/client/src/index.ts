@@ -1,0 +1,15 @@
+// @kemu/client: the one client machinery every kemu component uses (controller-manager, scheduler,
+// kubelet, kemu). Guarantees:
+// - RestClient: typed verbs keyed on the @kemu/api resource table; server errors are StatusError; every
+//   request passes a QPS/burst token bucket; retries only where a retry cannot duplicate a write.
+// - Workqueues: fair, de-duplicated, never one key on two workers at once; delays and rate limits on an
+//   injected Clock.
+export * from './config.ts';
+export * from './errors.ts';
+export * from './ratelimit.ts';
+export * from './rest.ts';
+export * from './watch.ts';
+export * from './workqueue/queue.ts';
+export * from './workqueue/delaying.ts';
+export * from './workqueue/ratelimiter.ts';
+export * from './workqueue/ratelimiting.ts';

@@ -1,0 +1,338 @@
+// The REST client: typed verbs over the Kubernetes paths of a resource-table entry, one keep-alive undici
+// Agent per client, a QPS/burst token bucket in front of every request (client-go's flowcontrol), and
+// retries: 429/503 with Retry-After for every verb, connection failures before the request was sent for
+// every verb, broken connections and 5xx only for reads. Errors surface as StatusError from @kemu/api.
+import { Agent, request, type Dispatcher } from 'undici';
+import { StatusError, groupVersion, type DeleteOptions, type KubeList, type KubeObject, type ResourceInfo, type Status, type WatchEvent } from '@kemu/api';
+import { realClock, silentLogger, type Clock, type Logger } from '@kemu/base';
+import type { ClientConfig } from './config.ts';
+import { TokenBucket } from './ratelimit.ts';
+import { isConnectError, isConnectionReset, statusErrorFromBody } from './errors.ts';
+import { IdleDeadline, decodeWatchStream } from './watch.ts';
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  /** 'Exact' | 'NotOlderThan' (extra). */
+  resourceVersionMatch?: string;
+  signal?: AbortSignal;
+}
+
+export interface WatchOptions extends ListOptions {
+  resourceVersion?: string;
+  allowWatchBookmarks?: boolean;
+  timeoutSeconds?: number;
+  sendInitialEvents?: boolean;
+  signal?: AbortSignal;
+  /** Dead-stream detection (extra): abort with WatchIdleTimeoutError when no byte arrives for this long. 0 = off (default). */
+  idleTimeoutMs?: number;
+}
+
+export interface RestClientOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** Retries after the first attempt (default 5). */
+  maxRetries?: number;
+  /** First back-off for connection errors and 5xx (default 200 ms, doubling, capped at 2 s). */
+  retryBackoffMs?: number;
+}
+
+interface SendOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD']);
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
+
+const PATCH_TYPES = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+} as const;
+
+/** "/api/v1/namespaces/default/pods/web/status" for a resource-table entry. */
+export function resourcePath(r: ResourceInfo, namespace: string | undefined, name?: string, subresource?: string): string {
+  let p = r.group === '' ? `/api/${r.version}` : `/apis/${r.group}/${r.version}`;
+  if (r.namespaced && namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
+  p += `/${r.plural}`;
+  if (name !== undefined) {
+    if (name === '') throw new StatusError('BadRequest', 'resource name may not be empty');
+    p += `/${encodeURIComponent(name)}`;
+  }
+  if (subresource) p += `/${subresource}`;
+  return p;
+}
+
+function buildQuery(q: SendOptions['query']): string {
+  if (!q) return '';
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) if (v !== undefined && v !== '') params.set(k, String(v));
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+function listQuery(o: ListOptions | undefined): Record<string, string | number | undefined> {
+  return {
+    labelSelector: o?.labelSelector,
+    fieldSelector: o?.fieldSelector,
+    limit: o?.limit,
+    continue: o?.continue,
+    resourceVersion: o?.resourceVersion,
+    resourceVersionMatch: o?.resourceVersionMatch,
+  };
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new StatusError('InternalError', `unable to decode the response to ${what} as JSON: ${text.slice(0, 200)}`);
+  }
+}
+
+function asObject<T>(v: unknown, what: string): T {
+  if (typeof v !== 'object' || v === null || typeof (v as { metadata?: unknown }).metadata !== 'object') {
+    throw new StatusError('InternalError', `the response to ${what} is not an API object`);
+  }
+  return v as T;
+}
+
+function asList<T>(v: unknown, what: string): KubeList<T> {
+  const l = asObject<KubeList<T>>(v, what);
+  if (l.items === null || l.items === undefined) l.items = [];
+  if (!Array.isArray(l.items)) throw new StatusError('InternalError', `the response to ${what} is not a list`);
+  return l;
+}
+
+/** Retry-After in ms (seconds or an HTTP date), undefined when absent. */
+function retryAfterMs(h: string | string[] | undefined, now: number): number | undefined {
+  const v = Array.isArray(h) ? h[0] : h;
+  if (!v) return undefined;
+  const secs = Number(v);
+  if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
+  const at = Date.parse(v);
+  return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
+}
+
+export class RestClient {
+  readonly config: ClientConfig;
+  private readonly agent: Agent;
+  private readonly limiter: TokenBucket;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly maxRetries: number;
+  private readonly backoffMs: number;
+  private readonly baseHeaders: Record<string, string>;
+
+  constructor(config: ClientConfig, opts: RestClientOptions = {}) {
+    this.config = config;
+    this.clock = opts.clock ?? realClock;
+    this.log = opts.logger ?? silentLogger();
+    this.maxRetries = opts.maxRetries ?? 5;
+    this.backoffMs = opts.retryBackoffMs ?? 200;
+    this.limiter = new TokenBucket(config.qps ?? 50, config.burst ?? 100, this.clock);
+    const connect: Record<string, unknown> = {};
+    if (config.caData) connect.ca = config.caData;
+    if (config.certData) connect.cert = config.certData;
+    if (config.keyData) connect.key = config.keyData;
+    if (config.insecureSkipTLSVerify) connect.rejectUnauthorized = false;
+    // Watches live for minutes: the Agent's own body/headers timeouts are off; each request carries its own.
+    this.agent = new Agent({ connect, keepAliveTimeout: 30_000, bodyTimeout: 0, headersTimeout: 0 });
+    this.baseHeaders = { 'user-agent': config.userAgent ?? 'kemu/v0.1.0', accept: 'application/json' };
+    if (config.token) this.baseHeaders.authorization = `Bearer ${config.token}`;
+  }
+
+  /** Closes idle keep-alive connections (and aborts in-flight ones). */
+  async close(): Promise<void> {
+    await this.agent.destroy();
+  }
+
+  async get<T extends KubeObject>(r: ResourceInfo, namespace: string | undefined, name: string, opts?: { signal?: AbortSignal }): Promise<T> {
+    const p = resourcePath(r, namespace, name);
+    return asObject<T>(await this.json('GET', p, { signal: opts?.signal }), `GET ${p}`);
+  }
+
+  async list<T extends KubeObject>(r: ResourceInfo, namespace?: string, opts?: ListOptions): Promise<KubeList<T>> {
+    const p = resourcePath(r, namespace);
+    return asList<T>(await this.json('GET', p, { query: listQuery(opts), signal: opts?.signal }), `GET ${p}`);
+  }
+
+  async create<T extends KubeObject>(
+    r: ResourceInfo,
+    namespace: string | undefined,
+    obj: T,
+    opts?: { dryRun?: boolean; fieldManager?: string },
+  ): Promise<T> {
+    const p = resourcePath(r, namespace);
+    const body = { apiVersion: groupVersion(r), kind: r.kind, ...obj };
+    const query = { dryRun: opts?.dryRun ? 'All' : undefined, fieldManager: opts?.fieldManager };
+    return asObject<T>(await this.json('POST', p, { body, query }), `POST ${p}`);
+  }
+
+  async update<T extends KubeObject>(
+    r: ResourceInfo,
+    namespace: string | undefined,
+    obj: T,
+    opts?: { subresource?: 'status' | 'scale' | 'finalize' },
+  ): Promise<T> {
+    const name = obj.metadata?.name;
+    if (!name) throw new StatusError('BadRequest', 'resource name may not be empty');
+    const p = resourcePath(r, namespace, name, opts?.subresource);
+    const body = opts?.subresource === 'scale' ? obj : { apiVersion: groupVersion(r), kind: r.kind, ...obj };
+    return asObject<T>(await this.json('PUT', p, { body }), `PUT ${p}`);
+  }
+
+  updateStatus<T extends KubeObject>(r: ResourceInfo, namespace: string | undefined, obj: T): Promise<T> {
+    return this.update(r, namespace, obj, { subresource: 'status' });
+  }
+
+  async patch<T extends KubeObject>(
+    r: ResourceInfo,
+    namespace: string | undefined,
+    name: string,
+    patch: unknown,
+    type: 'merge' | 'json' | 'strategic' | 'apply',
+    opts?: { subresource?: 'status' | 'scale'; fieldManager?: string; force?: boolean },
+  ): Promise<T> {
+    const p = resourcePath(r, namespace, name, opts?.subresource);
+    if (type === 'apply' && !opts?.fieldManager) {
+      throw new StatusError('BadRequest', 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+    }
+    const query = { fieldManager: opts?.fieldManager, force: opts?.force ? 'true' : undefined };
+    return asObject<T>(await this.json('PATCH', p, { body: patch, contentType: PATCH_TYPES[type], query }), `PATCH ${p}`);
+  }
+
+  async delete(r: ResourceInfo, namespace: string | undefined, name: string, opts?: DeleteOptions): Promise<KubeObject | Status> {
+    const p = resourcePath(r, namespace, name);
+    const body = opts ? { kind: 'DeleteOptions', apiVersion: 'v1', ...opts } : undefined;
+    return asObject<KubeObject | Status>(await this.json('DELETE', p, { body }), `DELETE ${p}`);
+  }
+
+  async deleteCollection(r: ResourceInfo, namespace: string | undefined, opts?: ListOptions & DeleteOptions): Promise<void> {
+    const p = resourcePath(r, namespace);
+    const { labelSelector, fieldSelector, limit, continue: cont, resourceVersion, resourceVersionMatch, signal, ...del } = opts ?? {};
+    const query = listQuery({ labelSelector, fieldSelector, limit, continue: cont, resourceVersion, resourceVersionMatch });
+    const body = Object.keys(del).length > 0 ? { kind: 'DeleteOptions', apiVersion: 'v1', ...del } : undefined;
+    await this.json('DELETE', p, { body, query, signal });
+  }
+
+  async createSubresource<T = unknown>(r: ResourceInfo, namespace: string | undefined, name: string, subresource: string, body: unknown): Promise<T> {
+    const p = resourcePath(r, namespace, name, subresource);
+    return (await this.json('POST', p, { body })) as T;
+  }
+
+  /**
+   * A long-lived watch. Yields events until the server ends the stream (or `timeoutSeconds` passes), the
+   * signal aborts (then it just ends), or an error: ERROR events throw their Status (410 → StatusError
+   * 'Expired'), a broken connection throws, and with idleTimeoutMs a silent stream throws WatchIdleTimeoutError.
+   */
+  watch<T extends KubeObject>(r: ResourceInfo, namespace: string | undefined, opts: WatchOptions): AsyncIterable<WatchEvent<T>> {
+    const p = resourcePath(r, namespace);
+    const query: Record<string, string | number | undefined> = {
+      ...listQuery(opts),
+      watch: 'true',
+      allowWatchBookmarks: opts.allowWatchBookmarks ? 'true' : undefined,
+      timeoutSeconds: opts.timeoutSeconds,
+    };
+    if (opts.sendInitialEvents) {
+      query.sendInitialEvents = 'true';
+      query.resourceVersionMatch = 'NotOlderThan';
+    }
+    const self = this;
+    return {
+      async *[Symbol.asyncIterator]() {
+        const idle = new IdleDeadline(opts.idleTimeoutMs ?? 0);
+        const signals = [idle.signal, ...(opts.signal ? [opts.signal] : [])];
+        const signal = AbortSignal.any(signals);
+        let res: Dispatcher.ResponseData | undefined;
+        try {
+          await self.limiter.wait(opts.signal);
+          res = await request(self.config.server + p + buildQuery(query), {
+            method: 'GET',
+            headers: self.baseHeaders,
+            dispatcher: self.agent,
+            signal,
+          });
+          idle.touch();
+          if (res.statusCode !== 200) throw statusErrorFromBody(res.statusCode, await res.body.text());
+          yield* decodeWatchStream<T>(res.body, () => idle.touch());
+        } catch (e) {
+          if (opts.signal?.aborted && !idle.expired) return; // cancelled by the caller: a quiet end
+          if (idle.expired) throw idle.signal.reason;
+          throw e;
+        } finally {
+          idle.stop();
+          if (res && !res.body.destroyed) res.body.destroy();
+        }
+      },
+    };
+  }
+
+  /** Any path (e.g. /version, /readyz): the status and body text, never throwing on an HTTP status. */
+  async raw(method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> {
+    const res = await this.send(method.toUpperCase(), path, { body });
+    return { status: res.status, body: res.text };
+  }
+
+  private async json(method: string, path: string, o: SendOptions): Promise<unknown> {
+    const res = await this.send(method, path, o);
+    if (res.status < 200 || res.status > 299) throw statusErrorFromBody(res.status, res.text);
+    return parseJson(res.text, `${method} ${path}`);
+  }
+
+  /** One logical request: throttled, retried as the file header says, with an overall timeout per attempt. */
+  private async send(method: string, path: string, o: SendOptions): Promise<{ status: number; text: string }> {
+    const url = this.config.server + path + buildQuery(o.query);
+    const headers: Record<string, string> = { ...this.baseHeaders };
+    let payload: string | undefined;
+    if (o.body !== undefined) {
+      payload = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
+      headers['content-type'] = o.contentType ?? 'application/json';
+    }
+    const timeoutMs = this.config.timeoutMs ?? 60_000;
+    for (let attempt = 0; ; attempt++) {
+      await this.limiter.wait(o.signal);
+      const signal = o.signal ? AbortSignal.any([o.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+      let status: number;
+      let text: string;
+      let retryAfter: number | undefined;
+      try {
+        const res = await request(url, { method: method as Dispatcher.HttpMethod, headers, body: payload, dispatcher: this.agent, signal });
+        status = res.statusCode;
+        text = await res.body.text();
+        retryAfter = retryAfterMs(res.headers['retry-after'], this.clock.now());
+      } catch (e) {
+        if (o.signal?.aborted) throw o.signal.reason ?? e;
+        const retryable = isConnectError(e) || (IDEMPOTENT_METHODS.has(method) && isConnectionReset(e));
+        if (!retryable || attempt >= this.maxRetries) {
+          if (signal.aborted) throw new StatusError('Timeout', `${method} ${path}: the client timed out after ${timeoutMs}ms`, undefined, 504);
+          throw e;
+        }
+        const wait = this.backoff(attempt);
+        this.log.debug({ method, path, err: String(e), attempt, wait }, 'request failed, retrying');
+        await this.clock.sleep(wait, o.signal);
+        continue;
+      }
+      const throttled = status === 429 || (status === 503 && retryAfter !== undefined);
+      const serverError = status >= 500 && READ_METHODS.has(method);
+      if ((throttled || serverError) && attempt < this.maxRetries) {
+        const wait = Math.min(retryAfter ?? this.backoff(attempt), 30_000);
+        this.log.debug({ method, path, status, attempt, wait }, 'retrying request');
+        await this.clock.sleep(wait, o.signal);
+        continue;
+      }
+      return { status, text };
+    }
+  }
+
+  private backoff(attempt: number): number {
+    return Math.min(this.backoffMs * 2 ** attempt, 2_000);
+  }
+}
