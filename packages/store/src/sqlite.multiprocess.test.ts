@@ -130,4 +130,58 @@ describe('SqliteBackend across processes', () => {
       await reopened.close();
     }
   });
+
+  it('compaction in one process while three others write: no errors, watchers past it unaffected, state intact', async () => {
+    const path = join(dir, 'compacting.db');
+    const parent = new SqliteBackend({ path, compactIntervalMs: 0 });
+    const events: WatchEvent[] = [];
+    let watchErr: Error | undefined;
+    const w = parent.watch('/registry/mp/', 0, { onEvents: (e) => events.push(...e), onError: (e) => (watchErr = e) });
+    try {
+      children = ['a', 'b', 'c'].map((id) => spawnWriter(path, id, 1500, 8, 5));
+      await Promise.all(children.map((c) => c.ready));
+      for (const c of children) c.go();
+      let running = true;
+      const exits = Promise.all(children.map((c) => c.exited)).finally(() => (running = false));
+      let compactions = 0;
+      while (running) {
+        // Compact up to what this process's watcher has already received, minus a margin.
+        const seen = events.length > 0 ? (events[events.length - 1] as WatchEvent).revision : 0;
+        if (seen > 300) {
+          await parent.compact(seen - 200);
+          compactions++;
+        }
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      for (const [i, e] of (await exits).entries()) {
+        expect(children[i]?.errors).toEqual([]);
+        expect(e.code).toBe(0);
+      }
+      expect(compactions).toBeGreaterThan(0);
+      const acks = children.flatMap((c) => c.acks);
+      expect(acks).toHaveLength(4500);
+      const head = await parent.currentRevision();
+      expect(head).toBe(4500);
+      const deadline = Date.now() + 10_000;
+      while (events.length < 4500 && !watchErr && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(watchErr).toBeUndefined();
+      expect(events.map((e) => e.revision)).toEqual(Array.from({ length: 4500 }, (_, i) => i + 1));
+
+      const lastByKey = new Map<string, Ack>();
+      for (const a of acks.sort((x, y) => x[0] - y[0])) lastByKey.set(a[1], a);
+      const list = await parent.list('/registry/mp/');
+      expect(list.items.map((kv) => [kv.modRevision, kv.key, kv.value])).toEqual(
+        [...lastByKey.values()].sort((x, y) => (x[1] < y[1] ? -1 : 1)),
+      );
+      expect(await parent.compactRevision()).toBeGreaterThan(0);
+      await parent.compact(head);
+      const { rows, integrity } = readLog(path);
+      expect(integrity).toBe('ok');
+      // Only the current row of each key is left.
+      expect(rows).toHaveLength(lastByKey.size);
+    } finally {
+      w.close();
+      await parent.close();
+    }
+  });
 });
