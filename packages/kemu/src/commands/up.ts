@@ -1,0 +1,176 @@
+// `kemu up`: starts the whole lab as supervised processes on loopback and stays in the foreground until
+// Ctrl-C/SIGTERM (or `kemu down`), then stops everything — controllers first, apiservers next, the balancer last.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseFlags } from '@kemu/base';
+import { UP_FLAGS, resolveDataDir } from '../options.ts';
+import { isPortFree, pickPort } from '../ports.ts';
+import { planTopology, BINARIES, type ComponentSpec } from '../topology.ts';
+import { planLb, parseLbChoice } from '../lb.ts';
+import { Supervisor } from '../supervisor.ts';
+import { serveControl, controlSocketPath, type Action } from '../control.ts';
+import { writeKubeconfig } from '../kubeconfig.ts';
+import { readState, writeState, pidAlive, type LabState } from '../state.ts';
+import { probe } from '../probe.ts';
+import { UsageError } from './errors.ts';
+
+function say(line: string): void {
+  process.stdout.write(`[kemu] ${line}\n`);
+}
+
+export async function up(argv: string[]): Promise<number> {
+  const f = parseFlags(UP_FLAGS, argv);
+  if (f._.length) throw new UsageError(`kemu up takes no arguments (got ${f._.join(' ')})`);
+  for (const k of ['workers', 'controller-managers', 'schedulers'] as const)
+    if (f[k] < 0) throw new UsageError(`--${k} must be 0 or more`);
+  if (f.apiservers < 1) throw new UsageError('--apiservers must be at least 1');
+  if (f.port < 1 || f.port > 65535) throw new UsageError(`--port ${f.port} is not a TCP port`);
+  const lbChoice = parseLbChoice(f.lb);
+  const dataDir = resolveDataDir(f['data-dir']);
+  fs.mkdirSync(path.join(dataDir, 'logs'), { recursive: true });
+
+  try {
+    const prev = readState(dataDir);
+    if (pidAlive(prev.supervisorPid) && prev.supervisorPid !== process.pid)
+      throw new UsageError(`a lab is already running from ${dataDir} (kemu pid ${prev.supervisorPid}); stop it with: kemu down --data-dir ${dataDir}`);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    // no previous state, or unreadable: start fresh
+  }
+  if (!(await isPortFree(f.port))) throw new UsageError(`port ${f.port} on 127.0.0.1 is in use; choose another with --port`);
+
+  const taken = new Set<number>([f.port]);
+  const topo = await planTopology(
+    {
+      dataDir,
+      port: f.port,
+      apiservers: f.apiservers,
+      controllerManagers: f['controller-managers'],
+      schedulers: f.schedulers,
+      workers: f.workers,
+      leaseDurationMs: f['leader-elect-lease-duration'],
+      renewDeadlineMs: f['leader-elect-renew-deadline'],
+      retryPeriodMs: f['leader-elect-retry-period'],
+      nodeMonitorGracePeriodMs: f['node-monitor-grace-period'],
+      nodeMonitorPeriodMs: f['node-monitor-period'],
+      nodeStatusUpdateFrequencyMs: f['node-status-update-frequency'],
+      nodeLeaseDurationSeconds: f['node-lease-duration-seconds'],
+      v: f.v,
+    },
+    taken,
+  );
+  if (topo.apiservers.length === 0)
+    throw new UsageError('kube-apiserver is not implemented yet (packages/apiserver/src/main.ts is missing): nothing to run');
+  const statsPort = await pickPort(taken, f.port === 6443 ? 8404 : undefined);
+  const lb = planLb(lbChoice, dataDir, f.port, statsPort, topo.apiservers.map((a) => ({ name: a.name, port: a.ports['secure-port'] ?? 0 })));
+
+  const server = `http://127.0.0.1:${f.port}`;
+  const kubeconfig = path.join(dataDir, 'kubeconfig');
+  writeKubeconfig(kubeconfig, server);
+
+  let changed = false;
+  const sup = new Supervisor({
+    logDir: path.join(dataDir, 'logs'),
+    graceMs: f['stop-grace-period'],
+    say,
+    onChange: () => {
+      changed = true;
+      queueMicrotask(flush);
+    },
+  });
+  const socket = controlSocketPath(dataDir);
+  const state = (): LabState => ({
+    version: 1,
+    supervisorPid: process.pid,
+    dataDir,
+    server,
+    lb: lb.kind,
+    controlSocket: socket,
+    kubeconfig,
+    startedAt,
+    components: sup.records(),
+  });
+  const startedAt = new Date().toISOString();
+  function flush(): void {
+    if (!changed) return;
+    changed = false;
+    writeState(dataDir, state());
+  }
+
+  const groups: ComponentSpec[][] = [topo.apiservers, [lb.spec], topo.controllerManagers, topo.schedulers, topo.workers];
+  for (const g of groups) for (const spec of g) sup.add(spec);
+  process.on('exit', () => sup.killAllNow());
+
+  say(`data dir ${dataDir} (state ${path.join(dataDir, 'state.db')}, logs ${path.join(dataDir, 'logs')}/)`);
+  say(`load balancer on 127.0.0.1:${f.port}: ${lb.reason}`);
+  for (const kind of topo.missing) say(`${BINARIES[kind].bin}: not implemented yet (packages/${BINARIES[kind].pkg}/src/main.ts is missing), skipped`);
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (why: string): Promise<void> => {
+    if (stopping) return stopping;
+    say(`${why}: stopping the lab`);
+    stopping = (async () => {
+      await sup.shutdown([
+        [...topo.workers, ...topo.schedulers, ...topo.controllerManagers].map((s) => s.name),
+        topo.apiservers.map((s) => s.name),
+        ['lb'],
+      ]);
+      control.close();
+      fs.rmSync(socket, { force: true });
+      changed = true;
+      flush();
+      say('stopped');
+    })();
+    return stopping;
+  };
+
+  const control = await serveControl(socket, async (action: Action, name: string | undefined) => {
+    if (action === 'down') {
+      await shutdown('kemu down');
+      setImmediate(() => process.exit(0));
+      return 'stopped';
+    }
+    if (!name) throw new Error(`kemu ${action} needs a component name; known: ${sup.names().join(', ')}`);
+    if (stopping) throw new Error('the lab is shutting down');
+    switch (action) {
+      case 'stop':
+        await sup.stop(name);
+        return `stopped ${name}`;
+      case 'kill':
+        await sup.kill(name);
+        return `killed ${name}`;
+      case 'pause':
+        sup.pause(name);
+        return `paused ${name}`;
+      case 'unpause':
+        sup.unpause(name);
+        return `unpaused ${name}`;
+      case 'start':
+        sup.start(name);
+        return `started ${name}`;
+    }
+  });
+  process.on('SIGINT', () => void shutdown('interrupted').then(() => process.exit(0)));
+  process.on('SIGTERM', () => void shutdown('terminated').then(() => process.exit(0)));
+  process.on('SIGHUP', () => void shutdown('hangup').then(() => process.exit(0)));
+  writeState(dataDir, state());
+
+  for (const a of topo.apiservers) sup.start(a.name);
+  sup.start('lb');
+  // Clients go through the balancer, so they start once it forwards to a ready apiserver.
+  const deadline = Date.now() + 120_000;
+  while (!stopping && !(await probe(`${server}/readyz`, 1000)).ok) {
+    if (Date.now() > deadline) {
+      say(`no apiserver became ready through ${server} within 120s; starting the rest anyway (see ${path.join(dataDir, 'logs')}/apiserver-*.log)`);
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  if (!stopping) {
+    for (const s of [...topo.controllerManagers, ...topo.schedulers, ...topo.workers]) sup.start(s.name);
+    say(`export KUBECONFIG=${kubeconfig}`);
+    say(`kemu status --data-dir ${dataDir}   |   kemu logs <name> -f --data-dir ${dataDir}   |   Ctrl-C stops everything`);
+  }
+  await new Promise<never>(() => undefined);
+  return 0;
+}

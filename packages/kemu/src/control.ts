@@ -1,0 +1,76 @@
+// The control channel between `kemu up` (the supervisor) and the other kemu commands: HTTP on a Unix socket.
+// Going through the supervisor (not signalling pids directly) is what lets it tell a crash, which it restarts,
+// from `kemu stop`/`kemu kill`, which it must leave down.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+
+export type Action = 'stop' | 'kill' | 'pause' | 'unpause' | 'start' | 'down';
+export const ACTIONS: readonly Action[] = ['stop', 'kill', 'pause', 'unpause', 'start', 'down'];
+
+export type ControlHandler = (action: Action, name: string | undefined) => Promise<string>;
+
+/** DIR/kemu.sock, or a short path in the temp dir when DIR is too deep for a socket path (108 bytes). */
+export function controlSocketPath(dataDir: string): string {
+  const p = path.join(dataDir, 'kemu.sock');
+  if (Buffer.byteLength(p) < 100) return p;
+  const h = crypto.createHash('sha1').update(dataDir).digest('hex').slice(0, 12);
+  return path.join(os.tmpdir(), `kemu-${h}.sock`);
+}
+
+export async function serveControl(socketPath: string, handler: ControlHandler): Promise<http.Server> {
+  fs.rmSync(socketPath, { force: true });
+  const server = http.createServer((req, res) => {
+    const parts = (req.url ?? '/').split('/').filter(Boolean).map(decodeURIComponent);
+    const action = parts[0] as Action | undefined;
+    const reply = (code: number, body: Record<string, unknown>) => {
+      res.writeHead(code, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method !== 'POST' || !action || !ACTIONS.includes(action)) {
+      reply(404, { error: `unknown request ${req.method} ${req.url}` });
+      return;
+    }
+    handler(action, parts[1]).then(
+      (message) => reply(200, { message }),
+      (e: unknown) => reply(400, { error: e instanceof Error ? e.message : String(e) }),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => resolve());
+  });
+  return server;
+}
+
+export class ControlError extends Error {}
+
+/** Sends one request to the supervisor; rejects with ControlError carrying its message. */
+export function sendControl(socketPath: string, action: Action, name?: string, timeoutMs = 60_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { socketPath, method: 'POST', path: `/${action}${name ? `/${encodeURIComponent(name)}` : ''}`, timeout: timeoutMs },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => {
+          let body: unknown;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            body = undefined;
+          }
+          const rec = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+          if (res.statusCode === 200) resolve(typeof rec.message === 'string' ? rec.message : 'ok');
+          else reject(new ControlError(typeof rec.error === 'string' ? rec.error : `supervisor answered ${res.statusCode}`));
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy(new ControlError(`supervisor did not answer within ${timeoutMs}ms`)));
+    req.on('error', (e) => reject(e instanceof ControlError ? e : new ControlError(`cannot reach the kemu supervisor: ${e.message}`)));
+    req.end();
+  });
+}

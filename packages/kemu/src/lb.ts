@@ -1,0 +1,47 @@
+// Chooses and describes the lab's load balancer process: HAProxy when installed (or asked for), else the
+// built-in balancer run as `kemu lb …` — either way a child process named "lb" that kemu supervises.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ComponentSpec } from './topology.ts';
+import { KEMU_BIN } from './topology.ts';
+import { findHaproxy, localHaproxyParams, renderHaproxyConfig } from './haproxy.ts';
+
+export type LbChoice = 'haproxy' | 'builtin' | 'auto';
+
+export interface LbPlan {
+  kind: 'haproxy' | 'builtin';
+  spec: ComponentSpec;
+  reason: string;
+}
+
+export function parseLbChoice(v: string): LbChoice {
+  if (v === 'haproxy' || v === 'builtin' || v === 'auto') return v;
+  throw new Error(`invalid argument "${v}" for "--lb" flag: must be haproxy, builtin or auto`);
+}
+
+export function planLb(
+  choice: LbChoice,
+  dataDir: string,
+  port: number,
+  statsPort: number,
+  backends: { name: string; port: number }[],
+): LbPlan {
+  const haproxy = choice === 'builtin' ? undefined : findHaproxy();
+  if (choice === 'haproxy' && !haproxy) throw new Error('--lb=haproxy: no haproxy executable on PATH (apt-get install haproxy, or use --lb=builtin)');
+  const healthUrl = `http://127.0.0.1:${port}/readyz`;
+  if (haproxy) {
+    const cfg = path.join(dataDir, 'haproxy.cfg');
+    fs.writeFileSync(cfg, renderHaproxyConfig(localHaproxyParams(port, statsPort, backends)));
+    return {
+      kind: 'haproxy',
+      reason: `HAProxy (${haproxy}, config ${cfg}, stats http://127.0.0.1:${statsPort}/)`,
+      spec: { name: 'lb', kind: 'lb', command: haproxy, args: ['-db', '-f', cfg], healthUrl, ports: { port, stats: statsPort } },
+    };
+  }
+  const args = [KEMU_BIN, 'lb', `--port=${port}`, ...backends.map((b) => `--backend=${b.name}=127.0.0.1:${b.port}`)];
+  return {
+    kind: 'builtin',
+    reason: choice === 'builtin' ? 'the built-in TCP balancer (--lb=builtin)' : 'the built-in TCP balancer (haproxy is not installed)',
+    spec: { name: 'lb', kind: 'lb', command: process.execPath, args, healthUrl, ports: { port } },
+  };
+}

@@ -1,0 +1,79 @@
+// kemu: the lab launcher. `kemu up` runs the whole control plane as supervised processes on loopback; the
+// other commands act on that running lab through DIR/kemu.json and the supervisor's control socket.
+import { FlagError } from '@kemu/base';
+import { up } from './commands/up.ts';
+import { down } from './commands/down.ts';
+import { status } from './commands/status.ts';
+import { logs } from './commands/logs.ts';
+import { lb } from './commands/lb.ts';
+import { componentAction } from './commands/lab.ts';
+import { UsageError } from './commands/errors.ts';
+import { StateError } from './state.ts';
+import { ControlError } from './control.ts';
+
+const USAGE = `kemu — a Kubernetes control plane on your laptop
+
+Usage:
+  kemu up [--data-dir DIR] [--workers N] [--apiservers N] [--controller-managers N] [--schedulers N]
+          [--port 6443] [--lb haproxy|builtin|auto] [--leader-elect-lease-duration D]
+          [--leader-elect-renew-deadline D] [--leader-elect-retry-period D] [--node-monitor-grace-period D]
+                                start the lab in the foreground (Ctrl-C stops it)
+  kemu status [-o json]         processes, apiserver readiness, Lease holders, Node readiness
+  kemu down                     stop the lab and every process it started
+  kemu stop <name>              SIGTERM a component; it stays down until \`kemu start <name>\`
+  kemu kill <name>              SIGKILL a component; it stays down until \`kemu start <name>\`
+  kemu pause <name>             SIGSTOP a component
+  kemu unpause <name>           SIGCONT a paused component
+  kemu start <name>             start a stopped or killed component
+  kemu logs <name> [-f]         print (or follow) DIR/logs/<name>.log
+
+Every command takes --data-dir DIR (default ./.kemu). Names: lb, apiserver-N, controller-manager-N,
+scheduler-N, worker-N (each process's --hostname-override). \`kemu up --help\` lists all flags.
+`;
+
+const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
+  up,
+  down,
+  status,
+  logs,
+  lb,
+  stop: (a) => componentAction('stop', a),
+  kill: (a) => componentAction('kill', a),
+  pause: (a) => componentAction('pause', a),
+  unpause: (a) => componentAction('unpause', a),
+  start: (a) => componentAction('start', a),
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  if (!cmd || cmd === 'help' || cmd === '--help' || cmd === '-h') {
+    process.stdout.write(USAGE);
+    return cmd ? 0 : 2;
+  }
+  const run = COMMANDS[cmd];
+  if (!run) {
+    process.stderr.write(`Error: unknown command "${cmd}" for "kemu"\n\n${USAGE}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    const { usage } = await import('@kemu/base');
+    const { UP_FLAGS } = await import('./options.ts');
+    process.stdout.write(cmd === 'up' ? usage('kemu up', UP_FLAGS) : USAGE);
+    return 0;
+  }
+  try {
+    return await run(rest);
+  } catch (e) {
+    if (e instanceof FlagError || e instanceof UsageError) {
+      process.stderr.write(`Error: ${e.message}\n`);
+      return 2;
+    }
+    if (e instanceof StateError || e instanceof ControlError) {
+      process.stderr.write(`Error: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

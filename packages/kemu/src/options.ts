@@ -1,0 +1,30 @@
+// The flags of `kemu up` and the shared `--data-dir` flag of every other command, with their defaults.
+import path from 'node:path';
+import type { FlagSpecs } from '@kemu/base';
+
+export const DATA_DIR_FLAG = {
+  'data-dir': { type: 'string', default: './.kemu', usage: 'Directory holding state.db, kubeconfig, kemu.json and logs/' },
+} as const satisfies FlagSpecs;
+
+export const UP_FLAGS = {
+  ...DATA_DIR_FLAG,
+  workers: { type: 'int', default: 3, usage: 'Number of emulated kubelets (worker-0..N-1)' },
+  apiservers: { type: 'int', default: 3, usage: 'Number of kube-apiserver replicas' },
+  'controller-managers': { type: 'int', default: 3, usage: 'Number of kube-controller-manager replicas' },
+  schedulers: { type: 'int', default: 3, usage: 'Number of kube-scheduler replicas' },
+  port: { type: 'int', default: 6443, usage: 'Port of the load balancer on 127.0.0.1 (the address in the kubeconfig)' },
+  lb: { type: 'string', default: 'auto', usage: 'Load balancer: haproxy, builtin, or auto (haproxy when installed)' },
+  'leader-elect-lease-duration': { type: 'duration', default: 15_000, usage: 'Passed to controller-managers and schedulers' },
+  'leader-elect-renew-deadline': { type: 'duration', default: 10_000, usage: 'Passed to controller-managers and schedulers' },
+  'leader-elect-retry-period': { type: 'duration', default: 2_000, usage: 'Passed to controller-managers and schedulers' },
+  'node-monitor-grace-period': { type: 'duration', default: 50_000, usage: 'Passed to controller-managers' },
+  'node-monitor-period': { type: 'duration', default: 5_000, usage: 'Passed to controller-managers' },
+  'node-status-update-frequency': { type: 'duration', default: 10_000, usage: 'Passed to kubelets' },
+  'node-lease-duration-seconds': { type: 'int', default: 40, usage: 'Passed to kubelets' },
+  'stop-grace-period': { type: 'duration', default: 10_000, usage: 'Time between SIGTERM and SIGKILL when stopping a component' },
+  v: { type: 'int', default: 0, usage: 'Log verbosity passed to every component' },
+} as const satisfies FlagSpecs;
+
+export function resolveDataDir(dir: string): string {
+  return path.resolve(dir);
+}
