@@ -1,0 +1,91 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Balancer } from './balancer.ts';
+
+interface FakeBackend {
+  name: string;
+  port: number;
+  ready: boolean;
+  hits: number;
+  server: http.Server;
+}
+
+async function fakeBackend(name: string): Promise<FakeBackend> {
+  const b: FakeBackend = { name, port: 0, ready: true, hits: 0, server: http.createServer() };
+  b.server.on('request', (req, res) => {
+    if (req.url === '/readyz') {
+      res.writeHead(b.ready ? 200 : 500).end(b.ready ? 'ok' : 'not ready');
+      return;
+    }
+    b.hits++;
+    res.writeHead(200, { 'content-type': 'text/plain' }).end(name);
+  });
+  await new Promise<void>((r) => b.server.listen(0, '127.0.0.1', () => r()));
+  b.port = (b.server.address() as AddressInfo).port;
+  return b;
+}
+
+function get(port: number, path = '/who'): Promise<string> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+        let t = '';
+        res.on('data', (d: Buffer) => (t += d.toString()));
+        res.on('end', () => resolve(t));
+      })
+      .on('error', reject);
+  });
+}
+
+async function until(what: string, fn: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!fn()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('built-in balancer', () => {
+  const cleanup: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanup.splice(0)) await c();
+  });
+
+  async function setup(n: number) {
+    const backends = await Promise.all(Array.from({ length: n }, (_, i) => fakeBackend(`b${i}`)));
+    for (const b of backends) cleanup.push(() => new Promise((r) => b.server.close(() => r())));
+    const lb = new Balancer({ host: '127.0.0.1', port: 0, backends: backends.map((b) => ({ name: b.name, host: '127.0.0.1', port: b.port })), intervalMs: 100, fall: 2, rise: 1 });
+    const port = await lb.listen();
+    cleanup.unshift(() => lb.close());
+    return { backends, lb, port };
+  }
+
+  it('spreads connections round-robin over healthy backends', async () => {
+    const { port } = await setup(3);
+    const seen: string[] = [];
+    for (let i = 0; i < 6; i++) seen.push(await get(port));
+    expect(new Set(seen)).toEqual(new Set(['b0', 'b1', 'b2']));
+    expect(seen.filter((s) => s === 'b0')).toHaveLength(2);
+  });
+
+  it('takes a backend out after `fall` failed checks and back after `rise` passed ones', async () => {
+    const { backends, lb, port } = await setup(3);
+    const b1 = backends[1]!;
+    b1.ready = false;
+    await until('b1 out of rotation', () => !lb.upBackends().includes('b1'));
+    const before = b1.hits;
+    for (let i = 0; i < 6; i++) expect(await get(port)).not.toBe('b1');
+    expect(b1.hits).toBe(before);
+    b1.ready = true;
+    await until('b1 back in rotation', () => lb.upBackends().includes('b1'));
+  });
+
+  it('retries a refused connection on the next backend', async () => {
+    const { backends, port } = await setup(2);
+    // b0 disappears between health checks: connections must still succeed through b1.
+    await new Promise<void>((r) => backends[0]!.server.close(() => r()));
+    backends[0]!.server.closeAllConnections();
+    for (let i = 0; i < 4; i++) expect(await get(port)).toBe('b1');
+  });
+});
