@@ -142,8 +142,7 @@ export class SqliteBackend implements Backend {
   async healthy(): Promise<boolean> {
     if (this.closed) return false;
     try {
-      this.readDb.prepare('SELECT 1').get();
-      return true;
+      return this.reader.ping();
     } catch {
       return false;
     }

@@ -63,8 +63,10 @@ export class Compactor {
   start(): void {
     const now = this.opts.now ?? Date.now;
     this.timer = setInterval(() => {
+      let head: number;
       try {
-        this.samples.push({ at: now(), rev: scalar(this.headStmt.get()) });
+        head = scalar(this.headStmt.get());
+        this.samples.push({ at: now(), rev: head });
       } catch (err) {
         this.opts.logger.warn({ err }, 'store compaction: reading head revision failed');
         return;
@@ -75,7 +77,6 @@ export class Compactor {
       while (this.samples.length > 0 && (this.samples[0] as { at: number }).at <= cutoff) {
         target = (this.samples.shift() as { rev: number }).rev;
       }
-      const head = (this.samples[this.samples.length - 1] as { rev: number }).rev;
       target = Math.min(target, head - this.opts.minRevisions);
       if (target > 0) {
         this.compact(target).catch((err: unknown) => this.opts.logger.warn({ err }, 'store compaction failed'));

@@ -22,6 +22,7 @@ export class Reader {
   private readonly changedSince: Statement;
   private readonly headStmt: Statement;
   private readonly compactStmt: Statement;
+  private readonly pingStmt: Statement;
   private readonly listTx: (prefix: string, opts: ListOptions) => ListResult;
 
   constructor(db: Database) {
@@ -42,7 +43,13 @@ export class Reader {
     );
     this.headStmt = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'log'").pluck();
     this.compactStmt = db.prepare("SELECT value FROM meta WHERE name = 'compact_revision'").pluck();
+    this.pingStmt = db.prepare('SELECT 1').pluck();
     this.listTx = db.transaction((prefix: string, opts: ListOptions) => this.listIn(prefix, opts));
+  }
+
+  /** A trivial query: the file is open and readable. */
+  ping(): boolean {
+    return scalar(this.pingStmt.get()) === 1;
   }
 
   get(key: string): KeyValue | undefined {

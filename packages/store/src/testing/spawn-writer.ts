@@ -39,8 +39,9 @@ export function spawnWriter(path: string, id: string, count: number, concurrency
     errors: [],
     ready,
     exited: new Promise((resolve) => {
-      child.on('exit', (code, signal) => {
-        // Let readline drain lines already in the pipe before reporting.
+      // 'close' (not 'exit'): it fires only after stdout has been read to its end, so every
+      // acknowledgement the child wrote before exiting (or being killed) has been collected.
+      child.on('close', (code, signal) => {
         setImmediate(() => resolve({ code, signal, ...(done ? { done } : {}) }));
       });
     }),
