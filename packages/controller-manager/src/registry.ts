@@ -2,10 +2,12 @@
 import type { ControllerDescriptor } from './controller.ts';
 import { selectControllers as select } from './selection.ts';
 import { serviceAccountDescriptor } from './controllers/serviceaccount.ts';
+import { replicaSetDescriptor } from './controllers/replicaset.ts';
 
 /** Every known controller, in start order. Add new controllers here (and only here). */
 export const CONTROLLERS: ControllerDescriptor[] = [
   serviceAccountDescriptor,
+  replicaSetDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */

@@ -1,7 +1,7 @@
 // The sample-controller recipe, written once for every controller: event handlers only enqueue keys; run()
 // waits for the caches to sync and starts N workers; each key is get → sync → forget, or addRateLimited on
 // error → done. A sync that hits NotFound is finished (the object is gone, nothing left to do).
-import { RateLimitingQueue, metaKey, type DeletedFinalStateUnknown, type SharedInformer } from '@kemu/client';
+import { RateLimitingQueue, type DeletedFinalStateUnknown, type SharedInformer } from '@kemu/client';
 import { StatusError, type KubeObject } from '@kemu/api';
 import type { ControllerContext } from '../controller.ts';
 
@@ -22,6 +22,12 @@ export function isTombstone<T>(obj: T | DeletedFinalStateUnknown<T>): obj is Del
 /** The object inside a delete notification, whether it came as an object or a tombstone. */
 export function unwrapDeleted<T>(obj: T | DeletedFinalStateUnknown<T>): T {
   return isTombstone(obj) ? obj.obj : obj;
+}
+
+/** "namespace/name" or "name" (client-go's MetaNamespaceKeyFunc). */
+export function objectKey(obj: KubeObject): string {
+  const ns = obj.metadata.namespace;
+  return ns ? `${ns}/${obj.metadata.name ?? ''}` : (obj.metadata.name ?? '');
 }
 
 export interface KeyedWorkerOptions {
@@ -50,7 +56,7 @@ export class KeyedWorker {
   }
 
   enqueue(obj: KubeObject | DeletedFinalStateUnknown<KubeObject>): void {
-    this.queue.add(isTombstone(obj) ? obj.key : metaKey(obj));
+    this.queue.add(isTombstone(obj) ? obj.key : objectKey(obj));
   }
 
   add(key: string): void {

@@ -1,0 +1,51 @@
+// One leadership term: fresh informers (a new leader starts from a fresh, synced cache), one context per
+// controller (its own event source), all controllers started together and stopped by the same signal.
+import { EventRecorder, SharedInformerFactory, type RestClient } from '@kemu/client';
+import type { Clock, Logger } from '@kemu/base';
+import type { Controller, ControllerContext, ControllerDescriptor } from './controller.ts';
+import type { ControllerManagerOptions } from './options.ts';
+
+export interface RunControllersOptions {
+  client: RestClient;
+  descriptors: readonly ControllerDescriptor[];
+  options: ControllerManagerOptions;
+  logger: Logger;
+  clock: Clock;
+  signal: AbortSignal;
+  hostname: string;
+  /** For tests: a prepared factory (default: a new one per call). */
+  informers?: SharedInformerFactory;
+}
+
+export async function runControllers(o: RunControllersOptions): Promise<void> {
+  if (o.signal.aborted) return;
+  const informers = o.informers ?? new SharedInformerFactory(o.client, { clock: o.clock, logger: o.logger });
+  const started: { controller: Controller; ctx: ControllerContext }[] = [];
+  for (const d of o.descriptors) {
+    const recorder = new EventRecorder(o.client, { component: d.name, host: o.hostname }, { clock: o.clock, logger: o.logger });
+    const ctx: ControllerContext = {
+      client: o.client,
+      informers,
+      recorder,
+      clock: o.clock,
+      logger: o.logger.child({ controller: d.name }),
+      options: o.options,
+      signal: o.signal,
+    };
+    try {
+      started.push({ controller: d.create(ctx), ctx });
+      o.logger.info({ controller: d.name }, 'Started controller');
+    } catch (e) {
+      o.logger.error({ controller: d.name, err: String(e) }, 'Error starting controller');
+    }
+  }
+  informers.start(o.signal);
+  await Promise.all(
+    started.map(({ controller, ctx }) =>
+      controller.run(ctx).catch((e: unknown) => {
+        if (!o.signal.aborted) o.logger.error({ controller: controller.name, err: String(e) }, 'controller stopped with an error');
+      }),
+    ),
+  );
+  await Promise.all(started.map(({ ctx }) => ctx.recorder.flush().catch(() => undefined)));
+}
