@@ -49,7 +49,11 @@ export class FakeInformer<T extends KubeObject> {
   }
 
   seed(objs: KubeObject[]): void {
-    for (const o of objs) this.items.set(keyOf(o), deepFreeze(structuredClone(o)) as T);
+    for (const o of objs) {
+      const obj = deepFreeze(structuredClone(o)) as T;
+      this.items.set(keyOf(obj), obj);
+      for (const h of this.handlers) h.onAdd?.(obj, true);
+    }
   }
 
   hold(): void {
