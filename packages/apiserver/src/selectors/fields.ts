@@ -14,6 +14,10 @@ export interface FieldSelector {
   requirements: FieldRequirement[];
 }
 
+export interface FieldSelectorMatcher extends FieldSelector {
+  matches(fields: Record<string, string>): boolean;
+}
+
 type Getter = (obj: KubeObject) => string;
 
 function path(obj: unknown, ...keys: string[]): unknown {
@@ -148,8 +152,17 @@ function unescape(s: string): string {
   return out;
 }
 
-/** fields.ParseSelector. Empty string selects everything. Throws 400 on bad syntax. */
-export function parseFieldSelector(s: string): FieldSelector {
+/**
+ * fields.ParseSelector, then (when a resource is given) the check that every field is supported.
+ * Empty string selects everything. Throws 400 on bad syntax or an unsupported field.
+ */
+export function parseFieldSelector(s: string, resource?: ResourceInfo): FieldSelectorMatcher {
+  const sel = parseFieldSyntax(s);
+  if (resource) checkFieldSelector(resource, sel);
+  return { ...sel, matches: (fields) => fieldsMatch(sel, fields) };
+}
+
+function parseFieldSyntax(s: string): FieldSelector {
   const requirements: FieldRequirement[] = [];
   if (s.trim() === '') return { requirements };
   for (const term of splitTerms(s)) {
@@ -191,10 +204,8 @@ export function checkFieldSelector(resource: ResourceInfo, sel: FieldSelector): 
 }
 
 /** parse + check in one call, for the list/watch handlers. */
-export function parseFieldSelectorFor(resource: ResourceInfo, s: string): FieldSelector {
-  const sel = parseFieldSelector(s);
-  checkFieldSelector(resource, sel);
-  return sel;
+export function parseFieldSelectorFor(resource: ResourceInfo, s: string): FieldSelectorMatcher {
+  return parseFieldSelector(s, resource);
 }
 
 export function fieldsMatch(sel: FieldSelector, fields: Record<string, string>): boolean {

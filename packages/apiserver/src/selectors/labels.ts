@@ -219,12 +219,18 @@ function checkKey(k: string): void {
   if (errs.length > 0) throw new Error(`<nil>: Invalid value: ${formatValue(k)}: ${errs.join('; ')}`);
 }
 
+/** A parsed selector that can test a label set. */
+export interface LabelSelectorMatcher extends ParsedSelector {
+  matches(labels: Record<string, string> | undefined): boolean;
+}
+
 /** Parses a labelSelector string; "" selects everything. Throws a 400 StatusError on bad syntax. */
-export function parseLabelSelector(s: string): ParsedSelector {
+export function parseLabelSelector(s: string): LabelSelectorMatcher {
   try {
     const reqs = new Parser(lex(s)).parse();
     reqs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    return { requirements: reqs };
+    const sel: ParsedSelector = { requirements: reqs };
+    return { ...sel, matches: (labels) => selectorMatches(sel, labels) };
   } catch (e) {
     if (e instanceof ParseError) throw errors.badRequest(e.message) satisfies StatusError;
     throw e;

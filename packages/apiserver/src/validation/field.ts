@@ -1,6 +1,7 @@
 // Field errors as Kubernetes' apimachinery field package renders them: a StatusCause whose message is the
 // ErrorBody ("Required value", `Invalid value: "x": detail`, ...) and whose field is the path.
 import type { StatusCause } from '@kemu/api';
+import { GoValue } from './goformat.ts';
 
 export type FieldReason =
   | 'FieldValueRequired'
@@ -15,6 +16,7 @@ export type FieldReason =
 /** How Go's %q / %v / %#v print a bad value in field errors. */
 export function formatValue(v: unknown): string {
   if (v === null || v === undefined) return 'null';
+  if (v instanceof GoValue) return v.text;
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return `[]string{${v.map((x) => JSON.stringify(x)).join(', ')}}`;

@@ -1,0 +1,71 @@
+// strategyFor(resource): the strategy (defaults, preparation, validation, selectable fields, Table printer)
+// for every entry of the resource table, and a generic one (metadata validation, status kept) for others.
+import { RESOURCES } from '@kemu/api';
+import type { ResourceInfo } from '@kemu/api';
+import type { ResourceStrategy } from './types.ts';
+import { buildStrategy } from './common.ts';
+import { podStrategy } from './pods.ts';
+import { deploymentStrategy } from './deployments.ts';
+import { replicaSetStrategy } from './replicasets.ts';
+import { serviceStrategy } from './services.ts';
+import { namespaceStrategy } from './namespaces.ts';
+import { nodeStrategy } from './nodes.ts';
+import * as simple from './simple.ts';
+import { validateMetaOnly } from '../validation/misc.ts';
+import { printerFor } from '../printers/index.ts';
+
+const STRATEGIES: ResourceStrategy[] = [
+  podStrategy,
+  deploymentStrategy,
+  replicaSetStrategy,
+  serviceStrategy,
+  namespaceStrategy,
+  nodeStrategy,
+  simple.configMapStrategy,
+  simple.secretStrategy,
+  simple.serviceAccountStrategy,
+  simple.endpointsStrategy,
+  simple.eventStrategy,
+  simple.eventsV1Strategy,
+  simple.leaseStrategy,
+  simple.endpointSliceStrategy,
+  simple.priorityClassStrategy,
+  simple.bindingStrategy,
+  simple.componentStatusStrategy,
+];
+
+const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
+const byKey = new Map<string, ResourceStrategy>(STRATEGIES.map((s) => [keyOf(s.resource), s]));
+
+function withPrinter(s: ResourceStrategy): ResourceStrategy {
+  const printer = printerFor(s.resource);
+  return printer ? { ...s, printer } : s;
+}
+
+const cache = new Map<string, ResourceStrategy>();
+
+/** A generic strategy: metadata validation; status kept on update when the kind has a status subresource. */
+export function genericStrategy(resource: ResourceInfo): ResourceStrategy {
+  const hasStatus = resource.subresources.some((s) => s.name === 'status');
+  return buildStrategy(resource, {
+    validate: validateMetaOnly(resource.namespaced),
+    ...(hasStatus ? { status: { keepOnCreate: true } } : {}),
+  });
+}
+
+export function strategyFor(resource: ResourceInfo): ResourceStrategy {
+  const k = keyOf(resource);
+  let s = cache.get(k);
+  if (!s) {
+    s = withPrinter(byKey.get(k) ?? genericStrategy(resource));
+    cache.set(k, s);
+  }
+  return s;
+}
+
+/** Every resource in the table has a dedicated strategy (checked by the tests). */
+export function resourcesWithoutStrategy(): ResourceInfo[] {
+  return RESOURCES.filter((r) => !byKey.has(keyOf(r)));
+}
+
+export type { ResourceStrategy } from './types.ts';
