@@ -1,0 +1,32 @@
+# One image for every kemu Node component; the compose file picks the binary with `command:`
+# (kube-apiserver, kube-controller-manager, kube-scheduler, kubelet — all on PATH).
+ARG NODE_IMAGE=node:20-bookworm-slim
+FROM ${NODE_IMAGE}
+
+WORKDIR /opt/kemu
+# Manifests and bin stubs first, so `npm ci` (and better-sqlite3's native build) is cached across source edits.
+COPY package.json package-lock.json tsconfig.json ./
+COPY packages/api/package.json packages/api/
+COPY packages/base/package.json packages/base/
+COPY packages/store/package.json packages/store/
+COPY packages/client/package.json packages/client/
+COPY packages/apiserver/package.json packages/apiserver/
+COPY packages/apiserver/bin packages/apiserver/bin
+COPY packages/controller-manager/package.json packages/controller-manager/
+COPY packages/controller-manager/bin packages/controller-manager/bin
+COPY packages/scheduler/package.json packages/scheduler/
+COPY packages/scheduler/bin packages/scheduler/bin
+COPY packages/kubelet/package.json packages/kubelet/
+COPY packages/kubelet/bin packages/kubelet/bin
+COPY packages/kemu/package.json packages/kemu/
+COPY packages/kemu/bin packages/kemu/bin
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+COPY packages packages
+ENV PATH=/opt/kemu/node_modules/.bin:$PATH \
+    NODE_ENV=production
+# State lives on a volume mounted into the apiservers only.
+RUN mkdir -p /var/lib/kemu
+EXPOSE 6443 10257 10259 10250
+STOPSIGNAL SIGTERM
+CMD ["kube-apiserver", "--help"]
