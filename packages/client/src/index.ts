@@ -13,3 +13,12 @@ export * from './workqueue/queue.ts';
 export * from './workqueue/delaying.ts';
 export * from './workqueue/ratelimiter.ts';
 export * from './workqueue/ratelimiting.ts';
+// - Informers: list (paged, consistent) then watch from the list's resourceVersion; resume from the last
+//   seen version on a dropped or dead stream, re-list on 410; handlers see add/update/delete in cache order,
+//   with DeletedFinalStateUnknown for deletes missed across a re-list. The cache is read-only.
+export * from './store.ts';
+export * from './indexer.ts';
+export * from './listwatch.ts';
+export * from './reflector.ts';
+export * from './informer.ts';
+export * from './factory.ts';
