@@ -26,8 +26,8 @@ const tick = (): void => {
       await backend.close();
       commitMs.sort((a, b) => a - b);
       const q = (f: number): number => commitMs[Math.min(commitMs.length - 1, Math.floor(f * commitMs.length))] ?? NaN;
-      process.stdout.write(`${JSON.stringify({ done: { sent, errors, commitP50: q(0.5), commitP99: q(0.99) } })}\n`);
-      process.exit(0);
+      const line = `${JSON.stringify({ done: { sent, errors, commitP50: q(0.5), commitP99: q(0.99) } })}\n`;
+      process.stdout.write(line, () => process.exit(0));
     });
     return;
   }

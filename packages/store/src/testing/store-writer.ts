@@ -52,7 +52,8 @@ rl.once('line', () => {
     const ms = performance.now() - started;
     const stats = backend.writeStats;
     await backend.close();
-    out({ done: { errors, ms, ...stats } });
-    process.exit(errors > 0 ? 1 : 0);
+    // Exit only once stdout has been flushed: a pipe the parent reads slowly may buffer acks in
+    // this process, and process.exit() would drop them.
+    process.stdout.write(`${JSON.stringify({ done: { errors, ms, ...stats } })}\n`, () => process.exit(errors > 0 ? 1 : 0));
   });
 });
