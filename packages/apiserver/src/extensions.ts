@@ -2,6 +2,10 @@
 // resolved once at startup. Each is optional while it is being written: a missing strategy is a no-op,
 // a missing patch or selector implementation is refused by name (never silently ignored).
 import { errors, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
+import { objectFields } from './selectors/fields.ts';
+import { parseFieldSelector } from './selectors/fields.ts';
+import { parseLabelSelector } from './selectors/labels.ts';
+import { strategyFor } from './strategy/index.ts';
 import type { ResourceStrategy } from './strategy/types.ts';
 
 export type LabelMatcher = (labels: Record<string, string>) => boolean;
@@ -23,6 +27,8 @@ export interface Extensions {
   applyPatch(contentType: string, original: KubeObject, patch: unknown, r: ResourceInfo): KubeObject;
   parseLabelSelector(text: string): LabelMatcher;
   parseFieldSelector(text: string, r: ResourceInfo): FieldMatcher;
+  /** The selectable fields of an object (metadata.name, metadata.namespace, spec.nodeName, ...). */
+  fieldsOf(r: ResourceInfo, obj: KubeObject): Record<string, string>;
   /** Mutating then validating admission; throws StatusError to reject. */
   admit(attrs: AdmissionAttributes): Promise<void>;
 }
@@ -57,37 +63,18 @@ function toMatcher(m: unknown): (v: Record<string, string>) => boolean {
 export async function loadExtensions(): Promise<Extensions> {
   // Specifiers are variables so this file type-checks before those modules exist.
   const base = new URL('./', import.meta.url).href;
-  const [strategy, patch, labels, fields, admission] = await Promise.all([
-    load(base + 'strategy/index.ts'),
-    load(base + 'patch/index.ts'),
-    load(base + 'selectors/labels.ts'),
-    load(base + 'selectors/fields.ts'),
-    load(base + 'admission/index.ts'),
-  ]);
-  const strategyFn = fn(strategy, 'strategyFor');
+  const [patch, admission] = await Promise.all([load(base + 'patch/index.ts'), load(base + 'admission/index.ts')]);
   const patchFn = fn(patch, 'applyPatch');
-  const labelFn = fn(labels, 'parseLabelSelector');
-  const fieldFn = fn(fields, 'parseFieldSelector');
   const admitFn = fn(admission, 'admit');
-  const cache = new Map<ResourceInfo, ResourceStrategy | undefined>();
   return {
-    strategyFor(r) {
-      if (!strategyFn) return undefined;
-      if (!cache.has(r)) cache.set(r, strategyFn(r) as ResourceStrategy | undefined);
-      return cache.get(r);
-    },
+    strategyFor,
     applyPatch(contentType, original, body, r) {
       if (!patchFn) throw new StatusError('UnsupportedMediaType', `the patch type ${contentType} is not supported by this server build`);
       return patchFn(contentType, original, body, r) as KubeObject;
     },
-    parseLabelSelector(text) {
-      if (!labelFn) throw errors.badRequest('labelSelector is not supported by this server build');
-      return toMatcher(labelFn(text));
-    },
-    parseFieldSelector(text, r) {
-      if (!fieldFn) throw errors.badRequest('fieldSelector is not supported by this server build');
-      return toMatcher(fieldFn(text, r));
-    },
+    parseLabelSelector: (text) => toMatcher(parseLabelSelector(text)),
+    parseFieldSelector: (text, r) => toMatcher(parseFieldSelector(text, r)),
+    fieldsOf: (r, obj) => objectFields(r, obj),
     async admit(attrs) {
       if (admitFn) await admitFn(attrs);
     },
@@ -107,6 +94,7 @@ export function noExtensions(overrides: Partial<Extensions> = {}): Extensions {
     parseFieldSelector: () => {
       throw errors.badRequest('fieldSelector is not supported by this server build');
     },
+    fieldsOf: (r, obj) => objectFields(r, obj),
     admit: async () => undefined,
     ...overrides,
   };

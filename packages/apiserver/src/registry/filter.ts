@@ -4,17 +4,10 @@ import type { Extensions } from '../extensions.ts';
 
 export type ObjectFilter = (obj: KubeObject) => boolean;
 
-export function objectFields(obj: KubeObject, r: ResourceInfo, ext: Extensions): Record<string, string> {
-  const base: Record<string, string> = { 'metadata.name': obj.metadata.name ?? '' };
-  if (r.namespaced) base['metadata.namespace'] = obj.metadata.namespace ?? '';
-  const extra = ext.strategyFor(r)?.selectableFields?.(obj);
-  return extra ? { ...extra, ...base } : base;
-}
-
 /** undefined = everything matches (the common, fast case). */
 export function buildFilter(r: ResourceInfo, ext: Extensions, labelSelector: string | null, fieldSelector: string | null): ObjectFilter | undefined {
   const ls = labelSelector?.trim() ? ext.parseLabelSelector(labelSelector) : undefined;
   const fs = fieldSelector?.trim() ? ext.parseFieldSelector(fieldSelector, r) : undefined;
   if (!ls && !fs) return undefined;
-  return (obj) => (!ls || ls(obj.metadata.labels ?? {})) && (!fs || fs(objectFields(obj, r, ext)));
+  return (obj) => (!ls || ls(obj.metadata.labels ?? {})) && (!fs || fs(ext.fieldsOf(r, obj)));
 }

@@ -62,6 +62,12 @@ export function prepareUpdate(next: KubeObject, cur: KubeObject, r: ResourceInfo
     return out;
   }
   keepSystemMeta(out, cur);
+  const gen = cur.metadata.generation ?? 1;
+  if (subresource !== undefined) {
+    // Server-internal subresources (binding, scale, finalize) change exactly what their handler set.
+    out.metadata.generation = specPart(out) === specPart(cur) ? gen : gen + 1;
+    return out;
+  }
   if (strategy?.defaults) strategy.defaults(out);
   if (hasStatusSubresource(r)) {
     if (cur.status === undefined) delete out.status;
@@ -69,7 +75,6 @@ export function prepareUpdate(next: KubeObject, cur: KubeObject, r: ResourceInfo
   }
   strategy?.prepareForUpdate?.(out, cur);
   keepSystemMeta(out, cur);
-  const gen = cur.metadata.generation ?? 1;
   if ((out.metadata.generation ?? gen) <= gen) out.metadata.generation = specPart(out) === specPart(cur) ? gen : gen + 1;
   validateOrThrow(r, out, strategy?.validateUpdate?.(out, cur) ?? strategy?.validate?.(out));
   return out;

@@ -1,0 +1,42 @@
+// Request body decoding by Content-Type: JSON and its patch variants, YAML, and apply-patch+yaml
+// (kubectl sends JSON there, which is YAML too). Anything malformed is a 400 Status; unknown media
+// types (e.g. protobuf from kubectl >= 1.32) are a 415.
+import { errors, StatusError } from '@kemu/api';
+import { parse as parseYaml } from 'yaml';
+
+export const JSON_TYPES = [
+  'application/json',
+  'application/merge-patch+json',
+  'application/json-patch+json',
+  'application/strategic-merge-patch+json',
+] as const;
+export const APPLY_PATCH = 'application/apply-patch+yaml';
+
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+/** undefined for an empty body. */
+export function decodeBody(contentType: string | undefined, raw: Buffer | undefined): unknown {
+  if (!raw || raw.length === 0) return undefined;
+  const mt = mediaType(contentType);
+  const text = raw.toString('utf8');
+  if (mt === '' || (JSON_TYPES as readonly string[]).includes(mt)) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (e) {
+      if (mt === '' && !/^\s*[[{]/.test(text)) return yamlOr400(text);
+      throw errors.badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
+    }
+  }
+  if (mt === 'application/yaml' || mt === 'application/x-yaml' || mt === 'text/yaml' || mt === APPLY_PATCH) return yamlOr400(text);
+  throw new StatusError('UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/merge-patch+json, application/json-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml (got "${mt}")`);
+}
+
+function yamlOr400(text: string): unknown {
+  try {
+    return parseYaml(text) as unknown;
+  } catch (e) {
+    throw errors.badRequest(`error converting YAML to JSON: ${(e as Error).message.split('\n')[0] ?? ''}`);
+  }
+}

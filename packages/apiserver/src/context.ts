@@ -1,0 +1,33 @@
+// Everything a request handler needs, built once per server.
+import type { ResourceInfo } from '@kemu/api';
+import type { Logger } from '@kemu/base';
+import type { Backend } from '@kemu/store';
+import type { Clock } from './clock.ts';
+import type { Extensions } from './extensions.ts';
+import type { Metrics } from './metrics.ts';
+import type { Registry } from './registry/registry.ts';
+import type { TablePrinter } from './strategy/types.ts';
+import { DEFAULT_PRINTER } from './table.ts';
+import type { Cacher } from './watch/cacher.ts';
+import type { WatchHub } from './watch/hub.ts';
+
+export interface ApiContext {
+  backend: Backend;
+  clock: Clock;
+  logger: Logger;
+  ext: Extensions;
+  registry: Registry;
+  cacher: Cacher;
+  hub: WatchHub;
+  metrics: Metrics;
+  /** host:port clients should use (legacy discovery's serverAddressByClientCIDRs). */
+  advertise: string;
+  /** Watches without timeoutSeconds last this long (randomised ×1–2, as Kubernetes does). */
+  minRequestTimeoutMs: number;
+  /** Leases read for componentstatuses. */
+  componentLeases: Record<string, string>;
+}
+
+export function printerFor(ctx: ApiContext, r: ResourceInfo): TablePrinter {
+  return ctx.ext.strategyFor(r)?.printer ?? DEFAULT_PRINTER;
+}

@@ -1,0 +1,6 @@
+// @kemu/apiserver: the Kubernetes API server. Guarantees: Kubernetes' REST paths, verbs, status codes and
+// Status bodies for every resource of the resource table; resourceVersion = the store's global revision;
+// watches deliver every change in resourceVersion order from a shared cache, or a 410 when too old.
+export { createApiServer, type ApiServer, type ApiServerOptions, BODY_LIMIT } from './server.ts';
+export { loadExtensions, noExtensions, type Extensions } from './extensions.ts';
+export type { Clock } from './clock.ts';

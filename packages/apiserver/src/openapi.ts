@@ -1,0 +1,61 @@
+// The minimal OpenAPI v3 kubectl needs for --validate=strict (CLIENT-WIRE §3): an index of group
+// versions and, per group version, a PATCH operation per kind tagged with its GVK and carrying the
+// fieldValidation parameter. No schemas (kubectl explain will not work).
+import { createHash } from 'node:crypto';
+import { groupVersion, RESOURCES, type ResourceInfo } from '@kemu/api';
+
+function gvPath(group: string, version: string): string {
+  return group === '' ? `api/${version}` : `apis/${group}/${version}`;
+}
+
+function itemPath(r: ResourceInfo): string {
+  const base = `/${gvPath(r.group, r.version)}`;
+  return r.namespaced ? `${base}/namespaces/{namespace}/${r.plural}/{name}` : `${base}/${r.plural}/{name}`;
+}
+
+export function openapiDocument(group: string, version: string): Record<string, unknown> | undefined {
+  const rs = RESOURCES.filter((r) => r.group === group && r.version === version);
+  if (rs.length === 0) return undefined;
+  const paths: Record<string, unknown> = {};
+  for (const r of rs) {
+    if (!r.verbs.includes('patch')) continue;
+    paths[itemPath(r)] = {
+      patch: {
+        'x-kubernetes-action': 'patch',
+        'x-kubernetes-group-version-kind': { group: r.group, version: r.version, kind: r.kind },
+        parameters: [
+          { name: 'fieldValidation', in: 'query', schema: { type: 'string', uniqueItems: true } },
+          { name: 'fieldManager', in: 'query', schema: { type: 'string', uniqueItems: true } },
+          { name: 'dryRun', in: 'query', schema: { type: 'string', uniqueItems: true } },
+        ],
+        requestBody: {
+          content: {
+            'application/json-patch+json': { schema: { type: 'object' } },
+            'application/merge-patch+json': { schema: { type: 'object' } },
+            'application/apply-patch+yaml': { schema: { type: 'object' } },
+          },
+        },
+        responses: { '200': { description: 'OK' }, '201': { description: 'Created' } },
+      },
+    };
+  }
+  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1.31.0' }, paths };
+}
+
+let indexCache: Record<string, unknown> | undefined;
+
+export function openapiIndex(): Record<string, unknown> {
+  if (indexCache) return indexCache;
+  const paths: Record<string, { serverRelativeURL: string }> = {};
+  const seen = new Set<string>();
+  for (const r of RESOURCES) {
+    const gv = groupVersion(r);
+    if (seen.has(gv)) continue;
+    seen.add(gv);
+    const p = gvPath(r.group, r.version);
+    const hash = createHash('sha512').update(JSON.stringify(openapiDocument(r.group, r.version))).digest('hex').slice(0, 128).toUpperCase();
+    paths[p] = { serverRelativeURL: `/openapi/v3/${p}?hash=${hash}` };
+  }
+  indexCache = { paths };
+  return indexCache;
+}

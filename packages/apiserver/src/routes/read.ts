@@ -1,0 +1,73 @@
+// GET of one object and of collections. Lists with resourceVersion "" read the store (consistent,
+// paginated); "0" or N (not older than) are served by the watch cache; resourceVersionMatch=Exact reads
+// the store at that revision.
+import { errors, groupVersion, type KubeList, type KubeObject } from '@kemu/api';
+import { printerFor, type ApiContext } from '../context.ts';
+import { buildFilter } from '../registry/filter.ts';
+import { listFromStore } from '../registry/list.ts';
+import { objectKey } from '../storage.ts';
+import { parseIncludeObject, toTable, wantsTable } from '../table.ts';
+import { header, intParam, type ApiReply, type ApiRequest } from './request.ts';
+
+export function tableOr(ctx: ApiContext, req: ApiRequest, objects: KubeObject[], meta: KubeList['metadata'], plain: unknown): unknown {
+  if (!wantsTable(header(req, 'accept'))) return plain;
+  const include = parseIncludeObject(req.query.get('includeObject'));
+  return toTable(objects, printerFor(ctx, req.target.resource), include, ctx.clock.now(), meta);
+}
+
+export async function getObject(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
+  const t = req.target;
+  const rv = req.query.get('resourceVersion');
+  let obj: KubeObject;
+  if (rv === '0') {
+    const cached = ctx.cacher.isReady() ? ctx.cacher.cache(t.resource).objects.get(keyOf(ctx, req)) : undefined;
+    obj = cached ? (JSON.parse(cached.json) as KubeObject) : await ctx.registry.get(t.resource, t.namespace, t.name ?? '');
+  } else {
+    obj = await ctx.registry.get(t.resource, t.namespace, t.name ?? '');
+  }
+  obj.apiVersion ??= groupVersion(t.resource);
+  obj.kind ??= t.resource.kind;
+  return { code: 200, body: tableOr(ctx, req, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }, obj) };
+}
+
+function keyOf(_ctx: ApiContext, req: ApiRequest): string {
+  const t = req.target;
+  return objectKey(t.resource, t.namespace, t.name ?? '');
+}
+
+export async function listObjects(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
+  const t = req.target;
+  const q = req.query;
+  const filter = buildFilter(t.resource, ctx.ext, q.get('labelSelector'), q.get('fieldSelector'));
+  const rvParam = q.get('resourceVersion') ?? '';
+  const match = q.get('resourceVersionMatch') ?? '';
+  const limit = intParam(q, 'limit');
+  const cont = q.get('continue') ?? '';
+  if (limit !== undefined && limit < 0) throw errors.badRequest('limit: must be a non-negative integer');
+  if (match && match !== 'Exact' && match !== 'NotOlderThan') throw errors.badRequest(`resourceVersionMatch: unsupported value "${match}"`);
+  if (match && rvParam === '') throw errors.badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
+  if (cont && rvParam !== '') throw errors.badRequest('specifying resource version is not allowed when using continue');
+  const rv = rvParam === '' ? 0 : Number(rvParam);
+  if (!Number.isInteger(rv) || rv < 0) throw errors.badRequest(`invalid resource version: "${rvParam}"`);
+
+  let list: KubeList;
+  if (rvParam === '' || cont || match === 'Exact') {
+    list = await listFromStore(ctx.backend, t.resource, {
+      ...(t.namespace !== undefined ? { namespace: t.namespace } : {}),
+      ...(limit ? { limit } : {}),
+      ...(cont ? { continueToken: cont } : {}),
+      ...(match === 'Exact' ? { revision: rv } : {}),
+      ...(filter ? { filter } : {}),
+    });
+  } else {
+    await ctx.cacher.waitFor(rv);
+    const cache = ctx.cacher.cache(t.resource);
+    const items = cache.snapshot(t.namespace, filter).map((o) => JSON.parse(o.json) as KubeObject);
+    for (const it of items) {
+      it.apiVersion ??= groupVersion(t.resource);
+      it.kind ??= t.resource.kind;
+    }
+    list = { kind: t.resource.listKind, apiVersion: groupVersion(t.resource), metadata: { resourceVersion: String(ctx.cacher.rv) }, items };
+  }
+  return { code: 200, body: tableOr(ctx, req, list.items, list.metadata, list) };
+}

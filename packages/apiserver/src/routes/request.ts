@@ -1,0 +1,49 @@
+// The transport-neutral request a REST handler sees, and the reply it returns.
+import { errors } from '@kemu/api';
+import type { Target } from './target.ts';
+
+export type ResourceTarget = Extract<Target, { kind: 'resource' }>;
+
+export interface ApiRequest {
+  method: string;
+  target: ResourceTarget;
+  query: URLSearchParams;
+  headers: Record<string, string | string[] | undefined>;
+  contentType: string | undefined;
+  /** Decoded body (undefined when empty). */
+  body: unknown;
+}
+
+export interface ApiReply {
+  code: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  /** Send body as-is with this content type (e.g. text/plain logs). */
+  raw?: { contentType: string; text: string };
+}
+
+export function header(req: ApiRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(',') : v;
+}
+
+export function isDryRun(q: URLSearchParams): boolean {
+  const vals = q.getAll('dryRun');
+  for (const v of vals) if (v !== 'All') throw errors.badRequest(`dryRun: unsupported value "${v}": supported values: "All"`);
+  return vals.length > 0;
+}
+
+export function boolParam(q: URLSearchParams, name: string): boolean | undefined {
+  const v = q.get(name);
+  if (v === null) return undefined;
+  if (v === 'true' || v === '1' || v === '') return true;
+  if (v === 'false' || v === '0') return false;
+  throw errors.badRequest(`${name}: invalid value "${v}": must be a boolean`);
+}
+
+export function intParam(q: URLSearchParams, name: string): number | undefined {
+  const v = q.get(name);
+  if (v === null || v === '') return undefined;
+  if (!/^-?\d+$/.test(v)) throw errors.badRequest(`${name}: invalid value "${v}": must be an integer`);
+  return Number(v);
+}

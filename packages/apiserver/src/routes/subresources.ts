@@ -1,0 +1,170 @@
+// Subresources: scale (autoscaling/v1 Scale), pods/binding and bindings, pods/eviction (policy/v1,
+// a graceful delete), pods/log (text/plain) and namespaces/finalize.
+import { errors, formatTime, qualifiedResource, R, StatusError, type KubeObject, type LabelSelector, type Status } from '@kemu/api';
+import type { ApiContext } from '../context.ts';
+import { deleteRequest, parseDeleteOptions } from '../registry/delete-plan.ts';
+import { asObjectBody } from '../registry/object-body.ts';
+import { checkPatchType } from './write.ts';
+import { isDryRun, type ApiReply, type ApiRequest } from './request.ts';
+
+function selectorString(sel: LabelSelector | undefined): string {
+  if (!sel) return '';
+  const parts = Object.entries(sel.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
+  for (const e of sel.matchExpressions ?? []) {
+    if (e.operator === 'In') parts.push(`${e.key} in (${(e.values ?? []).join(',')})`);
+    else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${(e.values ?? []).join(',')})`);
+    else if (e.operator === 'Exists') parts.push(e.key);
+    else parts.push(`!${e.key}`);
+  }
+  return parts.join(',');
+}
+
+function toScale(obj: KubeObject): KubeObject {
+  const spec = (obj.spec ?? {}) as { replicas?: number; selector?: LabelSelector };
+  const status = (obj.status ?? {}) as { replicas?: number };
+  const meta: KubeObject['metadata'] = { name: obj.metadata.name ?? '' };
+  if (obj.metadata.namespace) meta.namespace = obj.metadata.namespace;
+  if (obj.metadata.uid) meta.uid = obj.metadata.uid;
+  if (obj.metadata.resourceVersion) meta.resourceVersion = obj.metadata.resourceVersion;
+  if (obj.metadata.creationTimestamp) meta.creationTimestamp = obj.metadata.creationTimestamp;
+  return {
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata: meta,
+    spec: { replicas: spec.replicas ?? 1 },
+    status: { replicas: status.replicas ?? 0, selector: selectorString(spec.selector) },
+  };
+}
+
+const SCALE_KIND = { apiVersion: 'autoscaling/v1', kind: 'Scale' };
+
+export async function scale(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
+  const t = req.target;
+  const name = t.name ?? '';
+  if (req.method === 'GET') return { code: 200, body: toScale(await ctx.registry.get(t.resource, t.namespace, name)) };
+  const dryRun = isDryRun(req.query);
+  const out = await ctx.registry.guaranteedUpdate(
+    t.resource,
+    t.namespace,
+    name,
+    (cur) => {
+      let wanted: KubeObject;
+      if (req.method === 'PUT') {
+        wanted = asObjectBody(req.body, t.resource, t.namespace, SCALE_KIND);
+      } else {
+        const mt = checkPatchType(req.contentType);
+        // Patches apply to the Scale object; only spec.replicas is carried back.
+        wanted = ctx.ext.applyPatch(mt === 'application/strategic-merge-patch+json' ? 'application/merge-patch+json' : mt, toScale(cur), req.body, t.resource);
+      }
+      const rv = wanted.metadata?.resourceVersion;
+      if (rv && rv !== cur.metadata.resourceVersion) throw errors.conflict(qualifiedResource(t.resource), name);
+      const replicas = (wanted.spec as { replicas?: unknown } | undefined)?.replicas;
+      if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+        throw errors.invalid('autoscaling', 'Scale', name, [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` }]);
+      }
+      cur.spec = { ...((cur.spec as object | undefined) ?? {}), replicas };
+      return cur;
+    },
+    { dryRun, subresource: 'scale' },
+  );
+  return { code: 200, body: toScale(out) };
+}
+
+function success(code: number): Status {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code };
+}
+
+/** POST pods/<name>/binding or POST bindings: sets spec.nodeName once (409 when already bound). */
+export async function bind(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
+  const t = req.target;
+  const binding = asObjectBody(req.body, R.bindings, t.namespace, { apiVersion: 'v1', kind: 'Binding' });
+  const podName = t.name ?? binding.metadata.name ?? '';
+  if (t.name && binding.metadata.name && binding.metadata.name !== t.name) {
+    throw errors.badRequest(`the name of the object (${binding.metadata.name}) does not match the name on the URL (${t.name})`);
+  }
+  const target = (binding.target ?? {}) as { kind?: unknown; name?: unknown };
+  if (typeof target.name !== 'string' || target.name === '') {
+    throw errors.invalid('', 'Binding', podName, [{ reason: 'FieldValueRequired', field: 'target.name', message: 'Required value' }]);
+  }
+  if (target.kind !== undefined && target.kind !== '' && target.kind !== 'Node') {
+    throw errors.invalid('', 'Binding', podName, [{ reason: 'FieldValueNotSupported', field: 'target.kind', message: `Unsupported value: "${String(target.kind)}": supported values: "Node"` }]);
+  }
+  const nodeName = target.name;
+  await ctx.registry.guaranteedUpdate(
+    R.pods,
+    t.namespace,
+    podName,
+    (pod) => {
+      if (pod.metadata.deletionTimestamp) throw errors.conflict('pods/binding', podName, `pod ${podName} is being deleted, cannot be assigned to a host`);
+      const spec = (pod.spec ?? {}) as { nodeName?: string };
+      if (spec.nodeName) throw errors.conflict('pods/binding', podName, `pod ${podName} is already assigned to node "${spec.nodeName}"`);
+      spec.nodeName = nodeName;
+      pod.spec = spec;
+      const status = (pod.status ?? {}) as { conditions?: { type: string; status: string; lastTransitionTime?: string; lastProbeTime?: null }[] };
+      const conds = (status.conditions ?? []).filter((c) => c.type !== 'PodScheduled');
+      conds.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: formatTime(ctx.clock.now()) });
+      status.conditions = conds;
+      pod.status = status;
+      return pod;
+    },
+    { dryRun: isDryRun(req.query), subresource: 'binding' },
+  );
+  return { code: 201, body: success(201) };
+}
+
+/** POST pods/<name>/eviction: without PodDisruptionBudgets, an eviction is a delete with its options. */
+export async function evict(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
+  const t = req.target;
+  const ev = asObjectBody(req.body, R.pods, t.namespace, { apiVersion: 'policy/v1', kind: 'Eviction' });
+  if (ev.metadata.name && ev.metadata.name !== t.name) throw errors.badRequest(`name in URL does not match name in Eviction object`);
+  const opts = parseDeleteOptions(ev.deleteOptions ?? undefined, new URLSearchParams());
+  await ctx.registry.delete(R.pods, t.namespace, t.name ?? '', deleteRequest(R.pods, opts), { dryRun: isDryRun(req.query) || (opts.dryRun ?? []).includes('All') });
+  return { code: 201, body: success(201) };
+}
+
+/** GET pods/<name>/log: emulated containers write nothing. */
+export async function podLog(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
+  const t = req.target;
+  const pod = await ctx.registry.get(R.pods, t.namespace, t.name ?? '');
+  const containers = (((pod.spec ?? {}) as { containers?: { name?: string }[] }).containers ?? []).map((c) => c.name ?? '');
+  const container = req.query.get('container');
+  if (container && !containers.includes(container)) {
+    throw errors.badRequest(`container ${container} is not valid for pod ${t.name ?? ''}`);
+  }
+  if (!container && containers.length > 1) {
+    throw errors.badRequest(`a container name must be specified for pod ${t.name ?? ''}, choose one of: [${containers.join(' ')}]`);
+  }
+  return { code: 200, body: undefined, raw: { contentType: 'text/plain', text: '' } };
+}
+
+/** PUT namespaces/<name>/finalize: replaces spec.finalizers; an emptied terminating namespace is removed. */
+export async function finalizeNamespace(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
+  const t = req.target;
+  const name = t.name ?? '';
+  const body = asObjectBody(req.body, R.namespaces, undefined);
+  const finalizers = ((body.spec ?? {}) as { finalizers?: unknown }).finalizers;
+  if (finalizers !== undefined && (!Array.isArray(finalizers) || finalizers.some((f) => typeof f !== 'string'))) {
+    throw errors.badRequest('spec.finalizers must be a list of strings');
+  }
+  const dryRun = isDryRun(req.query);
+  const out = await ctx.registry.guaranteedUpdate(
+    R.namespaces,
+    undefined,
+    name,
+    (cur) => {
+      cur.spec = { ...((cur.spec as object | undefined) ?? {}), finalizers: (finalizers as string[] | undefined) ?? [] };
+      return cur;
+    },
+    { dryRun, subresource: 'finalize' },
+  );
+  const specFin = ((out.spec ?? {}) as { finalizers?: string[] }).finalizers ?? [];
+  if (out.metadata.deletionTimestamp && specFin.length === 0 && (out.metadata.finalizers ?? []).length === 0 && !dryRun) {
+    try {
+      const res = await ctx.registry.delete(R.namespaces, undefined, name, deleteRequest(R.namespaces, {}), {});
+      return { code: 200, body: res.object };
+    } catch (e) {
+      if (!(e instanceof StatusError && e.reason === 'NotFound')) throw e;
+    }
+  }
+  return { code: 200, body: out };
+}

@@ -1,0 +1,150 @@
+// POST, PUT, PATCH (including server-side apply) and DELETE of objects and collections.
+import { errors, groupVersion, qualifiedResource, StatusError, type KubeObject, type Status } from '@kemu/api';
+import { APPLY_PATCH, mediaType } from '../body.ts';
+import type { ApiContext } from '../context.ts';
+import { deleteRequest, parseDeleteOptions } from '../registry/delete-plan.ts';
+import { buildFilter } from '../registry/filter.ts';
+import { listFromStore } from '../registry/list.ts';
+import { asObjectBody } from '../registry/object-body.ts';
+import { tableOr } from './read.ts';
+import { isDryRun, type ApiReply, type ApiRequest } from './request.ts';
+
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', APPLY_PATCH];
+/** Kinds whose DELETE replies with the object (as Kubernetes' registries do); others reply with a Status. */
+const RETURNS_DELETED_OBJECT = new Set(['pods', 'namespaces', 'services', 'nodes']);
+
+function withKind(ctx: ApiContext, req: ApiRequest, obj: KubeObject): KubeObject {
+  obj.apiVersion ??= groupVersion(req.target.resource);
+  obj.kind ??= req.target.resource.kind;
+  return obj;
+}
+
+export async function createObject(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
+  const t = req.target;
+  const obj = asObjectBody(req.body, t.resource, t.namespace);
+  if (t.resource.namespaced && t.namespace === undefined) throw errors.badRequest('the server could not find the requested resource: create of a namespaced resource needs a namespace in the URL');
+  if (t.resource.namespaced && !obj.metadata.namespace) obj.metadata.namespace = t.namespace;
+  const created = await ctx.registry.create(t.resource, obj, { dryRun: isDryRun(req.query) });
+  return { code: 201, body: withKind(ctx, req, created) };
+}
+
+export async function updateObject(ctx: ApiContext, req: ApiRequest, subresource?: string): Promise<ApiReply> {
+  const t = req.target;
+  const name = t.name ?? '';
+  const obj = asObjectBody(req.body, t.resource, t.namespace);
+  if (obj.metadata.name && obj.metadata.name !== name) {
+    throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+  }
+  obj.metadata.name = name;
+  const sub = subresource === 'status' ? { subresource } : {};
+  const out = await ctx.registry.update(t.resource, t.namespace, name, obj, { dryRun: isDryRun(req.query), ...sub });
+  return { code: 200, body: withKind(ctx, req, out) };
+}
+
+export function checkPatchType(contentType: string | undefined): string {
+  const mt = mediaType(contentType);
+  if (!PATCH_TYPES.includes(mt)) {
+    throw new StatusError('UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${PATCH_TYPES.join(', ')}`);
+  }
+  return mt;
+}
+
+export async function patchObject(ctx: ApiContext, req: ApiRequest, subresource?: string): Promise<ApiReply> {
+  const t = req.target;
+  const name = t.name ?? '';
+  const mt = checkPatchType(req.contentType);
+  if (req.body === undefined) throw errors.badRequest('the body of the request was empty');
+  const dryRun = isDryRun(req.query);
+  const sub = subresource === 'status' ? { subresource } : {};
+  if (mt === APPLY_PATCH) return applyObject(ctx, req, dryRun);
+  const out = await ctx.registry.guaranteedUpdate(
+    t.resource,
+    t.namespace,
+    name,
+    (cur) => {
+      const patched = ctx.ext.applyPatch(mt, cur, req.body, t.resource);
+      const next = asObjectBody(patched, t.resource, t.namespace);
+      if (next.metadata.name && next.metadata.name !== name) throw errors.badRequest(`the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`);
+      // A patch that sets metadata.resourceVersion is conditional on it.
+      const patchRV = (patched.metadata as { resourceVersion?: unknown }).resourceVersion;
+      if (typeof patchRV === 'string' && patchRV !== '' && patchRV !== cur.metadata.resourceVersion) throw errors.conflict(qualifiedResource(t.resource), name);
+      return next;
+    },
+    { dryRun, ...sub },
+  );
+  return { code: 200, body: withKind(ctx, req, out) };
+}
+
+/** Server-side apply: create from the manifest, or merge it into the live object (no managedFields tracking). */
+async function applyObject(ctx: ApiContext, req: ApiRequest, dryRun: boolean): Promise<ApiReply> {
+  const t = req.target;
+  const name = t.name ?? '';
+  const manager = req.query.get('fieldManager');
+  if (!manager) throw errors.badRequest('PATCH, application/apply-patch+yaml requests require a fieldManager query parameter');
+  const manifest = asObjectBody(structuredClone(req.body), t.resource, t.namespace);
+  if (manifest.metadata.name !== undefined && manifest.metadata.name !== name) {
+    throw errors.badRequest(`the name of the object (${manifest.metadata.name}) does not match the name on the URL (${name})`);
+  }
+  manifest.metadata.name = name;
+  const existing = await ctx.registry.getKV(t.resource, t.namespace, name);
+  if (!existing) {
+    try {
+      const created = await ctx.registry.create(t.resource, manifest, { dryRun });
+      return { code: 201, body: withKind(ctx, req, created) };
+    } catch (e) {
+      if (!(e instanceof StatusError && e.reason === 'AlreadyExists')) throw e;
+    }
+  }
+  const strategic = t.resource.group === '' || t.resource.group === 'apps';
+  const out = await ctx.registry.guaranteedUpdate(
+    t.resource,
+    t.namespace,
+    name,
+    (cur) => {
+      const body = structuredClone(manifest) as Record<string, unknown>;
+      delete (body.metadata as Record<string, unknown>).resourceVersion;
+      const patched = ctx.ext.applyPatch(strategic ? 'application/strategic-merge-patch+json' : 'application/merge-patch+json', cur, body, t.resource);
+      return asObjectBody(patched, t.resource, t.namespace);
+    },
+    { dryRun },
+  );
+  return { code: 200, body: withKind(ctx, req, out) };
+}
+
+function successStatus(ctx: ApiContext, req: ApiRequest, obj: KubeObject): Status {
+  const r = req.target.resource;
+  const details: Status['details'] = { name: obj.metadata.name ?? '', kind: r.plural };
+  if (r.group) details.group = r.group;
+  if (obj.metadata.uid) details.uid = obj.metadata.uid;
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details, code: 200 };
+}
+
+export async function deleteObject(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
+  const t = req.target;
+  const opts = parseDeleteOptions(req.body, req.query);
+  const dryRun = isDryRun(req.query) || (opts.dryRun ?? []).includes('All');
+  const res = await ctx.registry.delete(t.resource, t.namespace, t.name ?? '', deleteRequest(t.resource, opts), { dryRun });
+  const code = !res.deleted && opts.orphanDependents === false ? 202 : 200;
+  const obj = withKind(ctx, req, res.object);
+  if (!res.deleted || RETURNS_DELETED_OBJECT.has(t.resource.plural)) return { code, body: obj };
+  return { code, body: successStatus(ctx, req, obj) };
+}
+
+export async function deleteCollection(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
+  const t = req.target;
+  const opts = parseDeleteOptions(req.body, req.query);
+  const dryRun = isDryRun(req.query) || (opts.dryRun ?? []).includes('All');
+  const filter = buildFilter(t.resource, ctx.ext, req.query.get('labelSelector'), req.query.get('fieldSelector'));
+  const list = await listFromStore(ctx.backend, t.resource, { ...(t.namespace !== undefined ? { namespace: t.namespace } : {}), ...(filter ? { filter } : {}) });
+  const items: KubeObject[] = [];
+  for (const it of list.items) {
+    try {
+      const res = await ctx.registry.delete(t.resource, it.metadata.namespace, it.metadata.name ?? '', deleteRequest(t.resource, opts), { dryRun });
+      items.push(withKind(ctx, req, res.object));
+    } catch (e) {
+      if (!(e instanceof StatusError && e.reason === 'NotFound')) throw e;
+    }
+  }
+  const out = { kind: t.resource.listKind, apiVersion: groupVersion(t.resource), metadata: { resourceVersion: list.metadata.resourceVersion ?? '' }, items };
+  return { code: 200, body: tableOr(ctx, req, items, out.metadata, out) };
+}

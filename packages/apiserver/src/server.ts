@@ -1,0 +1,267 @@
+// The kube-apiserver HTTP surface on fastify: body decoding, one error handler that renders every
+// failure as a metav1 Status, Cache-Control on every reply, inflight limits, metrics and request logs,
+// discovery, /version, OpenAPI, health, REST and watch (HTTP streaming and WebSocket).
+import { errors, StatusError, toStatus, type Status } from '@kemu/api';
+import type { Logger } from '@kemu/base';
+import type { Backend } from '@kemu/store';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { decodeBody } from './body.ts';
+import { realClock, type Clock } from './clock.ts';
+import type { ApiContext } from './context.ts';
+import { aggregatedDiscovery, AGGREGATED_CONTENT_TYPE, apiGroupDoc, apiGroupList, apiResourceList, apiVersions, wantsAggregated } from './discovery.ts';
+import { loadExtensions, type Extensions } from './extensions.ts';
+import { runHealth, type Check } from './health.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
+import { namespaceLifecycle } from './namespace-lifecycle.ts';
+import { openapiDocument, openapiIndex } from './openapi.ts';
+import { Registry } from './registry/registry.ts';
+import { handleRest, requestVerb } from './routes/rest.ts';
+import { boolParam, type ApiRequest, type ResourceTarget } from './routes/request.ts';
+import { parseTarget } from './routes/target.ts';
+import { VERSION_INFO } from './version.ts';
+import { Cacher } from './watch/cacher.ts';
+import { WatchHub } from './watch/hub.ts';
+import { prepareWatch, serveHttpWatch, trackWatcher, wsSink } from './watch/route.ts';
+
+export const BODY_LIMIT = 3 * 1024 * 1024;
+
+export interface ApiServerOptions {
+  backend: Backend;
+  logger: Logger;
+  clock?: Clock;
+  ext?: Extensions;
+  metrics?: Metrics;
+  /** host:port for legacy discovery. */
+  advertise?: string;
+  maxRequestsInflight?: number;
+  maxMutatingRequestsInflight?: number;
+  bookmarkIntervalMs?: number;
+  minRequestTimeoutMs?: number;
+  historySize?: number;
+  /** Extra /readyz and /healthz checks. */
+  checks?: Record<string, Check>;
+}
+
+export interface ApiServer {
+  app: FastifyInstance;
+  ctx: ApiContext;
+  /** Fills the watch cache; call before serving. */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function sendStatus(reply: FastifyReply, status: Status, headers: Record<string, string> = {}): FastifyReply {
+  return reply.code(status.code).headers({ 'content-type': 'application/json', ...headers }).send(Buffer.from(JSON.stringify(status)));
+}
+
+function toStatusError(err: unknown): StatusError {
+  if (err instanceof StatusError) return err;
+  const e = err as { code?: unknown; statusCode?: unknown; message?: unknown };
+  const msg = typeof e.message === 'string' ? e.message : String(err);
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413) return new StatusError('RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
+  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || e.statusCode === 415) return new StatusError('UnsupportedMediaType', msg);
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return errors.badRequest(msg);
+  return errors.internal(msg);
+}
+
+export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer> {
+  const clock = opts.clock ?? realClock;
+  const ext = opts.ext ?? (await loadExtensions());
+  const metrics = opts.metrics ?? createMetrics();
+  const logger = opts.logger;
+  const cacher = new Cacher({ backend: opts.backend, logger, ...(opts.historySize ? { historySize: opts.historySize } : {}), onReset: () => hub.closeAll() });
+  const hub = new WatchHub(cacher, { bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000, maxBufferedBytes: 16 * 1024 * 1024 });
+  let registry: Registry;
+  registry = new Registry({ backend: opts.backend, clock, ext, namespaceCheck: namespaceLifecycle(cacher, () => registry) });
+  const ctx: ApiContext = {
+    backend: opts.backend,
+    clock,
+    logger,
+    ext,
+    registry,
+    cacher,
+    hub,
+    metrics,
+    advertise: opts.advertise ?? '127.0.0.1:6443',
+    minRequestTimeoutMs: opts.minRequestTimeoutMs ?? 1_800_000,
+    componentLeases: { scheduler: 'kube-scheduler', 'controller-manager': 'kube-controller-manager' },
+  };
+  const checks: Record<string, Check> = {
+    ping: () => true,
+    log: () => true,
+    etcd: () => opts.backend.healthy(),
+    'informer-sync': () => cacher.isReady(),
+    ...(opts.checks ?? {}),
+  };
+
+  const app = Fastify({ bodyLimit: BODY_LIMIT, logger: false, return503OnClosing: false, routerOptions: { caseSensitive: true, ignoreTrailingSlash: true } });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body));
+
+  const maxRO = opts.maxRequestsInflight ?? 400;
+  const maxRW = opts.maxMutatingRequestsInflight ?? 200;
+  let inflightRO = 0;
+  let inflightRW = 0;
+  const started = new WeakMap<FastifyRequest, { t0: number; verb: string; resource: string }>();
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('cache-control', 'no-cache, private');
+    const url = req.url;
+    const longRunning = /[?&]watch=(true|1)(&|$)/.test(url) || /\/watch\//.test(url) || /[?&]follow=true/.test(url);
+    if (longRunning) return;
+    const mutating = req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS';
+    if (mutating ? inflightRW >= maxRW && maxRW > 0 : inflightRO >= maxRO && maxRO > 0) {
+      metrics.requests.inc({ verb: req.method, resource: '', code: '429' });
+      return sendStatus(reply, toStatus(errors.tooManyRequests(1)), { 'retry-after': '1' });
+    }
+    if (mutating) inflightRW++;
+    else inflightRO++;
+    metrics.inflight.set({ request_kind: mutating ? 'mutating' : 'readOnly' }, mutating ? inflightRW : inflightRO);
+    reply.raw.once('close', () => {
+      if (mutating) inflightRW--;
+      else inflightRO--;
+    });
+    return undefined;
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    const s = started.get(req);
+    const verb = s?.verb ?? req.method;
+    const resource = s?.resource ?? '';
+    const seconds = (performance.now() - (s?.t0 ?? performance.now())) / 1000;
+    metrics.requests.inc({ verb, resource, code: String(reply.statusCode) });
+    if (s) metrics.duration.observe({ verb, resource }, seconds);
+    if (logger.isLevelEnabled('debug')) {
+      logger.debug({ verb, uri: req.url, code: reply.statusCode, latencyMs: Math.round(seconds * 1000), userAgent: req.headers['user-agent'] }, 'HTTP');
+    }
+  });
+
+  app.setErrorHandler((err, _req, reply) => {
+    const se = toStatusError(err);
+    if (se.code >= 500) logger.error({ err: err instanceof Error ? err.stack : String(err) }, 'request failed');
+    const headers: Record<string, string> = {};
+    if (se.details?.retryAfterSeconds) headers['retry-after'] = String(se.details.retryAfterSeconds);
+    return sendStatus(reply, toStatus(se), headers);
+  });
+  app.setNotFoundHandler((_req, reply) => sendStatus(reply, toStatus(new StatusError('NotFound', 'the server could not find the requested resource'))));
+
+  const json = (reply: FastifyReply, code: number, body: unknown, contentType = 'application/json') =>
+    reply.code(code).header('content-type', contentType).send(Buffer.from(JSON.stringify(body)));
+
+  app.get('/version', async (_req, reply) => json(reply, 200, VERSION_INFO));
+  for (const ep of ['healthz', 'livez', 'readyz']) {
+    const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+      const u = new URL(req.url, 'http://x');
+      const sub = u.pathname.split('/')[2];
+      const res = await runHealth(ep, checks, sub, u.searchParams);
+      return reply.code(res.code).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(res.text);
+    };
+    app.get(`/${ep}`, handler);
+    app.get(`/${ep}/*`, handler);
+  }
+  app.get('/metrics', async (_req, reply) => reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics()));
+  app.get('/openapi/v2', async (_req, reply) => sendStatus(reply, toStatus(new StatusError('NotFound', 'the server could not find the requested resource'))));
+  app.get('/openapi/v3', async (_req, reply) => json(reply, 200, openapiIndex()));
+  app.get('/openapi/v3/*', async (req, reply) => {
+    const parts = new URL(req.url, 'http://x').pathname.split('/').slice(3);
+    const [group, version] = parts[0] === 'api' ? ['', parts[1]] : parts[0] === 'apis' ? [parts[1], parts[2]] : [undefined, undefined];
+    const doc = group !== undefined && version ? openapiDocument(group, version) : undefined;
+    if (!doc) return sendStatus(reply, toStatus(new StatusError('NotFound', 'the server could not find the requested resource')));
+    return json(reply, 200, doc);
+  });
+
+  const rest = async (req: FastifyRequest, reply: FastifyReply) => {
+    const u = new URL(req.url, 'http://x');
+    const target = parseTarget(u.pathname);
+    const accept = req.headers.accept;
+    switch (target.kind) {
+      case 'root':
+        if (req.method !== 'GET') throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
+        if (wantsAggregated(accept)) return json(reply, 200, aggregatedDiscovery(target.prefix), AGGREGATED_CONTENT_TYPE);
+        return json(reply, 200, target.prefix === 'api' ? apiVersions(ctx.advertise) : apiGroupList());
+      case 'group': {
+        const doc = apiGroupDoc(target.group);
+        return json(reply, 200, doc);
+      }
+      case 'groupVersion':
+        return json(reply, 200, apiResourceList(target.group, target.version));
+      case 'resource':
+        break;
+    }
+    const contentType = req.headers['content-type'];
+    const apiReq: ApiRequest = {
+      method: req.method,
+      target,
+      query: u.searchParams,
+      headers: req.headers,
+      contentType,
+      body: undefined,
+    };
+    const verb = requestVerb(apiReq);
+    started.set(req, { t0: performance.now(), verb, resource: target.resource.plural });
+    if (verb === 'WATCH' || (req.method === 'GET' && target.watchPath)) {
+      const prepared = prepareWatch(ctx, target, u.searchParams, accept);
+      await serveHttpWatch(ctx, prepared, reply.raw, () => reply.hijack());
+      metrics.requests.inc({ verb: 'WATCH', resource: target.resource.plural, code: '200' });
+      return reply;
+    }
+    apiReq.body = decodeBody(contentType, req.body as Buffer | undefined);
+    const out = await handleRest(ctx, apiReq);
+    if (out.headers) reply.headers(out.headers);
+    if (out.raw) return reply.code(out.code).header('content-type', out.raw.contentType).send(out.raw.text);
+    return json(reply, out.code, out.body);
+  };
+  for (const prefix of ['/api', '/apis']) {
+    app.all(prefix, rest);
+    app.all(`${prefix}/*`, rest);
+  }
+
+  // WebSocket watches on the same URLs.
+  const wss = new WebSocketServer({ noServer: true });
+  app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    void (async () => {
+      const u = new URL(req.url ?? '/', 'http://x');
+      let target: ResourceTarget;
+      let prepared;
+      try {
+        const t = parseTarget(u.pathname);
+        if (t.kind !== 'resource' || (t.name !== undefined && !t.watchPath)) throw errors.badRequest('only watches can be upgraded to a WebSocket');
+        target = t;
+        if (!t.watchPath && boolParam(u.searchParams, 'watch') !== true) throw errors.badRequest('only watches can be upgraded to a WebSocket');
+        prepared = prepareWatch(ctx, target, u.searchParams, req.headers.accept);
+      } catch (e) {
+        const st = toStatus(toStatusError(e));
+        const body = JSON.stringify(st);
+        socket.end(`HTTP/1.1 ${st.code} ${st.reason ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+        return;
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        const sink = wsSink(ws);
+        hub
+          .start(prepared.params, prepared.session, sink, () => undefined)
+          .then((session) => trackWatcher(ctx, prepared.resource, session))
+          .catch((e: unknown) => {
+            ws.send(JSON.stringify({ type: 'ERROR', object: toStatus(toStatusError(e)) }));
+            ws.close(1000);
+          });
+      });
+    })();
+  });
+
+  return {
+    app,
+    ctx,
+    async start() {
+      await cacher.start();
+    },
+    async close() {
+      hub.stop();
+      cacher.stop();
+      for (const c of wss.clients) c.terminate();
+      await app.close();
+    },
+  };
+}

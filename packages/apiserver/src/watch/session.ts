@@ -1,0 +1,163 @@
+// One client's watch: initial events or history replay, then live events from the cache, bookmarks,
+// timeoutSeconds, and a bounded output buffer (a watcher that cannot keep up is cut off, so it never
+// slows the others; its client resumes from its last resourceVersion).
+import { groupVersion, toStatus, type KubeObject, type ResourceInfo, type StatusError } from '@kemu/api';
+import type { ObjectFilter } from '../registry/filter.ts';
+import type { TablePrinter } from '../strategy/types.ts';
+import { rowFor, type IncludeObject } from '../table.ts';
+import { lineFor, type CacheEvent, type CacheEventType } from './event.ts';
+import type { CachedObject, CacheWatcher, Delivery, ResourceCache } from './resource-cache.ts';
+
+export interface WatchSink {
+  write(buf: Buffer): void;
+  /** Bytes written but not yet flushed to the client. */
+  buffered(): number;
+  end(): void;
+  onClose(cb: () => void): void;
+}
+
+export interface TableMode {
+  printer: TablePrinter;
+  include: IncludeObject;
+  now: () => number;
+}
+
+export interface SessionOptions {
+  resource: ResourceInfo;
+  namespace?: string;
+  filter?: ObjectFilter;
+  bookmarks: boolean;
+  table?: TableMode;
+  maxBufferedBytes: number;
+}
+
+export class WatchSession implements CacheWatcher {
+  readonly namespace?: string;
+  readonly filter?: ObjectFilter;
+  private closed = false;
+  private sentColumns = false;
+  private lastRV = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private cache: ResourceCache | undefined;
+  private readonly closeHandlers: (() => void)[] = [];
+
+  constructor(
+    readonly opts: SessionOptions,
+    private readonly sink: WatchSink,
+  ) {
+    if (opts.namespace !== undefined) this.namespace = opts.namespace;
+    if (opts.filter) this.filter = opts.filter;
+    sink.onClose(() => this.close());
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  onClose(cb: () => void): void {
+    this.closeHandlers.push(cb);
+  }
+
+  /** Registers with the cache and sends the initial or replayed events (synchronously, so none is missed). */
+  begin(cache: ResourceCache, initial: CachedObject[], replay: CacheEvent[], rv: number, initialEventsEnd: boolean): void {
+    if (this.closed) return;
+    this.cache = cache;
+    this.lastRV = rv;
+    const bufs: Buffer[] = [];
+    for (const o of initial) bufs.push(this.encodeObject('ADDED', o.object, o.json));
+    for (const ev of replay) {
+      const t = this.typeFor(ev);
+      if (t) bufs.push(this.encode({ ev, type: t }));
+      this.lastRV = Math.max(this.lastRV, ev.rv);
+    }
+    if (initialEventsEnd) bufs.push(this.bookmarkLine(this.lastRV, true));
+    if (bufs.length > 0) this.write(Buffer.concat(bufs));
+    cache.watchers.add(this);
+  }
+
+  private typeFor(ev: CacheEvent): CacheEventType | undefined {
+    if (this.namespace !== undefined && ev.object.metadata.namespace !== this.namespace) return undefined;
+    if (!this.filter) return ev.type;
+    const cur = this.filter(ev.object);
+    if (ev.type !== 'MODIFIED' || !ev.prev) return cur ? ev.type : undefined;
+    const old = this.filter(ev.prev);
+    return cur && old ? 'MODIFIED' : cur ? 'ADDED' : old ? 'DELETED' : undefined;
+  }
+
+  deliver(batch: Delivery[]): void {
+    if (this.closed) return;
+    if (batch.length === 1) {
+      const d = batch[0] as Delivery;
+      this.lastRV = d.ev.rv;
+      this.write(this.encode(d));
+      return;
+    }
+    const bufs = batch.map((d) => this.encode(d));
+    this.lastRV = (batch[batch.length - 1] as Delivery).ev.rv;
+    this.write(Buffer.concat(bufs));
+  }
+
+  bookmark(rv: number): void {
+    if (this.closed || !this.opts.bookmarks || rv <= this.lastRV) return;
+    this.lastRV = rv;
+    this.write(this.bookmarkLine(rv, false));
+  }
+
+  /** An ERROR event with the Status, then the end of the stream (e.g. 410 Expired). */
+  fail(err: StatusError): void {
+    if (this.closed) return;
+    this.sink.write(lineFor('ERROR', toStatus(err)));
+    this.close();
+  }
+
+  setTimeout(ms: number): void {
+    this.timer = setTimeout(() => this.close(), ms);
+    this.timer.unref();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.cache?.watchers.delete(this);
+    this.sink.end();
+    for (const cb of this.closeHandlers) cb();
+  }
+
+  private write(buf: Buffer): void {
+    this.sink.write(buf);
+    if (this.sink.buffered() > this.opts.maxBufferedBytes) this.close();
+  }
+
+  private bookmarkLine(rv: number, initialEventsEnd: boolean): Buffer {
+    const r = this.opts.resource;
+    const metadata: KubeObject['metadata'] = { resourceVersion: String(rv) };
+    if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+    return lineFor('BOOKMARK', { kind: r.kind, apiVersion: groupVersion(r), metadata });
+  }
+
+  private encode(d: Delivery): Buffer {
+    const t = this.opts.table;
+    if (!t) return d.ev.line(d.type);
+    if (!this.sentColumns) return this.encodeTable(d.type, d.ev.objectFor(d.type));
+    return d.ev.variant(`table:${t.include}:${d.type}`, () => this.encodeTable(d.type, d.ev.objectFor(d.type)));
+  }
+
+  private encodeObject(type: CacheEventType, object: KubeObject, json: string): Buffer {
+    if (!this.opts.table) return Buffer.from(`{"type":"${type}","object":${json}}\n`);
+    return this.encodeTable(type, object);
+  }
+
+  private encodeTable(type: CacheEventType, object: KubeObject): Buffer {
+    const t = this.opts.table as TableMode;
+    const table = {
+      kind: 'Table',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: { resourceVersion: object.metadata.resourceVersion ?? '' },
+      columnDefinitions: this.sentColumns ? [] : t.printer.columns,
+      rows: [rowFor(object, t.printer, t.include, t.now())],
+    };
+    this.sentColumns = true;
+    return lineFor(type, table);
+  }
+}
