@@ -2,7 +2,7 @@
 // returns when the next one is due, so a FakeClock (or a shared timer) drives it and tests never sleep.
 // Stages follow the kubelet: pull → init containers one by one → containers (probes' initial delays for
 // readiness) → exits and restarts with CrashLoopBackOff → graceful stop on deletion → terminal phase.
-import type { Container, PodPhase, PodSpec } from '@kemu/api';
+import { parseTime, type Container, type ContainerStatus, type PodPhase, type PodSpec, type PodStatus } from '@kemu/api';
 import { containerBehaviour, preStopMs, type Behaviour } from './command.ts';
 
 export const BACKOFF_INITIAL_MS = 10_000;
@@ -64,9 +64,10 @@ const DEADLINE_MESSAGE = 'Pod was active on the node longer than the specified d
 export class PodLifecycle {
   readonly containers: ContainerRuntime[];
   readonly initContainers: ContainerRuntime[];
-  readonly startTime: number;
+  startTime: number;
   private readonly restartPolicy: 'Always' | 'OnFailure' | 'Never';
-  private readonly deadlineAt: number | null;
+  private deadlineAt: number | null;
+  private readonly activeDeadlineMs: number | null;
   /** Set when the pod is being stopped (deletion or active deadline). */
   stopping = false;
   /** Terminal phase once reached: nothing runs any more. */
@@ -99,7 +100,44 @@ export class PodLifecycle {
     });
     this.initContainers = (spec.initContainers ?? []).map((c) => make(c, true));
     this.containers = spec.containers.map((c) => make(c, false));
-    this.deadlineAt = spec.activeDeadlineSeconds !== undefined ? now + spec.activeDeadlineSeconds * 1000 : null;
+    this.activeDeadlineMs = spec.activeDeadlineSeconds !== undefined ? spec.activeDeadlineSeconds * 1000 : null;
+    this.deadlineAt = this.activeDeadlineMs !== null ? now + this.activeDeadlineMs : null;
+  }
+
+  /**
+   * Takes over a pod this node ran before the kubelet restarted: its start time, restart counts and the
+   * containers' states as last reported, so a kubelet restart does not restart the pod's containers.
+   */
+  adopt(previous: PodStatus, now: number): void {
+    const start = parseTime(previous.startTime);
+    if (!Number.isFinite(start)) return;
+    this.startTime = start;
+    if (this.activeDeadlineMs !== null) this.deadlineAt = start + this.activeDeadlineMs;
+    const apply = (list: ContainerRuntime[], statuses: ContainerStatus[] | undefined) => {
+      for (const c of list) {
+        const s = statuses?.find((x) => x.name === c.name);
+        if (!s) continue;
+        c.restartCount = s.restartCount ?? 0;
+        if (c.restartCount > 0) c.nextBackoffMs = Math.min(BACKOFF_INITIAL_MS * 2 ** (c.restartCount - 1), BACKOFF_MAX_MS);
+        const last = s.lastState?.terminated;
+        if (last) c.lastState = toTerminated(last, now);
+        const run = s.state?.running;
+        const term = s.state?.terminated;
+        if (run) {
+          const startedAt = Number.isFinite(parseTime(run.startedAt)) ? parseTime(run.startedAt) : now;
+          c.state = { kind: 'running', startedAt, exitAt: c.behaviour.runMs === null ? null : Math.max(startedAt + c.behaviour.runMs, now), containerID: s.containerID ?? this.env.newContainerID() };
+          this.env.imagePulled(c.image);
+        } else if (term) {
+          c.state = toTerminated(term, now);
+          this.env.imagePulled(c.image);
+        } else if (c.lastState) {
+          c.restartPending = true;
+          c.state = { kind: 'waiting', reason: 'ContainerCreating', until: now };
+        }
+      }
+    };
+    apply(this.initContainers, previous.initContainerStatuses);
+    apply(this.containers, previous.containerStatuses);
   }
 
   /** True once every init container has completed (sidecars: started). */
@@ -286,6 +324,19 @@ export class PodLifecycle {
     this.terminalPhase = ok ? 'Succeeded' : 'Failed';
     return undefined;
   }
+}
+
+function toTerminated(t: NonNullable<NonNullable<ContainerStatus['state']>['terminated']>, now: number): Terminated {
+  const startedAt = parseTime(t.startedAt);
+  const finishedAt = parseTime(t.finishedAt);
+  return {
+    kind: 'terminated',
+    exitCode: t.exitCode,
+    reason: t.reason ?? (t.exitCode === 0 ? 'Completed' : 'Error'),
+    startedAt: Number.isFinite(startedAt) ? startedAt : now,
+    finishedAt: Number.isFinite(finishedAt) ? finishedAt : now,
+    containerID: t.containerID ?? '',
+  };
 }
 
 function initDone(c: ContainerRuntime): boolean {

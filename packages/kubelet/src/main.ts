@@ -1,0 +1,82 @@
+// kubelet (emulated): parses flags, connects to the apiserver, runs --node-count emulated nodes, serves
+// /healthz and /metrics on --secure-port, and stops on SIGTERM/SIGINT (killing it is a node failure).
+import fs from 'node:fs';
+import { Gauge } from 'prom-client';
+import { RestClient, loadClientConfig } from '@kemu/client';
+import { createLogger, newMetricsRegistry, parseCommandLine, realClock, startHealthServer } from '@kemu/base';
+import { FLAGS, resolveOptions, type KubeletOptions } from './options.ts';
+import { Kubelet } from './kubelet.ts';
+import { KUBELET_VERSION } from './node/status.ts';
+
+const PROGRAM = 'kubelet';
+
+function fail(message: string, code: number): never {
+  fs.writeSync(2, `Error: ${message}\n`);
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  const { _: positional, ...flags } = parseCommandLine(PROGRAM, FLAGS);
+  if (positional.length > 0) fail(`unknown command "${positional[0]}" for "${PROGRAM}"`, 2);
+  let opts: KubeletOptions;
+  try {
+    opts = resolveOptions(flags);
+  } catch (e) {
+    fail((e as Error).message, 1);
+  }
+  const logger = createLogger(PROGRAM, flags.v);
+  const n = flags['node-count'];
+  let config;
+  try {
+    // Each real kubelet has its own client: N emulated nodes get N times the QPS.
+    config = loadClientConfig({
+      kubeconfig: flags.kubeconfig || undefined,
+      master: flags.master || undefined,
+      qps: flags['kube-api-qps'] * n,
+      burst: flags['kube-api-burst'] * n,
+      userAgent: `${PROGRAM}/${KUBELET_VERSION} (${process.platform}/${process.arch}) kemu`,
+    });
+  } catch (e) {
+    fail(`invalid configuration: ${(e as Error).message}`, 1);
+  }
+  const client = new RestClient(config, { logger });
+  const kubelet = new Kubelet(opts, { client, clock: realClock, logger });
+
+  const registry = newMetricsRegistry();
+  const nodesGauge = new Gauge({ name: 'kubelet_emulated_nodes', help: 'Number of nodes this process emulates.', registers: [registry] });
+  nodesGauge.set(n);
+  new Gauge({
+    name: 'kubelet_running_pods',
+    help: 'Number of pods the emulated nodes of this process hold.',
+    registers: [registry],
+    collect() {
+      let pods = 0;
+      for (const a of kubelet.agents.values()) pods += a.podCount();
+      this.set(pods);
+    },
+  });
+  try {
+    const health = await startHealthServer({ bindAddress: flags['bind-address'], port: flags['secure-port'], checks: { syncloop: () => true }, registry });
+    if (health) logger.info({ port: health.port }, 'Serving healthz and metrics');
+  } catch (e) {
+    // Several kubelets on one host would fight over 10250: keep running without the endpoint.
+    logger.error({ port: flags['secure-port'], err: String(e) }, 'Failed to start the health server; continuing without it');
+  }
+
+  const stopping = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (stopping.signal.aborted) return;
+    logger.info({ signal: sig }, 'Received termination signal, shutting down');
+    stopping.abort(new Error(`received ${sig}`));
+    kubelet.stop();
+    setTimeout(() => process.exit(0), 100).unref();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  await kubelet.start(stopping.signal);
+}
+
+main().catch((e: unknown) => {
+  fs.writeSync(2, `Error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});

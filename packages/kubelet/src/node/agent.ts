@@ -1,0 +1,196 @@
+// One emulated node: registers (and re-registers) its Node, sends heartbeats, admits the pods bound to it and
+// runs a PodWorker per admitted pod. Everything it holds is small: the node's identity, its image set, the
+// IP allocator and one worker per pod, so a process can host a thousand of them.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { type Node, type NodeStatus, type Pod } from '@kemu/api';
+import type { Clock, Logger } from '@kemu/base';
+import type { KubeApi } from '../api.ts';
+import type { TimerQueue } from '../timers.ts';
+import { admitPod, parseAllocatable, podRequests, type Allocatable, type PodRequests } from '../pods/admission.ts';
+import { PodIPAllocator } from '../pods/ipam.ts';
+import type { LifecycleEnv } from '../pods/lifecycle.ts';
+import { PodWorker, type WorkerHost } from '../pods/worker.ts';
+import { Heartbeat, type HeartbeatOptions } from './heartbeat.ts';
+import { registerNode } from './registration.ts';
+import { buildNode, buildNodeStatus, nodeConditions, type NodeConfig, type NodeIdentity } from './status.ts';
+
+export interface AgentDeps {
+  client: KubeApi;
+  timers: TimerQueue;
+  clock: Clock;
+  logger: Logger;
+  config: NodeConfig;
+  heartbeat: Omit<HeartbeatOptions, 'phase'>;
+  imagePullMs: number;
+  preloadedImages: readonly string[];
+  registerNode: boolean;
+}
+
+export class NodeAgent {
+  private node: Node | undefined;
+  private readonly bootID = randomUUID();
+  private readonly images: Set<string>;
+  private imagesVersion = 0;
+  private cachedStatus: { version: number; status: NodeStatus } | undefined;
+  private readonly ipam: PodIPAllocator;
+  private readonly workers = new Map<string, PodWorker>();
+  private readonly admitted = new Map<string, PodRequests>();
+  private readonly allocatable: Allocatable;
+  private readonly heartbeat: Heartbeat;
+  private readonly host: WorkerHost;
+  private registering = false;
+  private stopped = false;
+
+  constructor(
+    readonly id: NodeIdentity,
+    private readonly deps: AgentDeps,
+    phase: number,
+  ) {
+    this.images = new Set(deps.preloadedImages);
+    this.ipam = new PodIPAllocator(id.fallbackPodCIDR);
+    this.allocatable = parseAllocatable(deps.config.capacity);
+    this.heartbeat = new Heartbeat(deps.client, deps.timers, deps.clock, deps.logger, {
+      name: id.name,
+      nodeUID: () => this.node?.metadata.uid,
+      status: (now) => this.status(now),
+    }, { ...deps.heartbeat, phase });
+    const env: LifecycleEnv = {
+      imagePullMs: deps.imagePullMs,
+      hasImage: (image) => this.images.has(image),
+      imagePulled: (image) => {
+        if (image && !this.images.has(image)) {
+          this.images.add(image);
+          this.imagesVersion++;
+        }
+      },
+      newContainerID: () => `kemu://${randomBytes(32).toString('hex')}`,
+    };
+    this.host = {
+      client: deps.client,
+      timers: deps.timers,
+      clock: deps.clock,
+      logger: deps.logger,
+      env,
+      hostIP: () => this.id.ip,
+      allocateIP: (preferred) => this.ipam.allocate(preferred),
+      releaseIP: (ip) => this.ipam.release(ip),
+      released: (uid) => void this.admitted.delete(uid),
+      closed: (uid) => void this.workers.delete(uid),
+    };
+  }
+
+  get name(): string {
+    return this.id.name;
+  }
+
+  podCount(): number {
+    return this.workers.size;
+  }
+
+  heartbeats(): { renewals: number; statusPatches: number } {
+    return { renewals: this.heartbeat.renewals, statusPatches: this.heartbeat.statusPatches };
+  }
+
+  start(): void {
+    if (this.deps.registerNode) void this.register();
+    this.heartbeat.start();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.heartbeat.stop();
+    for (const w of [...this.workers.values()]) w.close();
+  }
+
+  private status(now: number): NodeStatus {
+    // Everything but the conditions changes only when an image is pulled: rebuild it only then.
+    if (!this.cachedStatus || this.cachedStatus.version !== this.imagesVersion) {
+      this.cachedStatus = {
+        version: this.imagesVersion,
+        status: buildNodeStatus(this.id, this.deps.config, this.bootID, this.images, now, undefined),
+      };
+    }
+    return { ...this.cachedStatus.status, conditions: nodeConditions(now, this.node?.status?.conditions) };
+  }
+
+  private async register(): Promise<void> {
+    if (this.registering) return;
+    this.registering = true;
+    let delay = 100;
+    while (!this.stopped) {
+      try {
+        const node = buildNode(this.id, this.deps.config, this.bootID, this.images, this.deps.clock.now());
+        this.setNode(await registerNode(this.deps.client, node, this.deps.logger));
+        this.heartbeat.statusNow();
+        break;
+      } catch (e) {
+        this.deps.logger.warn({ node: this.id.name, err: String(e) }, 'Unable to register node with API server');
+        await this.deps.clock.sleep(delay);
+        delay = Math.min(delay * 2, 7000);
+      }
+    }
+    this.registering = false;
+  }
+
+  private setNode(node: Node): void {
+    this.node = node;
+    const cidr = node.spec?.podCIDR;
+    if (cidr && cidr !== this.ipam.cidr && this.ipam.inUse() === 0) {
+      try {
+        this.ipam.setCIDR(cidr);
+      } catch {
+        this.deps.logger.warn({ node: this.id.name, cidr }, 'Ignoring invalid spec.podCIDR');
+      }
+    }
+  }
+
+  /** The Node as the watch sees it; undefined when it was deleted (the kubelet then registers again). */
+  onNode(node: Node | undefined): void {
+    if (this.stopped) return;
+    if (!node) {
+      if (this.node) this.deps.logger.info({ node: this.id.name }, 'Node was deleted; registering it again');
+      this.node = undefined;
+      if (this.deps.registerNode) void this.register();
+      return;
+    }
+    const prevReady = this.node?.status?.conditions?.find((c) => c.type === 'Ready');
+    this.setNode(node);
+    const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+    // A controller marked the node (e.g. Ready=Unknown): report the real status at once.
+    if (ready && (ready.status !== 'True' || ready.reason !== 'KubeletReady') && prevReady?.status !== ready.status) this.heartbeat.statusNow();
+  }
+
+  onPod(pod: Pod): void {
+    if (this.stopped) return;
+    const uid = pod.metadata.uid ?? '';
+    const existing = this.workers.get(uid);
+    if (existing) {
+      existing.update(pod);
+      return;
+    }
+    const phase = pod.status?.phase;
+    const known = phase === 'Running' || phase === 'Succeeded' || phase === 'Failed' || pod.status?.startTime !== undefined;
+    let worker: PodWorker;
+    if (known || pod.metadata.deletionTimestamp) {
+      // Already running here before a kubelet restart (or being deleted): no admission again.
+      worker = new PodWorker(this.host, pod);
+      if (phase !== 'Succeeded' && phase !== 'Failed' && !pod.metadata.deletionTimestamp) this.admitted.set(uid, podRequests(pod));
+    } else {
+      const verdict = admitPod(pod, this.allocatable, [...this.admitted.values()]);
+      if (verdict.admit) {
+        this.admitted.set(uid, podRequests(pod));
+        worker = new PodWorker(this.host, pod);
+      } else {
+        this.deps.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, reason: verdict.reason }, 'Pod admission denied');
+        worker = new PodWorker(this.host, pod, { reason: verdict.reason ?? 'UnexpectedAdmissionError', message: verdict.message ?? '' });
+      }
+    }
+    this.workers.set(uid, worker);
+    worker.start();
+  }
+
+  onPodDeleted(pod: Pod): void {
+    const w = this.workers.get(pod.metadata.uid ?? '');
+    if (w) w.close();
+  }
+}

@@ -1,0 +1,190 @@
+// One pod on one emulated node: drives its PodLifecycle on the shared timer, reports each change through
+// pods/<name>/status (one request in flight per pod, the latest state wins), stops it gracefully when the pod
+// is deleted, and finally deletes it with gracePeriodSeconds 0 and a uid precondition, as the kubelet does.
+import { R, StatusError, type Condition, type Pod, type PodStatus } from '@kemu/api';
+import type { Clock, Logger } from '@kemu/base';
+import type { KubeApi } from '../api.ts';
+import type { TimerHandle, TimerQueue } from '../timers.ts';
+import { PodLifecycle, type LifecycleEnv } from './lifecycle.ts';
+import { renderStatus } from './status.ts';
+
+export interface WorkerHost {
+  client: KubeApi;
+  timers: TimerQueue;
+  clock: Clock;
+  logger: Logger;
+  env: LifecycleEnv;
+  hostIP(): string;
+  /** A pod IP from the node's range; `preferred` (the pod's address before a kubelet restart) when free. */
+  allocateIP(preferred?: string): string | undefined;
+  releaseIP(ip: string | undefined): void;
+  /** The pod no longer uses node resources (terminal or gone). */
+  released(uid: string): void;
+  /** The worker is done for good (the pod was deleted). */
+  closed(uid: string): void;
+}
+
+const RETRY_MS = 1000;
+
+export class PodWorker {
+  private lc: PodLifecycle | undefined;
+  private podIP: string | undefined;
+  private timer: TimerHandle | undefined;
+  private lastSent: PodStatus | undefined;
+  private lastSentJSON = '';
+  private inflight = false;
+  private dirty = false;
+  private deleteSent = false;
+  private resourcesReleased = false;
+  private done = false;
+  readonly uid: string;
+
+  constructor(
+    private readonly host: WorkerHost,
+    private pod: Pod,
+    /** A fixed status (admission rejection) instead of a lifecycle. */
+    private readonly rejected?: { reason: string; message: string },
+  ) {
+    this.uid = pod.metadata.uid ?? '';
+  }
+
+  get name(): string {
+    return `${this.pod.metadata.namespace ?? ''}/${this.pod.metadata.name ?? ''}`;
+  }
+
+  start(): void {
+    const now = this.host.clock.now();
+    const phase = this.pod.status?.phase;
+    if (!this.rejected && phase !== 'Succeeded' && phase !== 'Failed') {
+      const id = { name: this.pod.metadata.name ?? '', namespace: this.pod.metadata.namespace ?? '', uid: this.uid };
+      this.lc = new PodLifecycle(id, this.pod.spec, this.pod.metadata.annotations, this.host.env, now);
+      if (this.pod.status?.startTime) this.lc.adopt(this.pod.status, now);
+      this.podIP = this.pod.spec.hostNetwork ? this.host.hostIP() : this.host.allocateIP(this.pod.status?.podIP);
+    } else {
+      this.releaseResources();
+    }
+    this.update(this.pod);
+  }
+
+  /** A newer version of the pod from the watch. */
+  update(pod: Pod): void {
+    const wasDeleting = this.pod.metadata.deletionTimestamp !== undefined;
+    this.pod = pod;
+    if (this.done) return;
+    if (pod.metadata.deletionTimestamp && (!wasDeleting || !this.lc?.stopping)) {
+      const graceMs = (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30) * 1000;
+      this.lc?.requestStop(this.host.clock.now(), graceMs);
+      this.tick();
+      return;
+    }
+    if (!this.timer && !this.inflight) this.tick();
+  }
+
+  /** The pod is gone from the API. */
+  close(): void {
+    this.done = true;
+    this.host.timers.cancel(this.timer);
+    this.timer = undefined;
+    this.releaseResources();
+    this.host.closed(this.uid);
+  }
+
+  private releaseResources(): void {
+    if (this.resourcesReleased) return;
+    this.resourcesReleased = true;
+    if (!this.pod.spec.hostNetwork) this.host.releaseIP(this.podIP);
+    this.host.released(this.uid);
+  }
+
+  private tick(): void {
+    if (this.done) return;
+    this.host.timers.cancel(this.timer);
+    this.timer = undefined;
+    const now = this.host.clock.now();
+    const next = this.lc?.advance(now);
+    if (next !== undefined) this.timer = this.host.timers.at(next, () => this.tick());
+    this.sync();
+  }
+
+  private desiredStatus(now: number): PodStatus {
+    if (this.rejected) {
+      return { phase: 'Failed', reason: this.rejected.reason, message: this.rejected.message, conditions: this.pod.status?.conditions };
+    }
+    if (!this.lc) return this.pod.status ?? {};
+    const server = this.pod.status?.conditions ?? [];
+    const ours = this.lastSent?.conditions ?? [];
+    const merged: Condition[] = server.map((c) => ours.find((o) => o.type === c.type) ?? c);
+    for (const o of ours) if (!merged.some((c) => c.type === o.type)) merged.push(o);
+    const previous: PodStatus = { ...(this.pod.status ?? {}), conditions: merged };
+    return renderStatus(this.pod, this.lc, { now, hostIP: this.host.hostIP(), podIP: this.podIP, previous });
+  }
+
+  private sync(): void {
+    if (this.done) return;
+    if (this.inflight) {
+      this.dirty = true;
+      return;
+    }
+    const now = this.host.clock.now();
+    const finished = this.rejected !== undefined || !this.lc || this.lc.finished();
+    if (finished) this.releaseResources();
+    const status = this.desiredStatus(now);
+    const json = JSON.stringify(status);
+    if (json !== this.lastSentJSON && (this.lc || this.rejected)) {
+      void this.send(status, json);
+      return;
+    }
+    if (finished && this.pod.metadata.deletionTimestamp && !this.deleteSent) void this.deletePod();
+  }
+
+  private async send(status: PodStatus, json: string): Promise<void> {
+    this.inflight = true;
+    const body: Record<string, unknown> = { ...status };
+    // A merge patch keeps fields it does not mention: clear the ones that went away.
+    for (const k of Object.keys(this.lastSent ?? this.pod.status ?? {})) if (!(k in body)) body[k] = null;
+    let retry = false;
+    try {
+      await this.host.client.patch<Pod>(R.pods, this.pod.metadata.namespace, this.pod.metadata.name ?? '', { metadata: { uid: this.uid }, status: body }, 'merge', {
+        subresource: 'status',
+      });
+      this.lastSent = status;
+      this.lastSentJSON = json;
+    } catch (e) {
+      if (e instanceof StatusError && (e.code === 404 || e.code === 409 && /UID/i.test(e.message))) {
+        this.inflight = false;
+        this.close();
+        return;
+      }
+      retry = true;
+      this.host.logger.warn({ pod: this.name, err: String(e) }, 'Failed to update status for pod');
+    }
+    this.inflight = false;
+    if (retry) {
+      this.host.timers.cancel(this.timer);
+      this.timer = this.host.timers.after(RETRY_MS, () => this.tick());
+      return;
+    }
+    if (this.dirty) {
+      this.dirty = false;
+      this.sync();
+      return;
+    }
+    this.sync();
+  }
+
+  private async deletePod(): Promise<void> {
+    this.deleteSent = true;
+    try {
+      await this.host.client.delete(R.pods, this.pod.metadata.namespace, this.pod.metadata.name ?? '', {
+        gracePeriodSeconds: 0,
+        preconditions: { uid: this.uid },
+      });
+    } catch (e) {
+      if (e instanceof StatusError && (e.code === 404 || e.code === 409)) return;
+      this.deleteSent = false;
+      this.host.logger.warn({ pod: this.name, err: String(e) }, 'Failed to delete pod');
+      this.host.timers.cancel(this.timer);
+      this.timer = this.host.timers.after(RETRY_MS, () => this.tick());
+    }
+  }
+}
