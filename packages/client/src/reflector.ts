@@ -107,7 +107,6 @@ export class Reflector<T extends KubeObject> {
 
   /** Lists every page at RV "" and replaces the sink's state. A 410 on a continue token → one unpaged list. */
   private async listAll(signal: AbortSignal): Promise<void> {
-    this.stats.lists++;
     const items: T[] = [];
     let rv = '';
     let cont: string | undefined;
@@ -133,6 +132,7 @@ export class Reflector<T extends KubeObject> {
     if (signal.aborted) return;
     this.rv = rv;
     this.sink.replace(items, rv);
+    this.stats.lists++;
     this.log.debug({ items: items.length, rv }, 'listed');
   }
 
