@@ -20,11 +20,11 @@ function node(name: string, script: string) {
   return { name, kind: 'worker' as const, command: process.execPath, args: ['-e', script], ports: {} };
 }
 
-async function until<T>(what: string, fn: () => T | undefined | false, ms = 10_000): Promise<T> {
+async function until<T>(what: string, fn: () => T | null | undefined | false, ms = 10_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = fn();
-    if (v) return v;
+    if (v) return v as NonNullable<T>;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }

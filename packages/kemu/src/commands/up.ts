@@ -91,6 +91,7 @@ export async function up(argv: string[]): Promise<number> {
     components: sup.records(),
   });
   const startedAt = new Date().toISOString();
+  const startedMs = Date.now();
   function flush(): void {
     if (!changed) return;
     changed = false;
@@ -132,13 +133,14 @@ export async function up(argv: string[]): Promise<number> {
     }
     if (!name) throw new Error(`kemu ${action} needs a component name; known: ${sup.names().join(', ')}`);
     if (stopping) throw new Error('the lab is shutting down');
+    say(`kemu ${action} ${name}`);
     switch (action) {
       case 'stop':
         await sup.stop(name);
-        return `stopped ${name}`;
+        return `stopped ${name} (it stays down until: kemu start ${name})`;
       case 'kill':
         await sup.kill(name);
-        return `killed ${name}`;
+        return `killed ${name} (it stays down until: kemu start ${name})`;
       case 'pause':
         sup.pause(name);
         return `paused ${name}`;
@@ -168,8 +170,19 @@ export async function up(argv: string[]): Promise<number> {
   }
   if (!stopping) {
     for (const s of [...topo.controllerManagers, ...topo.schedulers, ...topo.workers]) sup.start(s.name);
-    say(`export KUBECONFIG=${kubeconfig}`);
-    say(`kemu status --data-dir ${dataDir}   |   kemu logs <name> -f --data-dir ${dataDir}   |   Ctrl-C stops everything`);
+    const t0 = Date.now();
+    while (!stopping && !sup.records().every((r) => r.state === 'running') && Date.now() - t0 < 90_000)
+      await new Promise((r) => setTimeout(r, 200));
+    const notUp = sup.records().filter((r) => r.state !== 'running').map((r) => r.name);
+    if (!stopping) {
+      say(
+        notUp.length
+          ? `not up yet: ${notUp.join(', ')} (see their logs); the rest is running`
+          : `all ${sup.names().length} components up in ${((Date.now() - startedMs) / 1000).toFixed(1)}s`,
+      );
+      say(`export KUBECONFIG=${kubeconfig}`);
+      say(`kemu status --data-dir ${dataDir}   |   kemu logs <name> -f --data-dir ${dataDir}   |   Ctrl-C stops everything`);
+    }
   }
   await new Promise<never>(() => undefined);
   return 0;
