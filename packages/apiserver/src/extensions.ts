@@ -2,6 +2,7 @@
 // resolved once at startup. Each is optional while it is being written: a missing strategy is a no-op,
 // a missing patch or selector implementation is refused by name (never silently ignored).
 import { errors, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
+import { applyPatch } from './patch/index.ts';
 import { objectFields } from './selectors/fields.ts';
 import { parseFieldSelector } from './selectors/fields.ts';
 import { parseLabelSelector } from './selectors/labels.ts';
@@ -63,15 +64,11 @@ function toMatcher(m: unknown): (v: Record<string, string>) => boolean {
 export async function loadExtensions(): Promise<Extensions> {
   // Specifiers are variables so this file type-checks before those modules exist.
   const base = new URL('./', import.meta.url).href;
-  const [patch, admission] = await Promise.all([load(base + 'patch/index.ts'), load(base + 'admission/index.ts')]);
-  const patchFn = fn(patch, 'applyPatch');
+  const admission = await load(base + 'admission/index.ts');
   const admitFn = fn(admission, 'admit');
   return {
     strategyFor,
-    applyPatch(contentType, original, body, r) {
-      if (!patchFn) throw new StatusError('UnsupportedMediaType', `the patch type ${contentType} is not supported by this server build`);
-      return patchFn(contentType, original, body, r) as KubeObject;
-    },
+    applyPatch,
     parseLabelSelector: (text) => toMatcher(parseLabelSelector(text)),
     parseFieldSelector: (text, r) => toMatcher(parseFieldSelector(text, r)),
     fieldsOf: (r, obj) => objectFields(r, obj),

@@ -41,6 +41,8 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   minRequestTimeoutMs?: number;
   historySize?: number;
+  /** Serve HTTPS with this certificate and key (plain HTTP otherwise). */
+  https?: { cert: Buffer; key: Buffer };
   /** Extra /readyz and /healthz checks. */
   checks?: Record<string, Check>;
 }
@@ -97,7 +99,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     ...(opts.checks ?? {}),
   };
 
-  const app = Fastify({ bodyLimit: BODY_LIMIT, logger: false, return503OnClosing: false, routerOptions: { caseSensitive: true, ignoreTrailingSlash: true } });
+  const app = Fastify({ ...(opts.https ? { https: opts.https } : {}), bodyLimit: BODY_LIMIT, logger: false, forceCloseConnections: true, return503OnClosing: false, routerOptions: { caseSensitive: true, ignoreTrailingSlash: true } });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body));
 

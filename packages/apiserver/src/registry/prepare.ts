@@ -1,6 +1,6 @@
 // The generic create/update preparation every resource gets (Kubernetes' generic registry + the
 // strategy hooks): system metadata on create, immutable metadata kept on update, status only through
-// /status, generation bumped when anything outside metadata/status changes, validation → 422.
+// /status, generation bumped when spec changes, validation → 422.
 import { errors, formatTime, type KubeObject, type ResourceInfo, type StatusCause } from '@kemu/api';
 import { randomUUID } from 'node:crypto';
 import type { ResourceStrategy } from '../strategy/types.ts';
@@ -36,9 +36,9 @@ export function prepareCreate(obj: KubeObject, r: ResourceInfo, strategy: Resour
   validateOrThrow(r, obj, strategy?.validate?.(obj));
 }
 
+/** generation tracks spec changes (kinds without a spec, like ConfigMap, keep generation 1). */
 function specPart(obj: KubeObject): string {
-  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
-  return JSON.stringify(rest);
+  return JSON.stringify(obj.spec ?? null);
 }
 
 /** Prepares `next` (a full replacement of `cur`) in place. subresource is undefined or 'status'. */

@@ -1,0 +1,89 @@
+// kube-apiserver: flags with Kubernetes' names and defaults, the store from --datastore-endpoint, the
+// bootstrap objects (system namespaces, default/kubernetes Service, this replica's identity Lease),
+// then HTTPS (with --tls-cert-file/--tls-private-key-file) or plain HTTP on --bind-address:--secure-port.
+import { createLogger, onShutdown, parseCommandLine } from '@kemu/base';
+import { openBackend } from '@kemu/store';
+import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { identityLeaseName, startIdentityLease } from './bootstrap/identity-lease.ts';
+import { ensureKubernetesService, firstServiceIP } from './bootstrap/kubernetes-service.ts';
+import { ensureSystemNamespaces } from './bootstrap/system-namespaces.ts';
+import { createMetrics } from './metrics.ts';
+import { createApiServer } from './server.ts';
+
+const flags = parseCommandLine('kube-apiserver', {
+  'bind-address': { type: 'string', default: '0.0.0.0', usage: 'The IP address on which to listen for the --secure-port port.' },
+  'secure-port': { type: 'int', default: 6443, usage: 'The port on which to serve HTTPS (plain HTTP without --tls-cert-file).' },
+  'datastore-endpoint': { type: 'string', default: '', usage: 'Storage endpoint: sqlite:///path/state.db (k3s style) or memory://.' },
+  'advertise-address': { type: 'string', default: '', usage: 'The IP address on which to advertise the apiserver to members of the cluster.' },
+  'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12', usage: 'A CIDR notation IP range from which to assign service cluster IPs.' },
+  'service-node-port-range': { type: 'string', default: '30000-32767', usage: 'A port range to reserve for services with NodePort visibility.' },
+  'tls-cert-file': { type: 'string', default: '', usage: 'File containing the default x509 certificate for HTTPS.' },
+  'tls-private-key-file': { type: 'string', default: '', usage: 'File containing the default x509 private key matching --tls-cert-file.' },
+  'max-requests-inflight': { type: 'int', default: 400, usage: 'The maximum number of non-mutating requests in flight at a given time. 0 means no limit.' },
+  'max-mutating-requests-inflight': { type: 'int', default: 200, usage: 'The maximum number of mutating requests in flight at a given time. 0 means no limit.' },
+  'min-request-timeout': { type: 'int', default: 1800, usage: 'The minimum number of seconds a watch is held open (randomised up to twice this).' },
+  'watch-bookmark-interval': { type: 'duration', default: 60_000, usage: 'How often watches with allowWatchBookmarks=true get a BOOKMARK event.' },
+  'default-watch-cache-size': { type: 'int', default: 10_000, usage: 'Events of history kept per resource for resuming watches.' },
+  'identity-lease-renew-interval': { type: 'duration', default: 10_000, usage: 'How often this replica renews its identity Lease.' },
+  'hostname-override': { type: 'string', default: '', usage: 'The identity of this replica (its Lease is kube-system/apiserver-<id>).' },
+  'apiserver-id': { type: 'string', default: '', usage: 'Alias of --hostname-override for the identity Lease name.' },
+  v: { type: 'int', default: 0, usage: 'Number for the log level verbosity.' },
+});
+
+const logger = createLogger('kube-apiserver', flags.v);
+
+async function main(): Promise<void> {
+  const clusterIP = firstServiceIP(flags['service-cluster-ip-range']);
+  const endpoint = flags['datastore-endpoint'];
+  const backend = await openBackend(endpoint, { logger });
+  const metrics = createMetrics(true);
+  const https =
+    flags['tls-cert-file'] && flags['tls-private-key-file']
+      ? { cert: readFileSync(flags['tls-cert-file']), key: readFileSync(flags['tls-private-key-file']) }
+      : undefined;
+  if (!!flags['tls-cert-file'] !== !!flags['tls-private-key-file']) {
+    process.stderr.write('Error: --tls-cert-file and --tls-private-key-file must be given together\n');
+    process.exit(2);
+  }
+  const port = flags['secure-port'];
+  const advertiseHost = flags['advertise-address'] || (flags['bind-address'] === '0.0.0.0' ? '127.0.0.1' : flags['bind-address']);
+  const srv = await createApiServer({
+    backend,
+    logger,
+    metrics,
+    advertise: `${advertiseHost}:${port}`,
+    maxRequestsInflight: flags['max-requests-inflight'],
+    maxMutatingRequestsInflight: flags['max-mutating-requests-inflight'],
+    bookmarkIntervalMs: flags['watch-bookmark-interval'],
+    minRequestTimeoutMs: flags['min-request-timeout'] * 1000,
+    historySize: flags['default-watch-cache-size'],
+    ...(https ? { https } : {}),
+  });
+  await srv.start();
+  await ensureSystemNamespaces(srv.ctx.registry);
+  await ensureKubernetesService(srv.ctx.registry, clusterIP, port);
+  const id = flags['hostname-override'] || flags['apiserver-id'];
+  const leaseName = identityLeaseName(id);
+  const lease = startIdentityLease({
+    registry: srv.ctx.registry,
+    clock: srv.ctx.clock,
+    logger,
+    name: leaseName,
+    holder: `${leaseName}_${randomUUID()}`,
+    renewIntervalMs: flags['identity-lease-renew-interval'],
+  });
+  await lease.renew();
+  const address = await srv.app.listen({ host: flags['bind-address'], port });
+  logger.info({ address, https: !!https, identity: leaseName, datastore: endpoint || 'sqlite://./db/state.db' }, https ? 'Serving securely' : 'Serving insecurely (plain HTTP: no --tls-cert-file given)');
+  onShutdown(async () => {
+    lease.stop();
+    await srv.close();
+    await backend.close();
+  });
+}
+
+main().catch((e: unknown) => {
+  logger.fatal({ err: e instanceof Error ? e.stack : String(e) }, 'kube-apiserver failed to start');
+  process.exit(1);
+});

@@ -1,0 +1,153 @@
+// Watch semantics against a listening server on a MemoryBackend: initial events, resume from a
+// resourceVersion, 410 for compacted history, bookmarks, selector transitions, Table events,
+// watch-list (sendInitialEvents), timeoutSeconds and WebSocket framing.
+import { silentLogger } from '@kemu/base';
+import { MemoryBackend } from '@kemu/store';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { ensureSystemNamespaces } from '../bootstrap/system-namespaces.ts';
+import { createApiServer, type ApiServer } from '../server.ts';
+
+let srv: ApiServer;
+let base: string;
+
+beforeAll(async () => {
+  srv = await createApiServer({ backend: new MemoryBackend(), logger: silentLogger(), bookmarkIntervalMs: 200, historySize: 50 });
+  await srv.start();
+  await ensureSystemNamespaces(srv.ctx.registry);
+  base = await srv.app.listen({ host: '127.0.0.1', port: 0 });
+});
+afterAll(async () => srv.close());
+
+interface Ev {
+  type: string;
+  object: { kind?: string; metadata: { name?: string; resourceVersion?: string; annotations?: Record<string, string> }; rows?: unknown[]; code?: number; reason?: string; message?: string };
+}
+
+/** Opens a watch and collects events until `until` says stop (or the stream ends). */
+async function watch(path: string, until: (evs: Ev[]) => boolean, headers: Record<string, string> = {}): Promise<{ events: Ev[]; ended: boolean }> {
+  const res = await request(base + path, { headers });
+  expect(res.statusCode).toBe(200);
+  const events: Ev[] = [];
+  let buf = '';
+  let ended = true;
+  for await (const chunk of res.body) {
+    buf += (chunk as Buffer).toString();
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      events.push(JSON.parse(buf.slice(0, nl)) as Ev);
+      buf = buf.slice(nl + 1);
+    }
+    if (until(events)) {
+      ended = false;
+      res.body.destroy();
+      break;
+    }
+  }
+  return { events, ended };
+}
+
+async function post(path: string, body: unknown): Promise<{ metadata: { resourceVersion: string } }> {
+  const r = await request(base + path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  expect(r.statusCode).toBe(201);
+  return (await r.body.json()) as { metadata: { resourceVersion: string } };
+}
+
+const cm = (name: string, labels: Record<string, string> = {}) => ({ metadata: { name, labels } });
+
+describe('watch', () => {
+  it('sends ADDED for the current state with RV 0, then live events', async () => {
+    await post('/api/v1/namespaces/default/configmaps', cm('w0'));
+    const p = watch('/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0', (e) => e.some((x) => x.object.metadata.name === 'w1'));
+    await new Promise((r) => setTimeout(r, 100));
+    await post('/api/v1/namespaces/default/configmaps', cm('w1'));
+    const { events } = await p;
+    expect(events[0]).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'w0' } } });
+    expect(events.at(-1)).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'w1' } } });
+  });
+
+  it('resumes after a resourceVersion with nothing lost or repeated', async () => {
+    const a = await post('/api/v1/namespaces/default/configmaps', cm('r1'));
+    await post('/api/v1/namespaces/default/configmaps', cm('r2'));
+    await post('/api/v1/namespaces/default/configmaps', cm('r3'));
+    const { events } = await watch(`/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${a.metadata.resourceVersion}`, (e) => e.length >= 2);
+    expect(events.map((e) => e.object.metadata.name)).toEqual(['r2', 'r3']);
+  });
+
+  it('answers a too old resourceVersion with an ERROR 410 event and closes', async () => {
+    for (let i = 0; i < 60; i++) await post('/api/v1/namespaces/default/configmaps', cm(`old-${i}`));
+    const { events, ended } = await watch('/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=2', () => false);
+    expect(ended).toBe(true);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
+    expect(events[0]?.object.message).toMatch(/^too old resource version: 2 \(\d+\)$/);
+  });
+
+  it('sends bookmarks with kind and apiVersion when asked', async () => {
+    const rv = (await post('/api/v1/namespaces/default/configmaps', cm('bm'))).metadata.resourceVersion;
+    await post('/api/v1/namespaces/default/secrets', cm('bump'));
+    const { events } = await watch(`/api/v1/namespaces/default/configmaps?watch=true&allowWatchBookmarks=true&resourceVersion=${rv}`, (e) => e.some((x) => x.type === 'BOOKMARK'));
+    const bm = events.find((e) => e.type === 'BOOKMARK');
+    expect(bm?.object).toMatchObject({ kind: 'ConfigMap', apiVersion: 'v1' });
+    expect(Number(bm?.object.metadata.resourceVersion)).toBeGreaterThan(Number(rv));
+  });
+
+  it('turns selector transitions into ADDED and DELETED', async () => {
+    const created = await post('/api/v1/namespaces/default/configmaps', cm('sel', { app: 'a' }));
+    const p = watch(`/api/v1/namespaces/default/configmaps?watch=true&labelSelector=app%3Db&resourceVersion=${created.metadata.resourceVersion}`, (e) => e.length >= 2);
+    const patch = (labels: Record<string, string>) =>
+      request(base + '/api/v1/namespaces/default/configmaps/sel', { method: 'PATCH', body: JSON.stringify({ metadata: { labels } }), headers: { 'content-type': 'application/merge-patch+json' } });
+    await (await patch({ app: 'b' })).body.text();
+    await (await patch({ app: 'c' })).body.text();
+    const { events } = await p;
+    expect(events.map((e) => e.type)).toEqual(['ADDED', 'DELETED']);
+  });
+
+  it('wraps events in Tables for a Table Accept', async () => {
+    const accept = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
+    const { events } = await watch('/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0', (e) => e.length >= 2, { accept });
+    expect(events[0]?.object.kind).toBe('Table');
+    expect(events[0]?.object.rows).toHaveLength(1);
+  });
+
+  it('serves watch-list with the initial-events-end bookmark', async () => {
+    const { events } = await watch(
+      '/api/v1/namespaces/default/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
+      (e) => e.some((x) => x.type === 'BOOKMARK'),
+    );
+    const bm = events.find((e) => e.type === 'BOOKMARK');
+    expect(bm?.object.metadata.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
+    expect(events.filter((e) => e.type === 'ADDED').length).toBeGreaterThan(0);
+  });
+
+  it('ends the stream after timeoutSeconds', async () => {
+    const t0 = Date.now();
+    const { ended } = await watch('/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1&resourceVersion=0', () => false);
+    expect(ended).toBe(true);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+  });
+
+  it('streams one event per WebSocket message', async () => {
+    const ws = new WebSocket(base.replace('http', 'ws') + '/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0');
+    const msgs: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      ws.on('message', (d) => {
+        msgs.push(String(d));
+        if (msgs.length >= 3) resolve();
+      });
+      ws.on('error', reject);
+    });
+    ws.close();
+    for (const m of msgs) expect((JSON.parse(m) as Ev).type).toBe('ADDED');
+  });
+
+  it('rejects bad parameters with a Status before streaming', async () => {
+    const r = await request(base + '/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=abc');
+    expect(r.statusCode).toBe(400);
+    expect(((await r.body.json()) as { kind: string }).kind).toBe('Status');
+    const f = await request(base + '/api/v1/namespaces/default/configmaps?watch=true&fieldSelector=spec.bogus%3Dx');
+    expect(f.statusCode).toBe(400);
+    await f.body.text();
+  });
+});
