@@ -3,11 +3,13 @@ import type { ControllerDescriptor } from './controller.ts';
 import { selectControllers as select } from './selection.ts';
 import { serviceAccountDescriptor } from './controllers/serviceaccount.ts';
 import { replicaSetDescriptor } from './controllers/replicaset.ts';
+import { deploymentDescriptor } from './controllers/deployment/index.ts';
 
 /** Every known controller, in start order. Add new controllers here (and only here). */
 export const CONTROLLERS: ControllerDescriptor[] = [
   serviceAccountDescriptor,
   replicaSetDescriptor,
+  deploymentDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */

@@ -40,7 +40,7 @@ export interface KeyedWorkerOptions {
 /** A rate-limited work queue of keys plus the worker loop that drains it. */
 export class KeyedWorker {
   readonly queue: RateLimitingQueue<string>;
-  private readonly synced: SharedInformer<KubeObject>[] = [];
+  private readonly synced: Pick<SharedInformer<KubeObject>, 'hasSynced'>[] = [];
 
   constructor(
     private readonly ctx: ControllerContext,
@@ -50,8 +50,8 @@ export class KeyedWorker {
   }
 
   /** Informers whose caches must be synced before the first worker starts. */
-  waitFor(...informers: SharedInformer<never>[]): this {
-    this.synced.push(...(informers as unknown as SharedInformer<KubeObject>[]));
+  waitFor(...informers: Pick<SharedInformer<KubeObject>, 'hasSynced'>[]): this {
+    this.synced.push(...informers);
     return this;
   }
 
