@@ -1,13 +1,38 @@
 // Table printers per resource, as `kubectl get` prints them (pkg/printers/internalversion/printers.go).
+// Resources without one here get the server's default Name / Created At table.
+import { R } from '@kemu/api';
 import type { ResourceInfo } from '@kemu/api';
 import type { TablePrinter } from '../strategy/types.ts';
+import { podPrinter } from './pods.ts';
+import { nodePrinter } from './nodes.ts';
+import * as core from './core.ts';
+import { eventPrinter, eventsV1Printer } from './events.ts';
+import { deploymentPrinter, replicaSetPrinter } from './apps.ts';
+import { endpointSlicePrinter, leasePrinter, priorityClassPrinter } from './misc.ts';
 
-const PRINTERS = new Map<string, TablePrinter>();
+const key = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
 
-export function registerPrinter(r: { group: string; plural: string }, p: TablePrinter): void {
-  PRINTERS.set(`${r.plural}.${r.group}`, p);
-}
+const PRINTERS = new Map<string, TablePrinter>([
+  [key(R.pods), podPrinter],
+  [key(R.nodes), nodePrinter],
+  [key(R.namespaces), core.namespacePrinter],
+  [key(R.services), core.servicePrinter],
+  [key(R.endpoints), core.endpointsPrinter],
+  [key(R.configmaps), core.configMapPrinter],
+  [key(R.secrets), core.secretPrinter],
+  [key(R.serviceaccounts), core.serviceAccountPrinter],
+  [key(R.componentstatuses), core.componentStatusPrinter],
+  [key(R.events), eventPrinter],
+  [key(R.eventsV1), eventsV1Printer],
+  [key(R.deployments), deploymentPrinter],
+  [key(R.replicasets), replicaSetPrinter],
+  [key(R.leases), leasePrinter],
+  [key(R.endpointslices), endpointSlicePrinter],
+  [key(R.priorityclasses), priorityClassPrinter],
+]);
 
 export function printerFor(r: ResourceInfo): TablePrinter | undefined {
-  return PRINTERS.get(`${r.plural}.${r.group}`);
+  return PRINTERS.get(key(r));
 }
+
+export { humanDuration, since } from './duration.ts';

@@ -1,0 +1,39 @@
+// Narrowing helpers and column shorthands for the printers.
+import type { TableColumn } from '../strategy/types.ts';
+
+export type Obj = Record<string, unknown>;
+
+export function obj(v: unknown): Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {};
+}
+export function list(v: unknown): Obj[] {
+  return Array.isArray(v) ? v.map(obj) : [];
+}
+export function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+export function int(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+
+export const nameCol: TableColumn = {
+  name: 'Name',
+  type: 'string',
+  format: 'name',
+  description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated.',
+};
+export const ageCol: TableColumn = {
+  name: 'Age',
+  type: 'string',
+  description: 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.',
+};
+export function col(name: string, type: TableColumn['type'] = 'string', priority = 0): TableColumn {
+  return priority > 0 ? { name, type, priority } : { name, type };
+}
+
+/** "a + N more..." lists as the printers shorten them; "" → the given empty marker. */
+export function listWithMore(items: string[], max: number, empty: string): string {
+  const shown = items.slice(0, max).join(',');
+  if (items.length > max) return `${shown} + ${items.length - max} more...`;
+  return shown === '' ? empty : shown;
+}
