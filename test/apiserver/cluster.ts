@@ -1,0 +1,123 @@
+// Test helper: N kube-apiserver replicas as real processes on one fresh SQLite file, on free ports.
+import { freePort } from '@kemu/base/testing/ports';
+import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { request } from 'undici';
+
+export interface Replica {
+  proc: Proc;
+  port: number;
+  url: string;
+  id: string;
+}
+
+export interface Cluster {
+  dir: string;
+  db: string;
+  replicas: Replica[];
+  stop(): Promise<void>;
+  kubeconfig(replica?: Replica): string;
+}
+
+export async function startReplica(db: string, id: string, extra: string[] = []): Promise<Replica> {
+  const port = await freePort();
+  const proc = startProcess(id, BIN.apiserver, [
+    '--bind-address=127.0.0.1',
+    `--secure-port=${port}`,
+    `--datastore-endpoint=sqlite://${db}`,
+    `--hostname-override=${id}`,
+    ...extra,
+  ]);
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${id} ready`, async () => {
+    if (proc.child.exitCode !== null) throw new Error(`${id} exited: ${proc.output()}`);
+    const r = await request(`${url}/readyz`);
+    await r.body.text();
+    return r.statusCode === 200;
+  }, 30_000);
+  return { proc, port, url, id };
+}
+
+export async function startCluster(n: number, extra: string[] = []): Promise<Cluster> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'kemu-apiserver-'));
+  const db = path.join(dir, 'state.db');
+  const replicas = await Promise.all(Array.from({ length: n }, (_, i) => startReplica(db, `apiserver-${i}`, extra)));
+  return {
+    dir,
+    db,
+    replicas,
+    async stop() {
+      await Promise.all(replicas.map((r) => r.proc.kill('SIGKILL')));
+      rmSync(dir, { recursive: true, force: true });
+    },
+    kubeconfig(replica = replicas[0] as Replica) {
+      const file = path.join(dir, `kubeconfig-${replica.id}`);
+      writeFileSync(
+        file,
+        [
+          'apiVersion: v1',
+          'kind: Config',
+          `clusters: [{name: kemu, cluster: {server: "${replica.url}", insecure-skip-tls-verify: true}}]`,
+          'contexts: [{name: kemu, context: {cluster: kemu, user: kemu, namespace: default}}]',
+          'current-context: kemu',
+          'users: [{name: kemu, user: {token: test}}]',
+          '',
+        ].join('\n'),
+      );
+      return file;
+    },
+  };
+}
+
+/** A loosely typed API object for assertions. */
+export interface Obj {
+  kind?: string;
+  apiVersion?: string;
+  metadata: { name?: string; namespace?: string; resourceVersion?: string; uid?: string; [k: string]: unknown };
+  items?: Obj[];
+  [k: string]: unknown;
+}
+
+export async function api(url: string, method: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Obj; text: string }> {
+  const r = await request(url, {
+    method: method as 'GET',
+    headers: { 'content-type': 'application/json', ...headers },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  const text = await r.body.text();
+  let parsed: Obj = { metadata: {} };
+  try {
+    parsed = JSON.parse(text) as Obj;
+  } catch {
+    // text/plain replies: see .text
+  }
+  return { status: r.statusCode, body: parsed, text };
+}
+
+/** Reads watch events from a streaming response until `stop` is true. */
+export async function readWatch(url: string, stop: (evs: { type: string; object: Obj }[]) => boolean, timeoutMs = 20_000): Promise<{ type: string; object: Obj }[]> {
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), timeoutMs);
+  const events: { type: string; object: Obj }[] = [];
+  try {
+    const res = await request(url, { signal: ac.signal });
+    let buf = '';
+    for await (const chunk of res.body) {
+      buf += (chunk as Buffer).toString();
+      let nl;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        events.push(JSON.parse(buf.slice(0, nl)) as { type: string; object: Obj });
+        buf = buf.slice(nl + 1);
+      }
+      if (stop(events)) break;
+    }
+    res.body.destroy();
+  } catch (e) {
+    if (!ac.signal.aborted) throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+  return events;
+}
