@@ -22,3 +22,9 @@ export * from './listwatch.ts';
 export * from './reflector.ts';
 export * from './informer.ts';
 export * from './factory.ts';
+// - EventRecorder: asynchronous, aggregated (count/lastTimestamp) core/v1 Events; never throws.
+// - LeaderElector: client-go semantics on a Lease (take over only after a full lease duration without
+//   change on the local clock; give up after renewDeadline; optional release on cancel).
+export * from './events.ts';
+export * from './leaderelection/leaselock.ts';
+export * from './leaderelection/leaderelection.ts';

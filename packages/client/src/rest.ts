@@ -168,25 +168,25 @@ export class RestClient {
     r: ResourceInfo,
     namespace: string | undefined,
     obj: T,
-    opts?: { dryRun?: boolean; fieldManager?: string },
+    opts?: { dryRun?: boolean; fieldManager?: string; signal?: AbortSignal },
   ): Promise<T> {
     const p = resourcePath(r, namespace);
     const body = { apiVersion: groupVersion(r), kind: r.kind, ...obj };
     const query = { dryRun: opts?.dryRun ? 'All' : undefined, fieldManager: opts?.fieldManager };
-    return asObject<T>(await this.json('POST', p, { body, query }), `POST ${p}`);
+    return asObject<T>(await this.json('POST', p, { body, query, signal: opts?.signal }), `POST ${p}`);
   }
 
   async update<T extends KubeObject>(
     r: ResourceInfo,
     namespace: string | undefined,
     obj: T,
-    opts?: { subresource?: 'status' | 'scale' | 'finalize' },
+    opts?: { subresource?: 'status' | 'scale' | 'finalize'; signal?: AbortSignal },
   ): Promise<T> {
     const name = obj.metadata?.name;
     if (!name) throw new StatusError('BadRequest', 'resource name may not be empty');
     const p = resourcePath(r, namespace, name, opts?.subresource);
     const body = opts?.subresource === 'scale' ? obj : { apiVersion: groupVersion(r), kind: r.kind, ...obj };
-    return asObject<T>(await this.json('PUT', p, { body }), `PUT ${p}`);
+    return asObject<T>(await this.json('PUT', p, { body, signal: opts?.signal }), `PUT ${p}`);
   }
 
   updateStatus<T extends KubeObject>(r: ResourceInfo, namespace: string | undefined, obj: T): Promise<T> {

@@ -105,6 +105,11 @@ export class FakeApiserver {
     return gone;
   }
 
+  /** Objects of a collection, in one namespace or all (ns undefined). */
+  listObjects(collection: string, ns?: string): KubeObject[] {
+    return this.inScope(collection, ns);
+  }
+
   getObject(collection: string, namespace: string, name: string): KubeObject | undefined {
     return this.objects.get(`${collection}|${namespace}|${name}`);
   }

@@ -1,0 +1,105 @@
+// Where the leader-election record lives (client-go's resourcelock): a tiny lock interface and its one
+// implementation on a coordination.k8s.io/v1 Lease. Updates carry the resourceVersion last read, so two
+// candidates racing for the same record cannot both win (the loser gets 409 Conflict).
+import { R, formatMicroTime, parseTime, type Lease, type LeaseSpec } from '@kemu/api';
+import type { EventRecorder } from '../events.ts';
+import type { RestClient } from '../rest.ts';
+
+export interface LeaderElectionRecord {
+  holderIdentity: string;
+  leaseDurationSeconds: number;
+  /** ms since the epoch */
+  acquireTime: number;
+  renewTime: number;
+  leaderTransitions: number;
+}
+
+/** A record as read, with the raw form used to tell whether it changed since the last look. */
+export interface ObservedRecord {
+  record: LeaderElectionRecord;
+  raw: string;
+}
+
+export interface ResourceLock {
+  /** The current record, or undefined when the lock object does not exist. */
+  get(signal?: AbortSignal): Promise<ObservedRecord | undefined>;
+  create(record: LeaderElectionRecord, signal?: AbortSignal): Promise<ObservedRecord>;
+  /** Replaces the record of the object last read or written (409 if it changed meanwhile). */
+  update(record: LeaderElectionRecord, signal?: AbortSignal): Promise<ObservedRecord>;
+  recordEvent(message: string): void;
+  identity(): string;
+  describe(): string;
+}
+
+function toSpec(r: LeaderElectionRecord): LeaseSpec {
+  return {
+    holderIdentity: r.holderIdentity,
+    leaseDurationSeconds: r.leaseDurationSeconds,
+    acquireTime: formatMicroTime(r.acquireTime),
+    renewTime: formatMicroTime(r.renewTime),
+    leaseTransitions: r.leaderTransitions,
+  };
+}
+
+function fromLease(l: Lease): ObservedRecord {
+  const s = l.spec ?? {};
+  const record: LeaderElectionRecord = {
+    holderIdentity: s.holderIdentity ?? '',
+    leaseDurationSeconds: s.leaseDurationSeconds ?? 0,
+    acquireTime: parseTime(s.acquireTime) || 0,
+    renewTime: parseTime(s.renewTime) || 0,
+    leaderTransitions: s.leaseTransitions ?? 0,
+  };
+  return { record, raw: JSON.stringify([s.holderIdentity, s.leaseDurationSeconds, s.acquireTime, s.renewTime, s.leaseTransitions]) };
+}
+
+export class LeaseLock implements ResourceLock {
+  private lease: Lease | undefined;
+
+  constructor(
+    private readonly client: RestClient,
+    readonly namespace: string,
+    readonly name: string,
+    private readonly id: string,
+    private readonly recorder?: EventRecorder,
+  ) {}
+
+  async get(signal?: AbortSignal): Promise<ObservedRecord | undefined> {
+    try {
+      this.lease = await this.client.get<Lease>(R.leases, this.namespace, this.name, { signal });
+    } catch (e) {
+      if ((e as { code?: unknown }).code === 404) return undefined;
+      throw e;
+    }
+    return fromLease(this.lease);
+  }
+
+  async create(record: LeaderElectionRecord, signal?: AbortSignal): Promise<ObservedRecord> {
+    this.lease = await this.client.create<Lease>(
+      R.leases,
+      this.namespace,
+      { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.name, namespace: this.namespace }, spec: toSpec(record) },
+      { signal },
+    );
+    return fromLease(this.lease);
+  }
+
+  async update(record: LeaderElectionRecord, signal?: AbortSignal): Promise<ObservedRecord> {
+    if (!this.lease) throw new Error('lease not initialized, call get or create first');
+    this.lease = await this.client.update<Lease>(R.leases, this.namespace, { ...this.lease, spec: toSpec(record) }, { signal });
+    return fromLease(this.lease);
+  }
+
+  recordEvent(message: string): void {
+    if (!this.recorder || !this.lease) return;
+    this.recorder.event(this.lease, 'Normal', 'LeaderElection', `${this.id} ${message}`);
+  }
+
+  identity(): string {
+    return this.id;
+  }
+
+  describe(): string {
+    return `${this.namespace}/${this.name}`;
+  }
+}
