@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryBackend } from '@kemu/store';
+import { StatusError } from '@kemu/api';
+import type { KubeObject } from '@kemu/api';
+import { ServiceAllocator } from './service.ts';
+
+const opts = { serviceClusterIPRange: '10.96.0.0/24', serviceNodePortRange: '30000-30002' };
+
+const svc = (name: string, spec: Record<string, unknown>): KubeObject => ({
+  metadata: { name, namespace: 'default' },
+  spec: { type: 'ClusterIP', ports: [{ port: 80 }], ...spec },
+});
+
+async function invalidMessage(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(StatusError);
+    expect((e as StatusError).code).toBe(422);
+    return (e as StatusError).message;
+  }
+  throw new Error('expected a 422');
+}
+
+describe('ServiceAllocator', () => {
+  it('hands out distinct cluster IPs, never the network, broadcast or first address', async () => {
+    const a = new ServiceAllocator(new MemoryBackend(), opts);
+    const seen = new Set<string>();
+    for (let i = 0; i < 253; i++) {
+      const s = svc(`s${i}`, {});
+      await a.allocateForCreate(s);
+      const ip = (s.spec as { clusterIP: string }).clusterIP;
+      expect(seen.has(ip)).toBe(false);
+      seen.add(ip);
+      expect((s.spec as { clusterIPs: string[] }).clusterIPs).toEqual([ip]);
+    }
+    expect(seen.has('10.96.0.0')).toBe(false);
+    expect(seen.has('10.96.0.1')).toBe(false);
+    expect(seen.has('10.96.0.255')).toBe(false);
+    await expect(a.allocateForCreate(svc('full', {}))).rejects.toThrow(/range is full/);
+  });
+
+  it('gives the first address on request (the kubernetes Service) and refuses taken or out-of-range IPs', async () => {
+    const a = new ServiceAllocator(new MemoryBackend(), opts);
+    const k = svc('kubernetes', { clusterIP: '10.96.0.1' });
+    await a.allocateForCreate(k);
+    expect((k.spec as { clusterIP: string }).clusterIP).toBe('10.96.0.1');
+    expect(await invalidMessage(a.allocateForCreate(svc('x', { clusterIP: '10.96.0.1' })))).toBe(
+      'Service "x" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.1"}: failed to allocate IP 10.96.0.1: provided IP is already allocated',
+    );
+    expect(await invalidMessage(a.allocateForCreate(svc('y', { clusterIP: '10.0.0.5' })))).toBe(
+      'Service "y" is invalid: spec.clusterIPs: Invalid value: []string{"10.0.0.5"}: failed to allocate IP 10.0.0.5: the provided IP (10.0.0.5) is not in the valid range. The range of valid IPs is 10.96.0.0/24',
+    );
+    // A retried create of the same Service reuses its own claim, and a rollback of that retry keeps it.
+    const again = await a.allocateForCreate(svc('kubernetes', { clusterIP: '10.96.0.1' }));
+    await again.rollback();
+    expect(await invalidMessage(a.allocateForCreate(svc('z', { clusterIP: '10.96.0.1' })))).toMatch(/already allocated/);
+  });
+
+  it('skips headless and ExternalName services', async () => {
+    const a = new ServiceAllocator(new MemoryBackend(), opts);
+    const h = svc('h', { clusterIP: 'None' });
+    await a.allocateForCreate(h);
+    expect((h.spec as { clusterIP: string }).clusterIP).toBe('None');
+    const e = svc('e', { type: 'ExternalName', externalName: 'x.example.com' });
+    await a.allocateForCreate(e);
+    expect((e.spec as Record<string, unknown>).clusterIP).toBeUndefined();
+  });
+
+  it('allocates node ports, checks requested ones, releases on delete and rollback', async () => {
+    const a = new ServiceAllocator(new MemoryBackend(), opts);
+    const s1 = svc('np1', { type: 'NodePort', ports: [{ port: 80 }, { port: 443, nodePort: 30000 }] });
+    await a.allocateForCreate(s1);
+    expect((s1.spec as { ports: { nodePort: number }[] }).ports.map((p) => p.nodePort)).toEqual([30001, 30000]);
+    expect(await invalidMessage(a.allocateForCreate(svc('np2', { type: 'NodePort', ports: [{ port: 80, nodePort: 30000 }] })))).toBe(
+      'Service "np2" is invalid: spec.ports[0].nodePort: Invalid value: 30000: provided port is already allocated',
+    );
+    expect(await invalidMessage(a.allocateForCreate(svc('np3', { type: 'NodePort', ports: [{ port: 80, nodePort: 80 }] })))).toBe(
+      'Service "np3" is invalid: spec.ports[0].nodePort: Invalid value: 80: provided port is not in the valid range. The range of valid ports is 30000-30002',
+    );
+    const s4 = svc('np4', { type: 'NodePort', ports: [{ port: 80 }] });
+    const txn = await a.allocateForCreate(s4);
+    expect((s4.spec as { ports: { nodePort: number }[] }).ports[0]?.nodePort).toBe(30002);
+    await expect(a.allocateForCreate(svc('np5', { type: 'NodePort', ports: [{ port: 80 }] }))).rejects.toThrow(/range is full/);
+    await txn.rollback();
+    await a.release(s1);
+    const s6 = svc('np6', { type: 'NodePort', ports: [{ port: 1 }, { port: 2 }, { port: 3 }] });
+    await a.allocateForCreate(s6);
+    expect((s6.spec as { ports: { nodePort: number }[] }).ports.map((p) => p.nodePort).sort()).toEqual([30000, 30001, 30002]);
+  });
+
+  it('update: type change to NodePort claims ports, back to ClusterIP releases them on commit', async () => {
+    const a = new ServiceAllocator(new MemoryBackend(), opts);
+    const old = svc('u', {});
+    await a.allocateForCreate(old);
+    const np = structuredClone(old);
+    (np.spec as Record<string, unknown>).type = 'NodePort';
+    await (await a.allocateForUpdate(np, old)).commit();
+    const port = (np.spec as { ports: { nodePort: number }[] }).ports[0]?.nodePort;
+    expect(port).toBe(30000);
+    const back = structuredClone(np);
+    (back.spec as Record<string, unknown>).type = 'ClusterIP';
+    await (await a.allocateForUpdate(back, np)).commit();
+    expect((back.spec as { ports: Record<string, unknown>[] }).ports[0]?.nodePort).toBeUndefined();
+    const other = svc('o', { type: 'NodePort', ports: [{ port: 80, nodePort: 30000 }] });
+    await a.allocateForCreate(other);
+  });
+
+  it('replicas racing on one store never share an IP', async () => {
+    const store = new MemoryBackend();
+    const replicas = [new ServiceAllocator(store, opts), new ServiceAllocator(store, opts), new ServiceAllocator(store, opts)];
+    const services = Array.from({ length: 60 }, (_, i) => svc(`r${i}`, {}));
+    await Promise.all(services.map((s, i) => replicas[i % 3]!.allocateForCreate(s)));
+    const ips = services.map((s) => (s.spec as { clusterIP: string }).clusterIP);
+    expect(new Set(ips).size).toBe(60);
+  });
+
+  it('dry run checks without claiming', async () => {
+    const a = new ServiceAllocator(new MemoryBackend(), opts);
+    await a.allocateForCreate(svc('d', { clusterIP: '10.96.0.50' }), { dryRun: true });
+    await a.allocateForCreate(svc('d2', { clusterIP: '10.96.0.50' }));
+  });
+});
