@@ -43,15 +43,18 @@ if ! have node:20-bookworm-slim; then
   cp -a "$npm_dir" "$ctx/npm"
   node_inc=$(dirname "$(dirname "$node_bin")")/include/node
   if [ -d "$node_inc" ]; then cp -a "$node_inc" "$ctx/include-node"; else mkdir "$ctx/include-node"; fi
+  # This host's CA bundle: the registry may sit behind a proxy whose CA only the host trusts.
+  cp /etc/ssl/certs/ca-certificates.crt "$ctx/ca-certificates.crt"
   cat >"$ctx/Dockerfile" <<'DOCKERFILE'
 FROM kemu-base/node:bookworm
 COPY node /usr/local/bin/node
 COPY npm /usr/local/lib/node_modules/npm
 COPY include-node /usr/local/include/node
+COPY ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
 # node-gyp finds the headers here instead of downloading them.
 RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
  && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \
- && printf 'nodedir=/usr/local\nfund=false\naudit=false\nupdate-notifier=false\n' > /usr/local/etc/npmrc \
+ && printf 'nodedir=/usr/local\ncafile=/etc/ssl/certs/ca-certificates.crt\nfund=false\naudit=false\nupdate-notifier=false\n' > /usr/local/etc/npmrc \
  && node --version && npm --version
 ENV NODE_VERSION=stand-in
 CMD ["node"]

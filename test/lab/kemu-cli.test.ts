@@ -15,13 +15,14 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
   let lab: Lab;
   beforeAll(async () => {
     lab = await startLab({ apiservers: 3, controllerManagers: 2, schedulers: 2, workers: 2 });
-    await lab.waitRunning();
+    await lab.waitRunning(['apiserver-0', 'apiserver-1', 'apiserver-2', 'lb']);
   }, 120_000);
   afterAll(async () => {
     await lab?.down();
   }, 60_000);
 
-  it('brings every component up and says which balancer it uses', () => {
+  it('brings every component up and says which balancer it uses', async () => {
+    await lab.waitRunning();
     const out = lab.proc.output();
     expect(out).toContain('built-in TCP balancer (--lb=builtin)');
     expect(out).toContain(`export KUBECONFIG=${lab.kubeconfig}`);
@@ -105,7 +106,7 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
   });
 
   it('kill holds a component down until start; pause and unpause report their state', async () => {
-    const name = 'scheduler-1';
+    const name = 'worker-0';
     const k = await lab.kemu('kill', name);
     expect(k.code, k.stderr).toBe(0);
     expect(lab.state().components.find((c) => c.name === name)).toMatchObject({ state: 'killed', pid: null });

@@ -1,0 +1,101 @@
+// Chaos through the balancer: losing apiservers one and two at a time, and all of them at once.
+// Writes are ConfigMap creates on fresh connections, as a client reconnecting through HAProxy would send.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '@kemu/base/testing/processes';
+import { startLab, missing, type Lab } from '../lab/lab.ts';
+import { call, items } from '../lab/api.ts';
+
+const skip = missing('apiserver');
+if (skip) console.warn(`test/chaos/apiserver-chaos.test.ts: ${skip}`);
+
+function cm(name: string) {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { at: new Date().toISOString() } };
+}
+
+/** One create, retried on a broken connection (never on an HTTP answer): returns the status it got. */
+async function write(lab: Lab, ns: string, name: string): Promise<{ status: number; attempts: number }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const r = await call(lab.server, 'POST', `/api/v1/namespaces/${ns}/configmaps`, cm(name), 5_000);
+      // 409 on a retry means the first attempt had committed before the connection broke.
+      return { status: r.status === 409 && attempt > 1 ? 201 : r.status, attempts: attempt };
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+describe.skipIf(skip)('apiserver chaos (processes)', () => {
+  let lab: Lab;
+  beforeAll(async () => {
+    lab = await startLab({ apiservers: 3, controllerManagers: 0, schedulers: 0, workers: 0 });
+    await lab.waitRunning();
+  }, 120_000);
+  afterAll(async () => {
+    await lab?.down();
+  }, 60_000);
+
+  it('writes keep succeeding through the balancer while one, then two apiservers are stopped', async () => {
+    const ns = 'default';
+    let i = 0;
+    let stopAt = Date.now() + 60_000;
+    const results: { status: number; attempts: number; at: number }[] = [];
+    const writer = (async () => {
+      while (Date.now() < stopAt) {
+        const r = await write(lab, ns, `w-${i++}`);
+        results.push({ ...r, at: Date.now() });
+      }
+    })();
+    await waitFor('some writes', () => results.length > 20, 20_000);
+    expect((await lab.kemu('stop', 'apiserver-0')).code).toBe(0);
+    const n1 = results.length;
+    await waitFor('writes after one apiserver is gone', () => results.length > n1 + 30, 20_000);
+    expect((await lab.kemu('stop', 'apiserver-1')).code).toBe(0);
+    const n2 = results.length;
+    await waitFor('writes after two apiservers are gone', () => results.length > n2 + 30, 20_000);
+    stopAt = 0;
+    await writer;
+    const failed = results.filter((r) => r.status !== 201);
+    expect(failed, JSON.stringify(failed.slice(0, 5))).toEqual([]);
+    let gap = 0;
+    for (let k = 1; k < results.length; k++) gap = Math.max(gap, results[k]!.at - results[k - 1]!.at);
+    console.log(`${results.length} writes, ${results.filter((r) => r.attempts > 1).length} needed a reconnect, longest gap ${gap} ms`);
+    const listed = items(await call(lab.server, 'GET', `/api/v1/namespaces/${ns}/configmaps`)).length;
+    expect(listed).toBeGreaterThanOrEqual(results.length);
+    for (const n of ['apiserver-0', 'apiserver-1']) expect((await lab.kemu('start', n)).code).toBe(0);
+    await lab.waitRunning(['apiserver-0', 'apiserver-1'], 60_000);
+  }, 120_000);
+
+  it('no acknowledged write is lost when every apiserver is killed and restarted', async () => {
+    const ns = 'default';
+    const acked: string[] = [];
+    let stop = false;
+    let n = 0;
+    const writer = (async () => {
+      while (!stop) {
+        const name = `k-${n++}`;
+        try {
+          const r = await call(lab.server, 'POST', `/api/v1/namespaces/${ns}/configmaps`, cm(name), 3_000);
+          if (r.status === 201) acked.push(name);
+        } catch {
+          await new Promise((r) => setTimeout(r, 50)); // no apiserver: nothing acknowledged
+        }
+      }
+    })();
+    await waitFor('acked writes', () => acked.length > 30, 20_000);
+    await Promise.all(['apiserver-0', 'apiserver-1', 'apiserver-2'].map((a) => lab.kemu('kill', a)));
+    const ackedAtKill = acked.length;
+    for (const a of ['apiserver-0', 'apiserver-1', 'apiserver-2']) expect((await lab.kemu('start', a)).code).toBe(0);
+    await lab.waitRunning(['apiserver-0', 'apiserver-1', 'apiserver-2'], 60_000);
+    await waitFor('writes after the restart', () => acked.length > ackedAtKill + 20, 30_000);
+    stop = true;
+    await writer;
+    const r = await call(lab.server, 'GET', `/api/v1/namespaces/${ns}/configmaps`);
+    expect(r.status).toBe(200);
+    const present = new Set(items(r).map((o) => String((o.metadata as Record<string, unknown>).name)));
+    const lost = acked.filter((a) => !present.has(a));
+    expect(lost).toEqual([]);
+    console.log(`${acked.length} acknowledged writes across a full apiserver outage, none lost`);
+  }, 120_000);
+});
