@@ -2,6 +2,7 @@
 import type { ControllerDescriptor } from './controller.ts';
 import { selectControllers as select } from './selection.ts';
 import { serviceAccountDescriptor } from './controllers/serviceaccount.ts';
+import { namespaceDescriptor } from './controllers/namespace.ts';
 import { garbageCollectorDescriptor } from './controllers/garbagecollector.ts';
 import { replicaSetDescriptor } from './controllers/replicaset.ts';
 import { deploymentDescriptor } from './controllers/deployment/index.ts';
@@ -9,6 +10,7 @@ import { deploymentDescriptor } from './controllers/deployment/index.ts';
 /** Every known controller, in start order. Add new controllers here (and only here). */
 export const CONTROLLERS: ControllerDescriptor[] = [
   serviceAccountDescriptor,
+  namespaceDescriptor,
   garbageCollectorDescriptor,
   replicaSetDescriptor,
   deploymentDescriptor,
