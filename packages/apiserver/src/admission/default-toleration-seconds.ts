@@ -1,0 +1,24 @@
+// DefaultTolerationSeconds: pods that do not tolerate the not-ready / unreachable NoExecute taints get
+// tolerations for them with tolerationSeconds 300, so they are evicted 5 minutes after their node fails.
+import type { AdmissionPlugin } from './types.ts';
+import { isObj, podCreate } from './types.ts';
+
+export const TAINT_NOT_READY = 'node.kubernetes.io/not-ready';
+export const TAINT_UNREACHABLE = 'node.kubernetes.io/unreachable';
+export const DEFAULT_TOLERATION_SECONDS = 300;
+
+export const defaultTolerationSecondsPlugin: AdmissionPlugin = {
+  name: 'DefaultTolerationSeconds',
+  mutating: true,
+  admit(attrs) {
+    const pod = podCreate(attrs);
+    if (!pod) return;
+    const tolerations = Array.isArray(pod.spec.tolerations) ? pod.spec.tolerations : [];
+    const has = (key: string): boolean =>
+      tolerations.some((t: unknown) => isObj(t) && t.key === key && (t.effect === undefined || t.effect === '' || t.effect === 'NoExecute'));
+    const add: unknown[] = [];
+    for (const key of [TAINT_NOT_READY, TAINT_UNREACHABLE])
+      if (!has(key)) add.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: DEFAULT_TOLERATION_SECONDS });
+    if (add.length > 0) pod.spec.tolerations = [...tolerations, ...add];
+  },
+};
