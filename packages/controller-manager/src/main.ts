@@ -4,7 +4,7 @@
 import os from 'node:os';
 import fs from 'node:fs';
 import { Gauge } from 'prom-client';
-import { RestClient, loadClientConfig, LeaderElector, leaderIdentity } from '@kemu/client';
+import { RestClient, loadClientConfig, LeaderElector, leaderIdentity, EventRecorder } from '@kemu/client';
 import { createLogger, newMetricsRegistry, parseCommandLine, startHealthServer, realClock } from '@kemu/base';
 import { FLAGS, validateOptions, type ControllerManagerOptions } from './options.ts';
 import { selectControllers, ControllerSelectionError } from './registry.ts';
@@ -65,18 +65,27 @@ async function main(): Promise<void> {
   }).catch((e: unknown) => fail(`failed to listen on ${opts['bind-address']}:${opts['secure-port']}: ${String(e)}`, 1));
   if (health) logger.info({ port: health.port }, 'Serving healthz and metrics');
 
+  // Shutdown order: stop the controllers (drain) and let in-flight requests finish, then stop the elector,
+  // which releases the Lease — so the next leader never overlaps with our last writes.
+  const drain = new AbortController();
   const stopping = new AbortController();
   let shuttingDown = false;
+  let running: Promise<void> | undefined;
   const onSignal = (sig: NodeJS.Signals) => {
     if (shuttingDown) return;
     shuttingDown = true;
     logger.info({ signal: sig }, 'Received termination signal, shutting down');
-    stopping.abort(new Error(`received ${sig}`));
+    drain.abort(new Error(`received ${sig}`));
+    const drained = running ?? Promise.resolve();
+    void Promise.race([drained, new Promise((r) => setTimeout(r, 2000))]).then(() => stopping.abort(new Error(`received ${sig}`)));
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 
-  const run = (signal: AbortSignal) => runControllers({ client, descriptors, options: opts, logger, clock: realClock, signal, hostname });
+  const run = (signal: AbortSignal) => {
+    running = runControllers({ client, descriptors, options: opts, logger, clock: realClock, signal: AbortSignal.any([signal, drain.signal]), hostname });
+    return running;
+  };
 
   if (!opts['leader-elect']) {
     await run(stopping.signal);
@@ -96,6 +105,7 @@ async function main(): Promise<void> {
     retryPeriodMs: opts['leader-elect-retry-period'],
     releaseOnCancel: true,
     logger,
+    eventRecorder: new EventRecorder(client, { component: PROGRAM, host: hostname }, { logger }),
     callbacks: {
       onStartedLeading: async (signal) => {
         leaderGauge.set({ name: opts['leader-elect-resource-name'] }, 1);

@@ -1,5 +1,6 @@
 // One leadership term: fresh informers (a new leader starts from a fresh, synced cache), one context per
 // controller (its own event source), all controllers started together and stopped by the same signal.
+import { setMaxListeners } from 'node:events';
 import { EventRecorder, SharedInformerFactory, type RestClient } from '@kemu/client';
 import type { Clock, Logger } from '@kemu/base';
 import type { Controller, ControllerContext, ControllerDescriptor } from './controller.ts';
@@ -19,6 +20,8 @@ export interface RunControllersOptions {
 
 export async function runControllers(o: RunControllersOptions): Promise<void> {
   if (o.signal.aborted) return;
+  // Every controller, queue and informer listens on this one signal.
+  setMaxListeners(0, o.signal);
   const informers = o.informers ?? new SharedInformerFactory(o.client, { clock: o.clock, logger: o.logger });
   const started: { controller: Controller; ctx: ControllerContext }[] = [];
   for (const d of o.descriptors) {

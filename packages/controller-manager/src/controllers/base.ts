@@ -73,7 +73,7 @@ export class KeyedWorker {
     const stop = () => this.queue.shutDown();
     if (signal.aborted) return stop();
     signal.addEventListener('abort', stop, { once: true });
-    log.info({ controller: this.opts.name }, `Starting ${this.opts.name}`);
+    log.info({ queue: this.opts.name }, `Starting ${this.opts.name}`);
     try {
       const ok = await this.waitForSync(signal);
       if (!ok) return;
@@ -82,7 +82,7 @@ export class KeyedWorker {
     } finally {
       signal.removeEventListener('abort', stop);
       this.queue.shutDown();
-      log.info({ controller: this.opts.name }, `Shutting down ${this.opts.name}`);
+      log.info({ queue: this.opts.name }, `Shutting down ${this.opts.name}`);
     }
   }
 
@@ -103,7 +103,10 @@ export class KeyedWorker {
         if (isNotFound(e)) {
           this.queue.forget(key);
         } else if (!this.ctx.signal.aborted) {
-          this.ctx.logger.debug({ controller: this.opts.name, key, err: String(e) }, 'sync failed, requeuing');
+          // Conflicts are the normal price of optimistic concurrency; anything else is worth seeing.
+          const fields = { queue: this.opts.name, key, err: String(e) };
+          if (isConflict(e)) this.ctx.logger.debug(fields, 'sync conflict, requeuing');
+          else this.ctx.logger.warn(fields, 'sync failed, requeuing');
           this.queue.addRateLimited(key);
         }
       } finally {
