@@ -18,9 +18,9 @@ const elector = new LeaderElector({
   retryPeriodMs: Number(retry),
   releaseOnCancel: true,
   callbacks: {
-    onStartedLeading: () => say('started'),
-    onStoppedLeading: () => say('stopped'),
-    onNewLeader: (who) => say('leader', { who }),
+    onStartedLeading: () => void say('started'),
+    onStoppedLeading: () => void say('stopped'),
+    onNewLeader: (who) => void say('leader', { who }),
   },
 });
 const ctrl = new AbortController();
