@@ -80,11 +80,9 @@ export function defaultPod(pod: Obj): void {
   setDefault(spec, 'enableServiceLinks', true);
 }
 
-/** Pod-template defaults (Deployment/ReplicaSet templates): the pod spec ones, as Kubernetes applies them. */
+/** Pod-template defaults (Deployment/ReplicaSet templates): PodSpec defaults only (no enableServiceLinks, as in Kubernetes). */
 export function defaultPodTemplate(template: Obj): void {
-  const spec = ensureObj(template, 'spec');
-  defaultPodSpec(spec);
-  setDefault(spec, 'enableServiceLinks', true);
+  defaultPodSpec(ensureObj(template, 'spec'));
 }
 
 /** qos.GetPodQOS: Guaranteed, Burstable or BestEffort from cpu/memory requests and limits. */

@@ -18,8 +18,8 @@ export const deploymentPrinter: TablePrinter = {
   columns: [
     nameCol,
     col('Ready'),
-    col('Up-to-date', 'integer'),
-    col('Available', 'integer'),
+    col('Up-to-date'),
+    col('Available'),
     ageCol,
     col('Containers', 'string', 1),
     col('Images', 'string', 1),

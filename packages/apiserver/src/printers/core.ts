@@ -15,7 +15,7 @@ function externalIP(spec: Record<string, unknown>, status: Record<string, unknow
     case 'NodePort':
       return external.length > 0 ? external.join(',') : '<none>';
     case 'LoadBalancer': {
-      const ingress = list(obj(status.loadBalancer).ingress).map((i) => str(i.ip) || str(i.hostname)).filter((s) => s !== '');
+      const ingress = [...new Set(list(obj(status.loadBalancer).ingress).map((i) => str(i.ip) || str(i.hostname)).filter((s) => s !== ''))].sort();
       const all = [...ingress, ...external];
       return all.length > 0 ? all.join(',') : '<pending>';
     }
@@ -47,7 +47,7 @@ export const servicePrinter: TablePrinter = {
     return [
       svc.metadata.name ?? '',
       str(spec.type),
-      str(spec.clusterIP) || '<none>',
+      (Array.isArray(spec.clusterIPs) ? str(spec.clusterIPs[0]) : str(spec.clusterIP)) || '<none>',
       externalIP(spec, obj(svc.status)),
       servicePorts(spec),
       since(svc.metadata.creationTimestamp, now),
@@ -80,7 +80,7 @@ export const endpointsPrinter: TablePrinter = {
 };
 
 export const configMapPrinter: TablePrinter = {
-  columns: [nameCol, col('Data', 'integer'), ageCol],
+  columns: [nameCol, col('Data'), ageCol],
   cells: (cm, now) => [
     cm.metadata.name ?? '',
     Object.keys(obj(cm.data)).length + Object.keys(obj(cm.binaryData)).length,
@@ -89,7 +89,7 @@ export const configMapPrinter: TablePrinter = {
 };
 
 export const secretPrinter: TablePrinter = {
-  columns: [nameCol, col('Type'), col('Data', 'integer'), ageCol],
+  columns: [nameCol, col('Type'), col('Data'), ageCol],
   cells: (s, now) => [s.metadata.name ?? '', str(s.type), Object.keys(obj(s.data)).length, since(s.metadata.creationTimestamp, now)],
 };
 
