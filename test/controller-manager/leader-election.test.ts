@@ -1,0 +1,97 @@
+// Three kube-controller-manager processes behind one Lease: exactly one leader, fail-over on SIGKILL within
+// lease duration + 2 × retry period, on SIGTERM within about one retry period (the Lease is released), a
+// restarted process stays a follower, leaseTransitions counts each change, and a leader that loses its
+// Lease (frozen past it) exits 1 with "leaderelection lost".
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { holderName, lease, startEnv, waitFor, type Env } from './cluster.ts';
+
+const LEASE_MS = 2000;
+const RETRY_MS = 500;
+// Scheduling slack for processes on a busy 2-core machine (request latency, timers, jitter).
+const SLACK_MS = 1500;
+
+let env: Env;
+beforeAll(async () => {
+  env = await startEnv();
+  await Promise.all(['kcm-a', 'kcm-b', 'kcm-c'].map((n) => env.startManager(n)));
+}, 60_000);
+afterAll(async () => {
+  await env?.stop();
+});
+
+async function currentLeader(): Promise<string> {
+  return waitFor('a leader', async () => holderName(env.client), 30_000, 50);
+}
+
+async function nextLeader(old: string, ms: number): Promise<{ name: string; ms: number }> {
+  const t0 = Date.now();
+  const name = await waitFor(`a leader other than ${old}`, async () => {
+    const h = await holderName(env.client);
+    return h && h !== old ? h : undefined;
+  }, ms, 25);
+  return { name, ms: Date.now() - t0 };
+}
+
+describe('kube-controller-manager leader election', () => {
+  it('has exactly one leader, and the others stay followers', async () => {
+    const leader = await currentLeader();
+    expect(['kcm-a', 'kcm-b', 'kcm-c']).toContain(leader);
+    const l = await lease(env.client);
+    expect(l?.spec?.leaseDurationSeconds).toBe(2);
+    // Over several lease durations the holder does not change while the leader is healthy.
+    const seen = new Set<string>();
+    const until = Date.now() + 3 * LEASE_MS;
+    while (Date.now() < until) {
+      seen.add(await holderName(env.client));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect([...seen]).toEqual([leader]);
+  }, 30_000);
+
+  it('fails over after SIGKILL within lease duration + 2 × retry period', async () => {
+    const leader = await currentLeader();
+    const before = (await lease(env.client))?.spec?.leaseTransitions ?? 0;
+    await env.managers.get(leader)?.kill('SIGKILL');
+    const next = await nextLeader(leader, 20_000);
+    console.log(`SIGKILL failover: ${next.ms} ms (${leader} → ${next.name})`);
+    expect(next.ms).toBeLessThanOrEqual(LEASE_MS + 2 * RETRY_MS + SLACK_MS);
+    expect((await lease(env.client))?.spec?.leaseTransitions).toBe(before + 1);
+    // The killed one comes back and stays a follower.
+    await env.startManager(leader);
+    const until = Date.now() + 3 * LEASE_MS;
+    while (Date.now() < until) {
+      expect(await holderName(env.client)).toBe(next.name);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }, 40_000);
+
+  it('fails over after SIGTERM within about one retry period (the Lease is released)', async () => {
+    const leader = await currentLeader();
+    const before = (await lease(env.client))?.spec?.leaseTransitions ?? 0;
+    const proc = env.managers.get(leader);
+    const t0 = Date.now();
+    proc?.child.kill('SIGTERM');
+    const next = await nextLeader(leader, 20_000);
+    const ms = Date.now() - t0;
+    console.log(`SIGTERM failover: ${ms} ms (${leader} → ${next.name})`);
+    expect(await proc?.exited).toBe(0);
+    expect(ms).toBeLessThanOrEqual(2 * RETRY_MS + SLACK_MS);
+    expect((await lease(env.client))?.spec?.leaseTransitions).toBe(before + 1);
+    await env.startManager(leader);
+  }, 40_000);
+
+  it('a leader that loses its Lease stops and exits 1 with "leaderelection lost"', async () => {
+    const leader = await currentLeader();
+    const proc = env.managers.get(leader);
+    if (!proc) throw new Error('no process for the leader');
+    proc.child.kill('SIGSTOP');
+    try {
+      await nextLeader(leader, 20_000);
+    } finally {
+      proc.child.kill('SIGCONT');
+    }
+    const code = await Promise.race([proc.exited, new Promise((r) => setTimeout(() => r('still running'), 15_000))]);
+    expect(code).toBe(1);
+    expect(proc.output()).toContain('leaderelection lost');
+  }, 60_000);
+});
