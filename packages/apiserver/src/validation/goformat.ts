@@ -25,5 +25,5 @@ export function goLabelSelector(sel: Record<string, unknown>): GoValue {
         })
         .join(', ')}}`
     : '[]v1.LabelSelectorRequirement(nil)';
-  return new GoValue(`&v1.LabelSelector{MatchLabels:${ml}, MatchExpressions:${me}}`);
+  return new GoValue(`v1.LabelSelector{MatchLabels:${ml}, MatchExpressions:${me}}`);
 }

@@ -129,7 +129,7 @@ export function validateEndpoints(o: KubeObject): StatusCause[] {
 }
 
 export function validateCoreEvent(o: KubeObject): StatusCause[] {
-  const out = validateObjectMeta(o.metadata, { namespaced: true, nameFn: () => [] });
+  const out = ns(o);
   const io = isRecord(o.involvedObject) ? o.involvedObject : undefined;
   if (!io) out.push(fieldErrors.required('involvedObject'));
   else if (typeof io.namespace === 'string' && io.namespace !== '' && io.namespace !== o.metadata.namespace)
@@ -140,7 +140,7 @@ export function validateCoreEvent(o: KubeObject): StatusCause[] {
 }
 
 export function validateEventsV1Event(o: KubeObject): StatusCause[] {
-  const out = validateObjectMeta(o.metadata, { namespaced: true, nameFn: () => [] });
+  const out = ns(o);
   if (typeof o.eventTime !== 'string' || o.eventTime === '') out.push(fieldErrors.required('eventTime'));
   if (typeof o.reportingController !== 'string' || o.reportingController === '') out.push(fieldErrors.required('reportingController'));
   if (typeof o.reportingInstance !== 'string' || o.reportingInstance === '') out.push(fieldErrors.required('reportingInstance'));
