@@ -1,0 +1,127 @@
+// A Deployment through the real binaries and kubectl: apply → one ReplicaSet and 3 owned pods; scale to 10 and
+// back to 2; a new image rolls out within maxSurge/maxUnavailable at every moment seen by a watch; rollout
+// undo; deleting the Deployment removes its ReplicaSets and pods (garbage collector). There are no kubelets
+// here, so the test marks each pod Ready itself.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { R, type Deployment, type ReplicaSet } from '@kemu/api';
+import { PodTracker, startEnv, waitFor, type Env } from './cluster.ts';
+
+let env: Env;
+let pods: PodTracker;
+
+function manifest(image: string, replicas: number): string {
+  return [
+    'apiVersion: apps/v1',
+    'kind: Deployment',
+    'metadata: {name: web}',
+    'spec:',
+    `  replicas: ${replicas}`,
+    '  selector: {matchLabels: {app: web}}',
+    '  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 2, maxUnavailable: 1}}',
+    '  template:',
+    '    metadata: {labels: {app: web}}',
+    `    spec: {containers: [{name: web, image: "${image}"}]}`,
+    '',
+  ].join('\n');
+}
+
+beforeAll(async () => {
+  env = await startEnv();
+  await env.startManager('kcm-0');
+  pods = new PodTracker(env.client, 'default', true);
+}, 60_000);
+afterAll(async () => {
+  pods?.stop();
+  await env?.stop();
+});
+
+const deployment = () => env.client.get<Deployment>(R.deployments, 'default', 'web');
+const replicaSets = async () => (await env.client.list<ReplicaSet>(R.replicasets, 'default')).items;
+
+async function rolledOut(): Promise<Deployment> {
+  return waitFor(
+    'the rollout to finish',
+    async () => {
+      const d = await deployment();
+      const s = d.status ?? {};
+      const want = d.spec.replicas ?? 1;
+      const done = (s.observedGeneration ?? 0) >= (d.metadata.generation ?? 0) && s.updatedReplicas === want && (s.replicas ?? 0) === want && s.availableReplicas === want;
+      return done && pods.active('web-').length === want ? d : undefined;
+    },
+    60_000,
+    100,
+  );
+}
+
+describe('Deployment with kube-controller-manager', () => {
+  it('kubectl apply: one ReplicaSet and 3 pods owned by it', async () => {
+    const file = path.join(env.dir, 'web.yaml');
+    writeFileSync(file, manifest('nginx:1.27', 3));
+    expect(await env.kubectl('apply', '-f', file)).toContain('deployment.apps/web created');
+    const d = await rolledOut();
+    const rss = await replicaSets();
+    expect(rss).toHaveLength(1);
+    const rs = rss[0] as ReplicaSet;
+    const hash = rs.metadata.labels?.['pod-template-hash'];
+    expect(rs.metadata.name).toBe(`web-${hash}`);
+    expect(rs.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Deployment', name: 'web', uid: d.metadata.uid, controller: true });
+    const live = pods.active('web-');
+    expect(live).toHaveLength(3);
+    for (const p of live) {
+      expect(p.metadata.ownerReferences).toEqual([
+        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs.metadata.name, uid: rs.metadata.uid, controller: true, blockOwnerDeletion: true },
+      ]);
+    }
+    expect(await env.kubectl('rollout', 'status', 'deployment/web', '--timeout=30s')).toContain('successfully rolled out');
+  }, 90_000);
+
+  it('kubectl scale to 10 and back to 2', async () => {
+    await env.kubectl('scale', 'deployment/web', '--replicas=10');
+    await rolledOut();
+    expect(pods.active('web-')).toHaveLength(10);
+    await env.kubectl('scale', 'deployment/web', '--replicas=2');
+    await rolledOut();
+    expect(pods.active('web-')).toHaveLength(2);
+  }, 90_000);
+
+  it('a new image rolls out within maxSurge and maxUnavailable at every moment', async () => {
+    await env.kubectl('scale', 'deployment/web', '--replicas=6');
+    await rolledOut();
+    let maxActive = 0;
+    let minReady = Infinity;
+    pods.onChange((t) => {
+      const active = t.active('web-');
+      maxActive = Math.max(maxActive, active.length);
+      minReady = Math.min(minReady, active.filter((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length);
+    });
+    await env.kubectl('set', 'image', 'deployment/web', 'web=nginx:1.28');
+    await rolledOut();
+    expect(await env.kubectl('rollout', 'status', 'deployment/web', '--timeout=30s')).toContain('successfully rolled out');
+    console.log(`rolling update of 6: at most ${maxActive} pods, at least ${minReady} ready`);
+    expect(maxActive).toBeLessThanOrEqual(6 + 2);
+    expect(minReady).toBeGreaterThanOrEqual(6 - 1);
+    expect(pods.active('web-').every((p) => p.spec.containers[0]?.image === 'nginx:1.28')).toBe(true);
+    expect((await deployment()).metadata.annotations?.['deployment.kubernetes.io/revision']).toBe('2');
+  }, 90_000);
+
+  it('kubectl rollout undo brings the old ReplicaSet back as revision 3', async () => {
+    const before = await replicaSets();
+    await env.kubectl('rollout', 'undo', 'deployment/web');
+    await waitFor('the old template', async () => (await deployment()).spec.template.spec.containers[0]?.image === 'nginx:1.27');
+    await rolledOut();
+    const after = await replicaSets();
+    expect(after.map((r) => r.metadata.uid).sort()).toEqual(before.map((r) => r.metadata.uid).sort());
+    const active = after.find((r) => (r.spec.replicas ?? 0) > 0);
+    expect(active?.spec.template?.spec.containers[0]?.image).toBe('nginx:1.27');
+    expect(active?.metadata.annotations?.['deployment.kubernetes.io/revision']).toBe('3');
+    expect(pods.active('web-').every((p) => p.spec.containers[0]?.image === 'nginx:1.27')).toBe(true);
+  }, 90_000);
+
+  it('kubectl delete deployment: its ReplicaSets and pods are garbage collected', async () => {
+    await env.kubectl('delete', 'deployment', 'web');
+    await waitFor('replica sets to go', async () => (await replicaSets()).length === 0, 30_000, 100);
+    await waitFor('pods to go', () => pods.active('web-').length === 0, 30_000, 100);
+  }, 60_000);
+});
