@@ -1,0 +1,67 @@
+// The compose file's shape: the services, hostnames, the state volume only on apiservers, health checks,
+// restart policy and stop settings — and that docker-compose 1.29 accepts it (`docker-compose config`).
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { ROOT } from '@kemu/kemu';
+import { run } from './lab.ts';
+
+interface Service {
+  hostname?: string;
+  image?: string;
+  command?: string[];
+  volumes?: string[];
+  healthcheck?: { test: string[] };
+  restart?: string;
+  stop_signal?: string;
+  stop_grace_period?: string;
+  depends_on?: Record<string, { condition: string }>;
+  ports?: string[];
+}
+
+const file = path.join(ROOT, 'docker-compose.yml');
+const compose = parse(fs.readFileSync(file, 'utf8'), { merge: true }) as { services: Record<string, Service>; volumes: Record<string, unknown> };
+const hasCompose = fs.existsSync('/usr/bin/docker-compose') || fs.existsSync('/usr/local/bin/docker-compose');
+
+describe('docker-compose.yml', () => {
+  const names = ['lb', ...['apiserver', 'controller-manager', 'scheduler', 'worker'].flatMap((k) => [0, 1, 2].map((i) => `${k}-${i}`))];
+
+  it('has the lab services with hostnames equal to their names', () => {
+    expect(Object.keys(compose.services).sort()).toEqual([...names].sort());
+    for (const n of names) expect(compose.services[n]?.hostname, n).toBe(n);
+  });
+
+  it('mounts the state volume into the apiservers only', () => {
+    expect(Object.keys(compose.volumes)).toEqual(['state']);
+    for (const [n, s] of Object.entries(compose.services)) {
+      const mountsState = (s.volumes ?? []).some((v) => v.startsWith('state:'));
+      expect(mountsState, n).toBe(n.startsWith('apiserver-'));
+    }
+  });
+
+  it('gives every service a health check, restart on failure and SIGTERM with a grace period', () => {
+    for (const [n, s] of Object.entries(compose.services)) {
+      expect(s.healthcheck?.test.join(' '), n).toMatch(n === 'lb' ? /6443/ : n.startsWith('apiserver') ? /\/readyz/ : /\/healthz/);
+      expect(s.restart, n).toBe('on-failure');
+      expect(s.stop_signal, n).toBe('SIGTERM');
+      expect(s.stop_grace_period, n).toBeTruthy();
+    }
+    for (const n of names.filter((x) => /^(controller-manager|scheduler|worker)-/.test(x)))
+      expect(compose.services[n]?.depends_on?.lb?.condition, n).toBe('service_healthy');
+    expect(compose.services.lb?.ports?.some((p) => p.endsWith(':6443'))).toBe(true);
+  });
+
+  it('names each process by its --hostname-override and points clients at the balancer', () => {
+    for (const n of names.filter((x) => x !== 'lb')) {
+      const cmd = compose.services[n]?.command ?? [];
+      expect(cmd, n).toContain(`--hostname-override=${n}`);
+      if (!n.startsWith('apiserver')) expect(cmd, n).toContain('--master=http://lb:6443');
+    }
+  });
+
+  it.skipIf(!hasCompose)('passes docker-compose config' + (hasCompose ? '' : ' (skipped: docker-compose is not installed)'), async () => {
+    const r = await run('docker-compose', ['-f', file, 'config', '-q']);
+    expect(r.code, r.stderr).toBe(0);
+  });
+});
