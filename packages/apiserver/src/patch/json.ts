@@ -34,7 +34,7 @@ export function jsonPatch(doc: unknown, patch: unknown): unknown {
   let cur: unknown = structuredClone(doc);
   for (const op of ops) {
     try {
-      cur = fjp.applyOperation(cur, op, true, true, false).newDocument;
+      cur = fjp.applyOperation(cur, op, true, true, true).newDocument;
     } catch (e) {
       throw new StatusError('Invalid', describe(op, e));
     }

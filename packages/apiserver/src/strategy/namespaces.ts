@@ -27,11 +27,13 @@ export const namespaceStrategy = buildStrategy(R.namespaces, {
   ],
   status: { initial: () => ({ phase: 'Active' }) },
   prepareForCreate: ensureFinalizer,
+  // Kubernetes keeps spec.finalizers on every update but /finalize. The generic update path here does not
+  // tell the strategy which subresource is written, so the old finalizers are kept only when the new
+  // object leaves them out (a PUT or apply without spec), and /finalize can still empty them.
   prepareForUpdate(n, old) {
     const spec = isRecord(n.spec) ? n.spec : (n.spec = {});
     const oldSpec = isRecord(old.spec) ? old.spec : {};
-    if (oldSpec.finalizers === undefined) delete spec.finalizers;
-    else spec.finalizers = structuredClone(oldSpec.finalizers);
+    if (spec.finalizers === undefined && oldSpec.finalizers !== undefined) spec.finalizers = structuredClone(oldSpec.finalizers);
   },
 });
 

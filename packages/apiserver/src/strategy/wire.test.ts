@@ -109,4 +109,21 @@ describe('through the REST API', () => {
     expect(r.statusCode).toBe(403);
     expect(r.json().message).toBe('pods "prio" is forbidden: no PriorityClass with name nope was found');
   });
+
+  it('namespace: Active with the kubernetes finalizer, kept on PUT, emptied by /finalize', async () => {
+    const c = await inject('POST', '/api/v1/namespaces', { metadata: { name: 'team-a' } });
+    expect(c.statusCode).toBe(201);
+    expect(c.json()).toMatchObject({ spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' }, metadata: { labels: { 'kubernetes.io/metadata.name': 'team-a' } } });
+    const put = await inject('PUT', '/api/v1/namespaces/team-a', { metadata: { name: 'team-a', labels: { x: 'y' } } });
+    expect(put.statusCode).toBe(200);
+    expect(put.json().spec).toEqual({ finalizers: ['kubernetes'] });
+    expect(put.json().status).toEqual({ phase: 'Active' });
+    const del = await inject('DELETE', '/api/v1/namespaces/team-a');
+    expect(del.statusCode).toBe(200);
+    const got = await inject('GET', '/api/v1/namespaces/team-a');
+    expect(got.json().status.phase).toBe('Terminating');
+    const fin = await inject('PUT', '/api/v1/namespaces/team-a/finalize', { metadata: { name: 'team-a' }, spec: { finalizers: [] } });
+    expect(fin.statusCode).toBe(200);
+    expect((await inject('GET', '/api/v1/namespaces/team-a')).statusCode).toBe(404);
+  });
 });
