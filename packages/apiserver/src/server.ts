@@ -214,6 +214,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     const out = await handleRest(ctx, apiReq);
     if (out.headers) reply.headers(out.headers);
     if (out.raw) return reply.code(out.code).header('content-type', out.raw.contentType).send(out.raw.text);
+    if (out.json !== undefined) return reply.code(out.code).header('content-type', 'application/json').send(Buffer.from(out.json));
     return json(reply, out.code, out.body);
   };
   for (const prefix of ['/api', '/apis']) {

@@ -21,16 +21,25 @@ export function objectKey(r: ResourceInfo, namespace: string | undefined, name: 
   return r.namespaced ? `${resourcePrefix(r)}${namespace ?? ''}/${name}` : `${resourcePrefix(r)}${name}`;
 }
 
-/** The JSON stored for an object: resourceVersion is dropped (it is the write's revision). */
+/**
+ * The JSON stored for an object: apiVersion, kind and metadata first (so rawWithResourceVersion can
+ * splice the revision in), resourceVersion dropped (it is the write's revision).
+ */
 export function encodeObject(obj: KubeObject): string {
-  const rv = obj.metadata.resourceVersion;
-  if (rv === undefined) return JSON.stringify(obj);
-  delete obj.metadata.resourceVersion;
-  try {
-    return JSON.stringify(obj);
-  } finally {
-    obj.metadata.resourceVersion = rv;
+  const { apiVersion, kind, metadata, ...rest } = obj;
+  const { resourceVersion: _rv, ...meta } = metadata;
+  return JSON.stringify({ apiVersion, kind, metadata: meta, ...rest });
+}
+
+/** An object's JSON with its resourceVersion, without parsing it when the layout allows. */
+export function rawWithResourceVersion(kv: StoredKV): string {
+  const at = kv.value.indexOf('"metadata":{');
+  if (at > 0 && kv.value.lastIndexOf('{', at) === 0) {
+    const open = at + '"metadata":{'.length;
+    const sep = kv.value[open] === '}' ? '' : ',';
+    return `${kv.value.slice(0, open)}"resourceVersion":"${kv.modRevision}"${sep}${kv.value.slice(open)}`;
   }
+  return JSON.stringify(decodeObject(kv));
 }
 
 export function decodeObject(kv: StoredKV): KubeObject {

@@ -2,7 +2,7 @@
 // later page to the first page's revision, filtered by the selectors (pages are refilled after filtering).
 import { errors, groupVersion, type KubeList, type KubeObject, type ResourceInfo } from '@kemu/api';
 import { CompactedError, type Backend } from '@kemu/store';
-import { decodeContinue, decodeObject, encodeContinue, resourcePrefix } from '../storage.ts';
+import { decodeContinue, decodeObject, encodeContinue, rawWithResourceVersion, resourcePrefix } from '../storage.ts';
 import { mapStoreError } from '../store-errors.ts';
 import type { ObjectFilter } from './filter.ts';
 
@@ -15,7 +15,15 @@ export interface ListRequest {
   filter?: ObjectFilter;
 }
 
-export async function listFromStore(backend: Backend, r: ResourceInfo, req: ListRequest): Promise<KubeList> {
+/** The same list as JSON text, items spliced from the stored values (no filter: nothing to parse). */
+export async function listJsonFromStore(backend: Backend, r: ResourceInfo, req: Omit<ListRequest, 'filter'>): Promise<string> {
+  const raw: string[] = [];
+  const list = await listFromStore(backend, r, req, raw);
+  const head = JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata }).slice(0, -1);
+  return `${head},"items":[${raw.join(',')}]}`;
+}
+
+export async function listFromStore(backend: Backend, r: ResourceInfo, req: ListRequest, raw?: string[]): Promise<KubeList> {
   const prefix = resourcePrefix(r, req.namespace);
   let revision = req.revision ?? 0;
   let startAfter: string | undefined;
@@ -36,12 +44,16 @@ export async function listFromStore(backend: Backend, r: ResourceInfo, req: List
       revision = page.revision;
       for (const kv of page.items) {
         lastKey = kv.key;
+        if (raw) {
+          raw.push(rawWithResourceVersion(kv));
+          continue;
+        }
         const obj = decodeObject(kv);
         if (!req.filter || req.filter(obj)) items.push(obj);
       }
       more = page.more;
       remaining = page.remaining;
-      if (!more || (limit && items.length >= limit) || page.items.length === 0) break;
+      if (!more || (limit && (raw ? raw.length : items.length) >= limit) || page.items.length === 0) break;
       startAfter = lastKey;
     }
   } catch (e) {

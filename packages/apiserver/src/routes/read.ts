@@ -4,7 +4,7 @@
 import { errors, groupVersion, type KubeList, type KubeObject } from '@kemu/api';
 import { printerFor, type ApiContext } from '../context.ts';
 import { buildFilter } from '../registry/filter.ts';
-import { listFromStore } from '../registry/list.ts';
+import { listFromStore, listJsonFromStore } from '../registry/list.ts';
 import { objectKey } from '../storage.ts';
 import { parseIncludeObject, toTable, wantsTable } from '../table.ts';
 import { header, intParam, type ApiReply, type ApiRequest } from './request.ts';
@@ -51,6 +51,15 @@ export async function listObjects(ctx: ApiContext, req: ApiRequest): Promise<Api
   if (!Number.isInteger(rv) || rv < 0) throw errors.badRequest(`invalid resource version: "${rvParam}"`);
 
   let list: KubeList;
+  if ((rvParam === '' || cont || match === 'Exact') && !filter && !wantsTable(header(req, 'accept'))) {
+    const json = await listJsonFromStore(ctx.backend, t.resource, {
+      ...(t.namespace !== undefined ? { namespace: t.namespace } : {}),
+      ...(limit ? { limit } : {}),
+      ...(cont ? { continueToken: cont } : {}),
+      ...(match === 'Exact' ? { revision: rv } : {}),
+    });
+    return { code: 200, body: undefined, json };
+  }
   if (rvParam === '' || cont || match === 'Exact') {
     list = await listFromStore(ctx.backend, t.resource, {
       ...(t.namespace !== undefined ? { namespace: t.namespace } : {}),
@@ -62,12 +71,15 @@ export async function listObjects(ctx: ApiContext, req: ApiRequest): Promise<Api
   } else {
     await ctx.cacher.waitFor(rv);
     const cache = ctx.cacher.cache(t.resource);
-    const items = cache.snapshot(t.namespace, filter).map((o) => JSON.parse(o.json) as KubeObject);
-    for (const it of items) {
-      it.apiVersion ??= groupVersion(t.resource);
-      it.kind ??= t.resource.kind;
+    const snapshot = cache.snapshot(t.namespace, filter);
+    const metadata = { resourceVersion: String(ctx.cacher.rv) };
+    if (!wantsTable(header(req, 'accept'))) {
+      // The cache holds each object's JSON already: assemble the list without re-serializing.
+      const head = JSON.stringify({ kind: t.resource.listKind, apiVersion: groupVersion(t.resource), metadata }).slice(0, -1);
+      return { code: 200, body: undefined, json: `${head},"items":[${snapshot.map((o) => o.json).join(',')}]}` };
     }
-    list = { kind: t.resource.listKind, apiVersion: groupVersion(t.resource), metadata: { resourceVersion: String(ctx.cacher.rv) }, items };
+    const items = snapshot.map((o) => JSON.parse(o.json) as KubeObject);
+    list = { kind: t.resource.listKind, apiVersion: groupVersion(t.resource), metadata, items };
   }
   return { code: 200, body: tableOr(ctx, req, list.items, list.metadata, list) };
 }

@@ -18,6 +18,8 @@ export interface ApiReply {
   code: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** Already serialized JSON (sent instead of body), e.g. lists assembled from the watch cache. */
+  json?: string;
   /** Send body as-is with this content type (e.g. text/plain logs). */
   raw?: { contentType: string; text: string };
 }

@@ -2,6 +2,7 @@
 // from the same URL, with the query parameters Kubernetes clients send.
 import { errors, type ResourceInfo } from '@kemu/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import { printerFor, type ApiContext } from '../context.ts';
 import { buildFilter } from '../registry/filter.ts';
@@ -64,6 +65,30 @@ export function httpSink(res: ServerResponse): WatchSink {
   };
 }
 
+/**
+ * Writes the response straight to the socket: the head once, then pre-framed chunks shared by every
+ * watcher of an event (the per-write cost of ServerResponse dominates fan-out to 1,000 watchers).
+ * The connection closes with the stream (Connection: close), as a finished watch is rarely reused.
+ */
+export function socketSink(socket: Socket): WatchSink {
+  let ended = false;
+  return {
+    framed: true,
+    write: (buf) => {
+      if (!ended && !socket.destroyed) socket.write(buf);
+    },
+    buffered: () => socket.writableLength,
+    end: () => {
+      if (ended) return;
+      ended = true;
+      if (!socket.destroyed) socket.end('0\r\n\r\n');
+    },
+    onClose: (cb) => {
+      socket.on('close', cb);
+    },
+  };
+}
+
 export function wsSink(ws: WebSocket): WatchSink {
   return {
     write: (buf) => {
@@ -94,10 +119,20 @@ export const WATCH_HEADERS = {
 } as const;
 
 export async function serveHttpWatch(ctx: ApiContext, prepared: PreparedWatch, res: ServerResponse, begin: () => void): Promise<void> {
-  const session = await ctx.hub.start(prepared.params, prepared.session, httpSink(res), () => {
+  const socket = res.socket;
+  const raw = socket instanceof Socket;
+  const sink = raw ? socketSink(socket) : httpSink(res);
+  const session = await ctx.hub.start(prepared.params, prepared.session, sink, () => {
     begin();
-    res.writeHead(200, WATCH_HEADERS);
-    res.flushHeaders();
+    if (raw) {
+      socket.write(
+        `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncache-control: no-cache, private\r\ntransfer-encoding: chunked\r\n` +
+          `date: ${new Date().toUTCString()}\r\nconnection: close\r\n\r\n`,
+      );
+    } else {
+      res.writeHead(200, WATCH_HEADERS);
+      res.flushHeaders();
+    }
   });
   trackWatcher(ctx, prepared.resource, session);
 }

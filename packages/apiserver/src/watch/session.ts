@@ -9,6 +9,8 @@ import { lineFor, type CacheEvent, type CacheEventType } from './event.ts';
 import type { CachedObject, CacheWatcher, Delivery, ResourceCache } from './resource-cache.ts';
 
 export interface WatchSink {
+  /** The sink writes HTTP chunks itself: buffers must come chunk-framed (see frame()). */
+  framed?: boolean;
   write(buf: Buffer): void;
   /** Bytes written but not yet flushed to the client. */
   buffered(): number;
@@ -29,6 +31,18 @@ export interface SessionOptions {
   bookmarks: boolean;
   table?: TableMode;
   maxBufferedBytes: number;
+}
+
+const frames = new WeakMap<Buffer, Buffer>();
+
+/** An HTTP/1.1 chunk holding buf; cached per buffer so a shared event line is framed once for everyone. */
+export function frame(buf: Buffer): Buffer {
+  let f = frames.get(buf);
+  if (!f) {
+    f = Buffer.concat([Buffer.from(`${buf.length.toString(16)}\r\n`), buf, Buffer.from('\r\n')]);
+    frames.set(buf, f);
+  }
+  return f;
 }
 
 export class WatchSession implements CacheWatcher {
@@ -92,9 +106,10 @@ export class WatchSession implements CacheWatcher {
       this.write(this.encode(d));
       return;
     }
-    const bufs = batch.map((d) => this.encode(d));
+    const bufs = batch.map((d) => (this.sink.framed ? frame(this.encode(d)) : this.encode(d)));
     this.lastRV = (batch[batch.length - 1] as Delivery).ev.rv;
-    this.write(Buffer.concat(bufs));
+    this.sink.write(Buffer.concat(bufs));
+    if (this.sink.buffered() > this.opts.maxBufferedBytes) this.close();
   }
 
   bookmark(rv: number): void {
@@ -106,7 +121,8 @@ export class WatchSession implements CacheWatcher {
   /** An ERROR event with the Status, then the end of the stream (e.g. 410 Expired). */
   fail(err: StatusError): void {
     if (this.closed) return;
-    this.sink.write(lineFor('ERROR', toStatus(err)));
+    const line = lineFor('ERROR', toStatus(err));
+    this.sink.write(this.sink.framed ? frame(line) : line);
     this.close();
   }
 
@@ -125,7 +141,7 @@ export class WatchSession implements CacheWatcher {
   }
 
   private write(buf: Buffer): void {
-    this.sink.write(buf);
+    this.sink.write(this.sink.framed ? frame(buf) : buf);
     if (this.sink.buffered() > this.opts.maxBufferedBytes) this.close();
   }
 

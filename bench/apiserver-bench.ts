@@ -1,0 +1,262 @@
+// kube-apiserver benchmark, printing figures:
+//  1. write throughput: 64 concurrent clients creating small ConfigMaps over 3 replicas on one SQLite
+//     file, and the same load as plain puts against a one-member etcd 3.4 on loopback (ratio kemu/etcd);
+//  2. cross-replica watch latency p50/p99 at 500 writes/s (writes through A and C, watch on B);
+//  3. watch fan-out: 1,000 watchers on one replica, 200 writes/s, delivery p99;
+//  4. listing 10,000 pods (resourceVersion=0 from the watch cache, and consistent from the store), and RSS.
+// usage: node --import tsx bench/apiserver-bench.ts [--seconds S] [--watchers N] [--pods N] [--skip-etcd]
+import { freePort } from '@kemu/base/testing/ports';
+import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Agent, request } from 'undici';
+
+function arg(name: string, dflt: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const v = i >= 0 ? Number(process.argv[i + 1]) : dflt;
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number`);
+  return v;
+}
+const SECONDS = arg('seconds', 8);
+const WATCHERS = arg('watchers', 1000);
+const PODS = arg('pods', 10_000);
+const CLIENTS = 64;
+const skipEtcd = process.argv.includes('--skip-etcd');
+
+const dir = mkdtempSync(path.join(tmpdir(), 'kemu-bench-apiserver-'));
+const procs: Proc[] = [];
+let etcd: ChildProcess | undefined;
+const agent = new Agent({ connections: 2048, pipelining: 1, keepAliveTimeout: 60_000 });
+
+function pct(xs: number[], p: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
+}
+const f1 = (n: number) => n.toFixed(1);
+
+async function startReplicas(n: number): Promise<string[]> {
+  const db = path.join(dir, 'state.db');
+  const urls: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const port = await freePort();
+    const p = startProcess(`apiserver-${i}`, BIN.apiserver, ['--bind-address=127.0.0.1', `--secure-port=${port}`, `--datastore-endpoint=sqlite://${db}`, `--hostname-override=apiserver-${i}`, '--max-requests-inflight=0', '--max-mutating-requests-inflight=0']);
+    procs.push(p);
+    const url = `http://127.0.0.1:${port}`;
+    await waitFor(`apiserver-${i}`, async () => {
+      const r = await request(`${url}/readyz`, { dispatcher: agent });
+      await r.body.text();
+      return r.statusCode === 200;
+    }, 30_000);
+    urls.push(url);
+  }
+  return urls;
+}
+
+async function post(url: string, body: string): Promise<number> {
+  const r = await request(url, { method: 'POST', body, headers: { 'content-type': 'application/json' }, dispatcher: agent });
+  await r.body.text();
+  return r.statusCode;
+}
+
+async function closedLoop(seconds: number, clients: number, op: (client: number, i: number) => Promise<boolean>): Promise<number> {
+  const end = performance.now() + seconds * 1000;
+  let ok = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, c) => {
+      for (let i = 0; performance.now() < end; i++) if (await op(c, i)) ok++;
+    }),
+  );
+  return ok / seconds;
+}
+
+async function kemuWrites(urls: string[]): Promise<number> {
+  return closedLoop(SECONDS, CLIENTS, async (c, i) => {
+    const url = `${urls[c % urls.length]}/api/v1/namespaces/default/configmaps`;
+    return (await post(url, JSON.stringify({ metadata: { name: `tp-${c}-${i}` }, data: { k: 'v' } }))) === 201;
+  });
+}
+
+async function etcdWrites(): Promise<number | undefined> {
+  const client = await freePort();
+  const peer = await freePort();
+  const url = `http://127.0.0.1:${client}`;
+  try {
+    etcd = spawn('etcd', ['--data-dir', path.join(dir, 'etcd'), '--listen-client-urls', url, '--advertise-client-urls', url, '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`, '--initial-cluster', `default=http://127.0.0.1:${peer}`], { stdio: 'ignore' });
+  } catch {
+    return undefined;
+  }
+  const started = await waitFor('etcd', async () => {
+    const r = await request(`${url}/health`, { dispatcher: agent });
+    await r.body.text();
+    return r.statusCode === 200;
+  }, 20_000).then(() => true, () => false);
+  if (!started) return undefined;
+  const value = Buffer.from(JSON.stringify({ metadata: { name: 'x', namespace: 'default' }, data: { k: 'v' } })).toString('base64');
+  return closedLoop(SECONDS, CLIENTS, async (c, i) => {
+    const key = Buffer.from(`/registry/configmaps/default/tp-${c}-${i}`).toString('base64');
+    const r = await request(`${url}/v3/kv/put`, { method: 'POST', body: JSON.stringify({ key, value }), dispatcher: agent });
+    await r.body.text();
+    return r.statusCode === 200;
+  });
+}
+
+/** Streams a watch and calls onLine for each event line. */
+async function openWatch(url: string, onLine: (line: string, at: number) => void, ready: () => void): Promise<{ close(): void }> {
+  const ac = new AbortController();
+  const res = await request(url, { signal: ac.signal, dispatcher: agent });
+  ready();
+  void (async () => {
+    let buf = '';
+    try {
+      for await (const chunk of res.body) {
+        const at = performance.now();
+        buf += (chunk as Buffer).toString();
+        let nl;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          onLine(buf.slice(0, nl), at);
+          buf = buf.slice(nl + 1);
+        }
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  return { close: () => ac.abort() };
+}
+
+/** A watch that only counts event lines (for the watchers not sampled for latency). */
+async function drainWatch(url: string): Promise<{ close(): void; lines(): number }> {
+  const ac = new AbortController();
+  const res = await request(url, { signal: ac.signal, dispatcher: agent });
+  let n = 0;
+  void (async () => {
+    try {
+      for await (const chunk of res.body) {
+        const b = chunk as Buffer;
+        for (let i = b.indexOf(10); i >= 0; i = b.indexOf(10, i + 1)) n++;
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  return { close: () => ac.abort(), lines: () => n };
+}
+
+const SENT = /"bench\/sent":"(\d+(?:\.\d+)?)"/;
+
+/** Paced writes (rate/s) through `writers`; latency = event arrival − write start (same clock: this process). */
+async function pacedLatency(writers: string[], watchUrls: string[], rate: number, seconds: number, prefix: string): Promise<number[]> {
+  const lat: number[] = [];
+  const start = (await (await request(`${watchUrls[0]}/api/v1/namespaces/default/configmaps?limit=1`, { dispatcher: agent })).body.json()) as { metadata: { resourceVersion: string } };
+  let opened = 0;
+  const watches = await Promise.all(
+    watchUrls.map((w) =>
+      openWatch(
+        `${w}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${start.metadata.resourceVersion}`,
+        (line, at) => {
+          const m = SENT.exec(line);
+          if (m && line.includes(`"${prefix}-`)) lat.push(at - Number(m[1]));
+        },
+        () => opened++,
+      ),
+    ),
+  );
+  const total = Math.round(rate * seconds);
+  const t0 = performance.now();
+  const inflight: Promise<number>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = t0 + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    const sent = performance.now();
+    const body = JSON.stringify({ metadata: { name: `${prefix}-${i}`, annotations: { 'bench/sent': String(sent) } } });
+    inflight.push(post(`${writers[i % writers.length]}/api/v1/namespaces/default/configmaps`, body));
+  }
+  await Promise.all(inflight);
+  const expected = total * watchUrls.length;
+  const deadline = performance.now() + 10_000;
+  while (lat.length < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  for (const w of watches) w.close();
+  if (lat.length < expected) console.log(`  (only ${lat.length} of ${expected} deliveries arrived)`);
+  return lat;
+}
+
+function rssMiB(p: Proc): number {
+  const status = readFileSync(`/proc/${p.child.pid}/status`, 'utf8');
+  const m = /VmRSS:\s+(\d+) kB/.exec(status);
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+async function timeGet(url: string, n: number): Promise<{ p50: number; bytes: number; items: number }> {
+  const ts: number[] = [];
+  let bytes = 0;
+  let items = 0;
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    const r = await request(url, { dispatcher: agent });
+    const text = await r.body.text();
+    ts.push(performance.now() - t);
+    bytes = text.length;
+    items = (JSON.parse(text) as { items: unknown[] }).items.length;
+  }
+  return { p50: pct(ts, 50), bytes, items };
+}
+
+async function main(): Promise<void> {
+  console.log(`kube-apiserver benchmark (${SECONDS}s phases, ${CLIENTS} clients)`);
+  const urls = await startReplicas(3);
+  const [A, B, C] = urls as [string, string, string];
+
+  const kemu = await kemuWrites(urls);
+  console.log(`write throughput, 3 replicas / 1 SQLite file: ${f1(kemu)} creates/s`);
+  if (!skipEtcd) {
+    const e = await etcdWrites();
+    if (e === undefined) console.log('etcd: not available (install Debian etcd-server)');
+    else console.log(`etcd 3.4 (1 member, loopback, JSON gateway puts): ${f1(e)} puts/s; kemu/etcd = ${(kemu / e).toFixed(2)}`);
+    etcd?.kill('SIGKILL');
+  }
+
+  const cross = await pacedLatency([A, C], [B], 500, SECONDS, 'x');
+  console.log(`cross-replica watch latency at 500 writes/s (write via A,C → watch on B): p50 ${f1(pct(cross, 50))} ms, p99 ${f1(pct(cross, 99))} ms (n=${cross.length})`);
+
+  // Fan-out: WATCHERS watches on B; SAMPLE of them parse events for latency, the rest count lines
+  // (so this process is not the bottleneck); every watcher must receive every event.
+  const SAMPLE = Math.min(50, WATCHERS);
+  const rv0 = ((await (await request(`${B}/api/v1/namespaces/default/configmaps?limit=1`, { dispatcher: agent })).body.json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+  const drains = await Promise.all(Array.from({ length: WATCHERS - SAMPLE }, () => drainWatch(`${B}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${rv0}`)));
+  const fan = await pacedLatency([A], Array.from({ length: SAMPLE }, () => B), 200, SECONDS, 'f');
+  const drained = drains.map((d) => d.lines());
+  for (const d of drains) d.close();
+  const full = drained.filter((n) => n >= 200 * SECONDS).length;
+  console.log(`watch fan-out: ${WATCHERS} watchers on one replica, 200 writes/s: p50 ${f1(pct(fan, 50))} ms, p99 ${f1(pct(fan, 99))} ms (latency sampled on ${SAMPLE}; ${full + (fan.length >= SAMPLE * 200 * SECONDS ? SAMPLE : 0)}/${WATCHERS} watchers got every event)`);
+
+  let made = 0;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, c) => {
+      for (let i = c; i < PODS; i += CLIENTS) {
+        const pod = { metadata: { name: `pod-${i}`, labels: { app: 'bench' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
+        if ((await post(`${urls[i % 3]}/api/v1/namespaces/default/pods`, JSON.stringify(pod))) === 201) made++;
+      }
+    }),
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  const cached = await timeGet(`${B}/api/v1/pods?resourceVersion=0`, 5);
+  const consistent = await timeGet(`${B}/api/v1/pods`, 5);
+  console.log(`list ${made} pods: resourceVersion=0 (watch cache) p50 ${f1(cached.p50)} ms (${cached.items} items, ${f1(cached.bytes / 1048576)} MiB); consistent (store) p50 ${f1(consistent.p50)} ms`);
+  console.log(`RSS per replica: ${procs.map((p) => `${p.name} ${f1(rssMiB(p))} MiB`).join(', ')}`);
+}
+
+main()
+  .catch((e: unknown) => {
+    console.error(e);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    for (const p of procs) await p.kill('SIGKILL');
+    etcd?.kill('SIGKILL');
+    await agent.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
