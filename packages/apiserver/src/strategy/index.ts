@@ -10,7 +10,16 @@ import { replicaSetStrategy } from './replicasets.ts';
 import { serviceStrategy } from './services.ts';
 import { namespaceStrategy } from './namespaces.ts';
 import { nodeStrategy } from './nodes.ts';
-import * as simple from './simple.ts';
+import { configMapStrategy } from './configmaps.ts';
+import { secretStrategy } from './secrets.ts';
+import { serviceAccountStrategy } from './serviceaccounts.ts';
+import { endpointsStrategy } from './endpoints.ts';
+import { eventStrategy, eventsV1Strategy } from './events.ts';
+import { leaseStrategy } from './leases.ts';
+import { endpointSliceStrategy } from './endpointslices.ts';
+import { priorityClassStrategy } from './priorityclasses.ts';
+import { bindingStrategy } from './bindings.ts';
+import { componentStatusStrategy } from './componentstatuses.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { printerFor } from '../printers/index.ts';
 
@@ -21,17 +30,17 @@ const STRATEGIES: ResourceStrategy[] = [
   serviceStrategy,
   namespaceStrategy,
   nodeStrategy,
-  simple.configMapStrategy,
-  simple.secretStrategy,
-  simple.serviceAccountStrategy,
-  simple.endpointsStrategy,
-  simple.eventStrategy,
-  simple.eventsV1Strategy,
-  simple.leaseStrategy,
-  simple.endpointSliceStrategy,
-  simple.priorityClassStrategy,
-  simple.bindingStrategy,
-  simple.componentStatusStrategy,
+  configMapStrategy,
+  secretStrategy,
+  serviceAccountStrategy,
+  endpointsStrategy,
+  eventStrategy,
+  eventsV1Strategy,
+  leaseStrategy,
+  endpointSliceStrategy,
+  priorityClassStrategy,
+  bindingStrategy,
+  componentStatusStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;

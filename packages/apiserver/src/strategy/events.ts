@@ -1,0 +1,8 @@
+// events, in both groups: core/v1 (involvedObject, type Normal|Warning) and events.k8s.io/v1 (which
+// requires eventTime, reportingController, reportingInstance, action and reason).
+import { R } from '@kemu/api';
+import { buildStrategy } from './common.ts';
+import { validateCoreEvent, validateEventsV1Event } from '../validation/misc.ts';
+
+export const eventStrategy = buildStrategy(R.events, { validate: validateCoreEvent });
+export const eventsV1Strategy = buildStrategy(R.eventsV1, { validate: validateEventsV1Event });
