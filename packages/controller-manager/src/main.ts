@@ -9,6 +9,7 @@ import { createLogger, newMetricsRegistry, parseCommandLine, startHealthServer, 
 import { FLAGS, validateOptions, type ControllerManagerOptions } from './options.ts';
 import { selectControllers, ControllerSelectionError } from './registry.ts';
 import { runControllers } from './manager.ts';
+import { startFreezeWatchdog } from './watchdog.ts';
 
 const PROGRAM = 'kube-controller-manager';
 
@@ -110,7 +111,16 @@ async function main(): Promise<void> {
       onStartedLeading: async (signal) => {
         leaderGauge.set({ name: opts['leader-elect-resource-name'] }, 1);
         logger.info({ identity }, 'Started leading');
-        await run(signal);
+        const watchdog = startFreezeWatchdog(opts['leader-elect-renew-deadline'], (gap) => {
+          // We cannot know whether we still lead: behave as if the Lease were lost.
+          fs.writeSync(2, `${JSON.stringify({ level: 50, time: Date.now(), component: PROGRAM, gapMs: gap, msg: 'leaderelection lost' })}\n`);
+          process.exit(1);
+        });
+        try {
+          await run(signal);
+        } finally {
+          watchdog.stop();
+        }
       },
       onStoppedLeading: () => {
         leaderGauge.set({ name: opts['leader-elect-resource-name'] }, 0);
