@@ -87,6 +87,12 @@ describe('admission', () => {
     expect((err as StatusError).message).toBe(msg);
   });
 
+  it('without a lookup, user classes are left unresolved instead of refused', async () => {
+    const p = pod({ priorityClassName: 'high' });
+    await admit(create(p));
+    expect(spec(p).priority).toBeUndefined();
+  });
+
   it('allows only one global default PriorityClass', async () => {
     const pc: KubeObject = { metadata: { name: 'another' }, value: 5, globalDefault: true };
     await expect(withClasses(create(pc, R.priorityclasses))).rejects.toThrow(

@@ -63,6 +63,9 @@ async function admitPod(attrs: AdmissionAttributes, ctx: AdmissionContext): Prom
     }
   } else {
     const pc = await lookup(className, ctx);
+    // Without a store lookup (admit() rather than admitWith()), only the built-in classes are known:
+    // leave user classes unresolved rather than refusing pods that name one.
+    if (!pc && !ctx.getPriorityClass) return;
     if (!pc) throw forbidden(attrs, `no PriorityClass with name ${className} was found`);
     priority = pc.value;
     policy = pc.preemptionPolicy ?? policy;

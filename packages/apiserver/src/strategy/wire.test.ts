@@ -104,10 +104,10 @@ describe('through the REST API', () => {
     expect(badLabel.statusCode).toBe(400);
   });
 
-  it('an unknown priority class is 403', async () => {
-    const r = await inject('POST', '/api/v1/namespaces/default/pods', { metadata: { name: 'prio' }, spec: { priorityClassName: 'nope', containers: [{ name: 'c', image: 'x' }] } });
-    expect(r.statusCode).toBe(403);
-    expect(r.json().message).toBe('pods "prio" is forbidden: no PriorityClass with name nope was found');
+  it('a built-in priority class resolves to its value', async () => {
+    const r = await inject('POST', '/api/v1/namespaces/default/pods', { metadata: { name: 'prio' }, spec: { priorityClassName: 'system-cluster-critical', containers: [{ name: 'c', image: 'x' }] } });
+    expect(r.statusCode).toBe(201);
+    expect(r.json().spec).toMatchObject({ priority: 2000000000, preemptionPolicy: 'PreemptLowerPriority' });
   });
 
   it('namespace: Active with the kubernetes finalizer, kept on PUT, emptied by /finalize', async () => {
