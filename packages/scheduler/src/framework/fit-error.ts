@@ -23,10 +23,8 @@ export class FitError extends Error {
   ) {
     super('');
     this.name = 'FitError';
-  }
-
-  override get message(): string {
-    return fitErrorMessage(this.numAllNodes, this.diagnosis);
+    // The message is rendered on read: PostFilter adds to the diagnosis after construction.
+    Object.defineProperty(this, 'message', { get: () => fitErrorMessage(this.numAllNodes, this.diagnosis) });
   }
 }
 
