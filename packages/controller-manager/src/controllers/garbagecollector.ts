@@ -82,8 +82,14 @@ export class GarbageCollector implements Controller {
     if (node.deletingDependents) return this.processDeletingDependents(node);
     if (node.beingDeleted || node.owners.length === 0) return;
 
-    // Fast path: every owner is in the graph, alive, with that uid — nothing to do, no request needed.
-    if (node.owners.every((r) => this.graph.get(r.uid) && !this.graph.get(r.uid)?.beingDeleted)) return;
+    // Fast path, no request needed: every owner is in the graph and alive (it is keyed by uid), or of a kind
+    // we cannot look up (never deleted on a guess).
+    const needsCheck = (r: OwnerReference) => {
+      const owner = this.graph.get(r.uid);
+      if (owner) return owner.beingDeleted;
+      return findResourceByKind(r.apiVersion, r.kind) !== undefined;
+    };
+    if (!node.owners.some(needsCheck)) return;
 
     let latest: KubeObject;
     try {
