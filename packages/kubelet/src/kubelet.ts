@@ -2,16 +2,12 @@
 // spec.nodeName set, dispatched by node name), plus one Node watch for re-registration and podCIDRs.
 import { R, type Node, type Pod } from '@kemu/api';
 import type { Clock, Logger } from '@kemu/base';
-import { SharedInformerFactory, type DeletedFinalStateUnknown, type RestClient } from '@kemu/client';
-import { NodeAgent } from './node/agent.ts';
+import type { RestClient } from '@kemu/client';
+import { NodeAgent, Semaphore } from './node/agent.ts';
 import { nodeIdentities, type NodeConfig } from './node/status.ts';
 import type { KubeletOptions } from './options.ts';
 import { TimerQueue } from './timers.ts';
-
-function unwrap<T>(obj: T | DeletedFinalStateUnknown<T>): T {
-  const d = obj as Partial<DeletedFinalStateUnknown<T>>;
-  return d.deletedFinalStateUnknown === true && d.obj !== undefined ? d.obj : (obj as T);
-}
+import { runThinWatch } from './watch.ts';
 
 export interface KubeletDeps {
   client: RestClient;
@@ -22,7 +18,6 @@ export interface KubeletDeps {
 export class Kubelet {
   readonly agents = new Map<string, NodeAgent>();
   readonly timers: TimerQueue;
-  private readonly factory: SharedInformerFactory;
 
   constructor(
     private readonly opts: KubeletOptions,
@@ -30,7 +25,6 @@ export class Kubelet {
   ) {
     const f = opts.flags;
     this.timers = new TimerQueue(deps.clock);
-    this.factory = new SharedInformerFactory(deps.client, { clock: deps.clock, logger: deps.logger });
     const config: NodeConfig = {
       labels: opts.labels,
       taints: opts.taints,
@@ -42,6 +36,7 @@ export class Kubelet {
       },
       kubeletPort: f['secure-port'] || 10250,
     };
+    const registrations = new Semaphore(16);
     const ids = nodeIdentities(opts.hostname, f['node-count'], f['node-ip'], f['pod-cidr']);
     for (const id of ids) {
       const agent = new NodeAgent(
@@ -60,6 +55,7 @@ export class Kubelet {
           imagePullMs: f['image-pull-delay'],
           preloadedImages: f['preloaded-images'],
           registerNode: f['register-node'],
+          registrations,
         },
         // Spread the nodes' lease renewals evenly over the renew interval.
         ids.length === 1 ? 0 : id.index / ids.length,
@@ -68,30 +64,32 @@ export class Kubelet {
     }
   }
 
-  /** Starts every node and the shared watches; resolves once the watches have synced. */
+  /** Starts every node and the shared watches; resolves once both watches have listed. */
   async start(signal: AbortSignal): Promise<void> {
     const single = this.agents.size === 1 ? [...this.agents.keys()][0] : undefined;
-    const pods = this.factory.informerFor<Pod>(R.pods, {
-      fieldSelector: single !== undefined ? `spec.nodeName=${single}` : 'spec.nodeName!=',
-    });
-    const nodes = this.factory.informerFor<Node>(R.nodes, single !== undefined ? { fieldSelector: `metadata.name=${single}` } : {});
     const agentOf = (pod: Pod) => this.agents.get(pod.spec.nodeName ?? '');
-    pods.addEventHandler({
-      onAdd: (pod) => agentOf(pod)?.onPod(pod),
-      onUpdate: (_old, pod) => agentOf(pod)?.onPod(pod),
-      onDelete: (obj) => {
-        const pod = unwrap<Pod>(obj);
-        agentOf(pod)?.onPodDeleted(pod);
-      },
-    });
-    nodes.addEventHandler({
-      onAdd: (node) => this.agents.get(node.metadata.name ?? '')?.onNode(node),
-      onUpdate: (_old, node) => this.agents.get(node.metadata.name ?? '')?.onNode(node),
-      onDelete: (obj) => this.agents.get(unwrap<Node>(obj).metadata.name ?? '')?.onNode(undefined),
-    });
+    const deps = { clock: this.deps.clock, logger: this.deps.logger, signal };
+    let podsSynced!: () => void;
+    let nodesSynced!: () => void;
+    const synced = Promise.all([new Promise<void>((r) => (podsSynced = r)), new Promise<void>((r) => (nodesSynced = r))]);
     for (const a of this.agents.values()) a.start();
-    this.factory.start(signal);
-    await this.factory.waitForCacheSync(signal);
+    void runThinWatch<Pod>(this.deps.client, R.pods, single !== undefined ? `spec.nodeName=${single}` : 'spec.nodeName!=', (p) => p.metadata.uid ?? '', {
+      upsert: (pod) => agentOf(pod)?.onPod(pod),
+      delete: (pod) => agentOf(pod)?.onPodDeleted(pod),
+      listed: (present) => {
+        for (const a of this.agents.values()) a.dropPodsNotIn(present);
+      },
+      synced: () => podsSynced(),
+    }, deps);
+    void runThinWatch<Node>(this.deps.client, R.nodes, single !== undefined ? `metadata.name=${single}` : undefined, (n) => n.metadata.name ?? '', {
+      upsert: (node) => this.agents.get(node.metadata.name ?? '')?.onNode(node),
+      delete: (node) => this.agents.get(node.metadata.name ?? '')?.onNode(undefined),
+      listed: (present) => {
+        for (const a of this.agents.values()) if (!present.has(a.name)) a.onNode(undefined);
+      },
+      synced: () => nodesSynced(),
+    }, deps);
+    await Promise.race([synced, new Promise((r) => signal.addEventListener('abort', r, { once: true }))]);
     this.deps.logger.info({ nodes: this.agents.size }, 'Kubelet started');
   }
 

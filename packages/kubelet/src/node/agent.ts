@@ -2,7 +2,7 @@
 // runs a PodWorker per admitted pod. Everything it holds is small: the node's identity, its image set, the
 // IP allocator and one worker per pod, so a process can host a thousand of them.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type Node, type NodeStatus, type Pod } from '@kemu/api';
+import type { Condition, Node, NodeStatus, Pod } from '@kemu/api';
 import type { Clock, Logger } from '@kemu/base';
 import type { KubeApi } from '../api.ts';
 import type { TimerQueue } from '../timers.ts';
@@ -12,7 +12,7 @@ import type { LifecycleEnv } from '../pods/lifecycle.ts';
 import { PodWorker, type WorkerHost } from '../pods/worker.ts';
 import { Heartbeat, type HeartbeatOptions } from './heartbeat.ts';
 import { registerNode } from './registration.ts';
-import { buildNode, buildNodeStatus, nodeConditions, type NodeConfig, type NodeIdentity } from './status.ts';
+import { buildNode, buildNodeStatus, type NodeConfig, type NodeIdentity } from './status.ts';
 
 export interface AgentDeps {
   client: KubeApi;
@@ -24,14 +24,33 @@ export interface AgentDeps {
   imagePullMs: number;
   preloadedImages: readonly string[];
   registerNode: boolean;
+  /** Bounds how many nodes register at once (a thousand at once would open a thousand connections). */
+  registrations: Semaphore;
+}
+
+export class Semaphore {
+  private waiting: (() => void)[] = [];
+  constructor(private free: number) {}
+  async acquire(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return;
+    }
+    await new Promise<void>((r) => this.waiting.push(r));
+  }
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
 }
 
 export class NodeAgent {
-  private node: Node | undefined;
+  /** What the kubelet keeps of its Node: not the object, only what it needs. */
+  private node: { uid: string; conditions?: Condition[] } | undefined;
   private readonly bootID = randomUUID();
   private readonly images: Set<string>;
   private imagesVersion = 0;
-  private cachedStatus: { version: number; status: NodeStatus } | undefined;
   private readonly ipam: PodIPAllocator;
   private readonly workers = new Map<string, PodWorker>();
   private readonly admitted = new Map<string, PodRequests>();
@@ -51,8 +70,9 @@ export class NodeAgent {
     this.allocatable = parseAllocatable(deps.config.capacity);
     this.heartbeat = new Heartbeat(deps.client, deps.timers, deps.clock, deps.logger, {
       name: id.name,
-      nodeUID: () => this.node?.metadata.uid,
+      nodeUID: () => this.node?.uid,
       status: (now) => this.status(now),
+      version: () => this.imagesVersion,
     }, { ...deps.heartbeat, phase });
     const env: LifecycleEnv = {
       imagePullMs: deps.imagePullMs,
@@ -102,15 +122,14 @@ export class NodeAgent {
     for (const w of [...this.workers.values()]) w.close();
   }
 
+  /** Built only when it is posted (rarely): nothing of it is kept between posts. */
   private status(now: number): NodeStatus {
-    // Everything but the conditions changes only when an image is pulled: rebuild it only then.
-    if (!this.cachedStatus || this.cachedStatus.version !== this.imagesVersion) {
-      this.cachedStatus = {
-        version: this.imagesVersion,
-        status: buildNodeStatus(this.id, this.deps.config, this.bootID, this.images, now, undefined),
-      };
-    }
-    return { ...this.cachedStatus.status, conditions: nodeConditions(now, this.node?.status?.conditions) };
+    return buildNodeStatus(this.id, this.deps.config, this.bootID, this.images, now, this.node?.conditions);
+  }
+
+  /** After a (re-)list of pods: workers whose pod is no longer there are closed. */
+  dropPodsNotIn(present: Set<string>): void {
+    for (const [uid, w] of [...this.workers]) if (!present.has(uid)) w.close();
   }
 
   private async register(): Promise<void> {
@@ -118,22 +137,27 @@ export class NodeAgent {
     this.registering = true;
     let delay = 100;
     while (!this.stopped) {
+      await this.deps.registrations.acquire();
+      let ok = false;
       try {
         const node = buildNode(this.id, this.deps.config, this.bootID, this.images, this.deps.clock.now());
         this.setNode(await registerNode(this.deps.client, node, this.deps.logger));
         this.heartbeat.statusNow();
-        break;
+        ok = true;
       } catch (e) {
         this.deps.logger.warn({ node: this.id.name, err: String(e) }, 'Unable to register node with API server');
-        await this.deps.clock.sleep(delay);
-        delay = Math.min(delay * 2, 7000);
+      } finally {
+        this.deps.registrations.release();
       }
+      if (ok) break;
+      await this.deps.clock.sleep(delay);
+      delay = Math.min(delay * 2, 7000);
     }
     this.registering = false;
   }
 
   private setNode(node: Node): void {
-    this.node = node;
+    this.node = { uid: node.metadata.uid ?? '', conditions: node.status?.conditions };
     const cidr = node.spec?.podCIDR;
     if (cidr && cidr !== this.ipam.cidr && this.ipam.inUse() === 0) {
       try {
@@ -153,7 +177,7 @@ export class NodeAgent {
       if (this.deps.registerNode) void this.register();
       return;
     }
-    const prevReady = this.node?.status?.conditions?.find((c) => c.type === 'Ready');
+    const prevReady = this.node?.conditions?.find((c) => c.type === 'Ready');
     this.setNode(node);
     const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
     // A controller marked the node (e.g. Ready=Unknown): report the real status at once.

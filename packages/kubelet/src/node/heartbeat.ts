@@ -23,11 +23,8 @@ export interface HeartbeatTarget {
   nodeUID(): string | undefined;
   /** The status to post now (conditions carry lastHeartbeatTime = now). */
   status(now: number): NodeStatus;
-}
-
-/** What makes two statuses differ, leaving out heartbeat times. */
-function fingerprint(s: NodeStatus): string {
-  return JSON.stringify({ ...s, conditions: s.conditions?.map((c) => ({ ...c, lastHeartbeatTime: undefined })) });
+  /** Changes whenever the status would differ (other than heartbeat times): an image was pulled. */
+  version(): number;
 }
 
 export class Heartbeat {
@@ -35,7 +32,7 @@ export class Heartbeat {
   private leaseTimer: TimerHandle | undefined;
   private statusTimer: TimerHandle | undefined;
   private leaseFailures = 0;
-  private lastFingerprint = '';
+  private lastVersion = -1;
   private lastReport = 0;
   private forced = true;
   private stopped = false;
@@ -59,7 +56,7 @@ export class Heartbeat {
   start(): void {
     const now = this.clock.now();
     this.leaseTimer = this.timers.at(now + Math.floor(this.opts.phase * this.renewIntervalMs), () => void this.renewLease());
-    this.statusTimer = this.timers.at(now, () => void this.updateStatus());
+    this.statusTimer = this.timers.at(now + Math.floor(this.opts.phase * this.opts.statusUpdateMs), () => void this.updateStatus());
   }
 
   stop(): void {
@@ -134,12 +131,12 @@ export class Heartbeat {
     const now = this.clock.now();
     try {
       if (this.target.nodeUID() !== undefined) {
-        const status = this.target.status(now);
-        const fp = fingerprint(status);
-        if (this.forced || fp !== this.lastFingerprint || now - this.lastReport >= this.opts.statusReportMs) {
+        const version = this.target.version();
+        if (this.forced || version !== this.lastVersion || now - this.lastReport >= this.opts.statusReportMs) {
           this.forced = false;
+          const status = this.target.status(now);
           await this.client.patch(R.nodes, undefined, this.target.name, { status }, 'merge', { subresource: 'status' });
-          this.lastFingerprint = fp;
+          this.lastVersion = version;
           this.lastReport = now;
           this.statusPatches++;
         }

@@ -1,0 +1,132 @@
+// Kubelet scale benchmark: one kubelet process emulating --node-count nodes against an apiserver.
+// Prints the kubelet's RSS and CPU at steady state (idle, then with P pods per node) and pod startup latency
+// (create → Running seen by a watch) at a fixed creation rate.
+// usage: node --import tsx bench/kubelet-bench.ts [--nodes 1000] [--pods-per-node 30] [--measure-seconds 30] [--rate 50]
+import fs from 'node:fs';
+import { R, type Node, type Pod } from '@kemu/api';
+import { startCluster, startKubelet } from '../test/kubelet/cluster.ts';
+
+function arg(name: string, def: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : def;
+}
+const NODES = arg('nodes', 1000);
+const PODS_PER_NODE = arg('pods-per-node', 30);
+const MEASURE_S = arg('measure-seconds', 30);
+const RATE = arg('rate', 50);
+const LATENCY_PODS = arg('latency-pods', 500);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function procStats(pid: number): { rssKB: number; cpuTicks: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const rssKB = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const cpuTicks = Number(fields[11]) + Number(fields[12]);
+  return { rssKB, cpuTicks };
+}
+
+let baselineKB = 0;
+
+async function measure(pid: number, label: string, seconds: number): Promise<void> {
+  const a = procStats(pid);
+  const t0 = performance.now();
+  await sleep(seconds * 1000);
+  const b = procStats(pid);
+  const wall = (performance.now() - t0) / 1000;
+  const cpu = (b.cpuTicks - a.cpuTicks) / 100 / wall;
+  console.log(
+    `${label.padEnd(28)} RSS ${(b.rssKB / 1024).toFixed(1)} MiB (${((b.rssKB - baselineKB) / NODES).toFixed(1)} KiB/node above a 1-node kubelet), CPU ${(cpu * 100).toFixed(2)}% of a core over ${wall.toFixed(0)} s`,
+  );
+}
+
+const cluster = await startCluster();
+try {
+  // Baseline: the same binary emulating one node.
+  const one = startKubelet(cluster, ['--hostname-override=baseline']);
+  await sleep(8000);
+  baselineKB = procStats(one.child.pid ?? 0).rssKB;
+  console.log(`1-node kubelet RSS ${(baselineKB / 1024).toFixed(1)} MiB`);
+  await one.kill('SIGKILL');
+  const t0 = performance.now();
+  const kubelet = startKubelet(cluster, ['--hostname-override=bench', `--node-count=${NODES}`]);
+  const pid = kubelet.child.pid ?? 0;
+  for (;;) {
+    const nodes = await cluster.client.list<Node>(R.nodes);
+    const ready = nodes.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length;
+    if (ready >= NODES) break;
+    await sleep(500);
+  }
+  console.log(`${NODES} nodes Ready after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  await sleep(15_000); // let registration traffic settle into the heartbeat rhythm
+  await measure(pid, 'idle', MEASURE_S);
+
+  // Startup latency: pods bound up front (no scheduler needed), created at RATE/s, Running seen by a watch.
+  const created = new Map<string, number>();
+  const latencies: number[] = [];
+  const abort = new AbortController();
+  const watching = (async () => {
+    try {
+      for await (const ev of cluster.client.watch<Pod>(R.pods, 'default', { signal: abort.signal, labelSelector: 'bench=latency' })) {
+        const name = ev.object.metadata.name ?? '';
+        const at = created.get(name);
+        if (at !== undefined && ev.object.status?.phase === 'Running') {
+          latencies.push(performance.now() - at);
+          created.delete(name);
+        }
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  await sleep(500);
+  for (let i = 0; i < LATENCY_PODS; i++) {
+    const name = `lat-${i}`;
+    created.set(name, performance.now());
+    void cluster.client.create(R.pods, 'default', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default', labels: { bench: 'latency' } },
+      spec: { nodeName: `bench-${i % NODES}`, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+    } as Pod);
+    await sleep(1000 / RATE);
+  }
+  const deadline = Date.now() + 60_000;
+  while (latencies.length < LATENCY_PODS && Date.now() < deadline) await sleep(200);
+  abort.abort();
+  await watching;
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]?.toFixed(0);
+  console.log(`pod startup latency at ${RATE} pods/s (${latencies.length}/${LATENCY_PODS} pods): p50 ${pct(50)} ms, p90 ${pct(90)} ms, p99 ${pct(99)} ms`);
+
+  // Fill to PODS_PER_NODE pods per node.
+  const total = NODES * PODS_PER_NODE;
+  const tFill = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= total) return;
+        await cluster.client.create(R.pods, 'default', {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: `fill-${i}`, namespace: 'default', labels: { bench: 'fill' } },
+          spec: { nodeName: `bench-${i % NODES}`, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+        } as Pod);
+      }
+    }),
+  );
+  for (;;) {
+    const pods = await cluster.client.list<Pod>(R.pods, 'default', { labelSelector: 'bench=fill' });
+    const running = pods.items.filter((p) => p.status?.phase === 'Running').length;
+    if (running >= total) break;
+    await sleep(1000);
+  }
+  console.log(`${total} pods Running after ${((performance.now() - tFill) / 1000).toFixed(1)} s`);
+  await sleep(10_000);
+  await measure(pid, `${PODS_PER_NODE} pods/node`, MEASURE_S);
+} finally {
+  await cluster.close();
+}
