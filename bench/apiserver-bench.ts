@@ -4,7 +4,7 @@
 //  2. cross-replica watch latency p50/p99 at 500 writes/s (writes through A and C, watch on B);
 //  3. watch fan-out: 1,000 watchers on one replica, 200 writes/s, delivery p99;
 //  4. listing 10,000 pods (resourceVersion=0 from the watch cache, and consistent from the store), and RSS.
-// usage: node --import tsx bench/apiserver-bench.ts [--seconds S] [--watchers N] [--pods N] [--skip-etcd]
+// usage: node --import tsx bench/apiserver-bench.ts [--seconds S] [--watchers N] [--pods N] [--skip-etcd] [--phases write,etcd,cross,fanout,list]
 import { freePort } from '@kemu/base/testing/ports';
 import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,6 +24,8 @@ const WATCHERS = arg('watchers', 1000);
 const PODS = arg('pods', 10_000);
 const CLIENTS = 64;
 const skipEtcd = process.argv.includes('--skip-etcd');
+const phasesArg = process.argv.indexOf('--phases');
+const PHASES = new Set((phasesArg >= 0 ? (process.argv[phasesArg + 1] ?? '') : 'write,etcd,cross,fanout,list').split(','));
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kemu-bench-apiserver-'));
 const procs: Proc[] = [];
@@ -210,17 +212,20 @@ async function main(): Promise<void> {
   const urls = await startReplicas(3);
   const [A, B, C] = urls as [string, string, string];
 
-  const kemu = await kemuWrites(urls);
-  console.log(`write throughput, 3 replicas / 1 SQLite file: ${f1(kemu)} creates/s`);
-  if (!skipEtcd) {
+  const kemu = PHASES.has('write') ? await kemuWrites(urls) : NaN;
+  if (PHASES.has('write')) console.log(`write throughput, 3 replicas / 1 SQLite file: ${f1(kemu)} creates/s`);
+  if (!skipEtcd && PHASES.has('etcd')) {
     const e = await etcdWrites();
     if (e === undefined) console.log('etcd: not available (install Debian etcd-server)');
     else console.log(`etcd 3.4 (1 member, loopback, JSON gateway puts): ${f1(e)} puts/s; kemu/etcd = ${(kemu / e).toFixed(2)}`);
     etcd?.kill('SIGKILL');
   }
 
+  if (PHASES.has('cross')) {
   const cross = await pacedLatency([A, C], [B], 500, SECONDS, 'x');
   console.log(`cross-replica watch latency at 500 writes/s (write via A,C → watch on B): p50 ${f1(pct(cross, 50))} ms, p99 ${f1(pct(cross, 99))} ms (n=${cross.length})`);
+  }
+  if (PHASES.has('fanout')) {
 
   // Fan-out: WATCHERS watches on B; SAMPLE of them parse events for latency, the rest count lines
   // (so this process is not the bottleneck); every watcher must receive every event.
@@ -232,6 +237,8 @@ async function main(): Promise<void> {
   for (const d of drains) d.close();
   const full = drained.filter((n) => n >= 200 * SECONDS).length;
   console.log(`watch fan-out: ${WATCHERS} watchers on one replica, 200 writes/s: p50 ${f1(pct(fan, 50))} ms, p99 ${f1(pct(fan, 99))} ms (latency sampled on ${SAMPLE}; ${full + (fan.length >= SAMPLE * 200 * SECONDS ? SAMPLE : 0)}/${WATCHERS} watchers got every event)`);
+  }
+  if (!PHASES.has('list')) return;
 
   let made = 0;
   await Promise.all(

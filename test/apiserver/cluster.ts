@@ -4,7 +4,7 @@ import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/proces
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 
 export interface Replica {
   proc: Proc;
@@ -21,7 +21,7 @@ export interface Cluster {
   kubeconfig(replica?: Replica): string;
 }
 
-export async function startReplica(db: string, id: string, extra: string[] = []): Promise<Replica> {
+export async function startReplica(db: string, id: string, extra: string[] = [], scheme: 'http' | 'https' = 'http'): Promise<Replica> {
   const port = await freePort();
   const proc = startProcess(id, BIN.apiserver, [
     '--bind-address=127.0.0.1',
@@ -30,10 +30,11 @@ export async function startReplica(db: string, id: string, extra: string[] = [])
     `--hostname-override=${id}`,
     ...extra,
   ]);
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${scheme}://127.0.0.1:${port}`;
+  const dispatcher = scheme === 'https' ? new Agent({ connect: { rejectUnauthorized: false } }) : undefined;
   await waitFor(`${id} ready`, async () => {
     if (proc.child.exitCode !== null) throw new Error(`${id} exited: ${proc.output()}`);
-    const r = await request(`${url}/readyz`);
+    const r = await request(`${url}/readyz`, dispatcher ? { dispatcher } : {});
     await r.body.text();
     return r.statusCode === 200;
   }, 30_000);

@@ -14,6 +14,7 @@ import type { ApiContext } from './context.ts';
 import { aggregatedDiscovery, AGGREGATED_CONTENT_TYPE, apiGroupDoc, apiGroupList, apiResourceList, apiVersions, wantsAggregated } from './discovery.ts';
 import { loadExtensions, type Extensions } from './extensions.ts';
 import { runHealth, type Check } from './health.ts';
+import { instrumentBackend } from './instrumented-backend.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { namespaceLifecycle } from './namespace-lifecycle.ts';
 import { openapiDocument, openapiIndex } from './openapi.ts';
@@ -74,12 +75,13 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
   const ext = opts.ext ?? (await loadExtensions());
   const metrics = opts.metrics ?? createMetrics();
   const logger = opts.logger;
-  const cacher = new Cacher({ backend: opts.backend, logger, ...(opts.historySize ? { historySize: opts.historySize } : {}), onReset: () => hub.closeAll() });
+  const backend = instrumentBackend(opts.backend, metrics);
+  const cacher = new Cacher({ backend, logger, ...(opts.historySize ? { historySize: opts.historySize } : {}), onReset: () => hub.closeAll() });
   const hub = new WatchHub(cacher, { bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000, maxBufferedBytes: 16 * 1024 * 1024 });
   let registry: Registry;
-  registry = new Registry({ backend: opts.backend, clock, ext, namespaceCheck: namespaceLifecycle(cacher, () => registry) });
+  registry = new Registry({ backend, clock, ext, namespaceCheck: namespaceLifecycle(cacher, () => registry) });
   const ctx: ApiContext = {
-    backend: opts.backend,
+    backend,
     clock,
     logger,
     ext,

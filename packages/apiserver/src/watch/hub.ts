@@ -73,6 +73,9 @@ export class WatchHub {
     this.sessions.add(session);
     session.onClose(() => this.sessions.delete(session));
     session.setTimeout(p.timeoutMs);
+    // Coalesced events not yet delivered are already in the snapshot and the ring: deliver them to the
+    // existing watchers first, so the new one does not get them twice.
+    cache.flushPending();
     // Legacy semantics: RV unset or 0 = the current state as ADDED events; sendInitialEvents overrides.
     const initial = p.sendInitialEvents ?? (rv === 0);
     if (initial) {

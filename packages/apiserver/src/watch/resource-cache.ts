@@ -36,6 +36,10 @@ export function deliveryFor(w: CacheWatcher, ev: CacheEvent): CacheEventType | u
   return undefined;
 }
 
+/** Watcher count from which deliveries are coalesced, and the coalescing window. */
+const FANOUT_THRESHOLD = 64;
+const FANOUT_COALESCE_MS = 25;
+
 export class ResourceCache {
   readonly objects = new Map<string, CachedObject>();
   readonly watchers = new Set<CacheWatcher>();
@@ -114,8 +118,44 @@ export class ResourceCache {
     return out;
   }
 
+  private pending: CacheEvent[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  private lastFlush = 0;
+
+  /**
+   * Hands events to the watchers. With many watchers, deliveries are coalesced to at most one per
+   * FANOUT_COALESCE_MS per watcher: one socket write carries several events, which is what keeps
+   * fan-out to 1,000 watchers cheap. With few watchers every event goes out at once.
+   */
   dispatch(events: CacheEvent[]): void {
     if (events.length === 0 || this.watchers.size === 0) return;
+    if (this.watchers.size < FANOUT_THRESHOLD && this.pending.length === 0) {
+      this.deliverNow(events);
+      return;
+    }
+    for (const ev of events) this.pending.push(ev);
+    if (this.flushTimer) return;
+    const wait = Math.max(0, this.lastFlush + FANOUT_COALESCE_MS - performance.now());
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      this.lastFlush = performance.now();
+      const batch = this.pending;
+      this.pending = [];
+      this.deliverNow(batch);
+    }, wait);
+  }
+
+  /** Events queued for coalesced delivery must reach a watcher before anything it registers after. */
+  flushPending(): void {
+    if (this.pending.length === 0) return;
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const batch = this.pending;
+    this.pending = [];
+    this.deliverNow(batch);
+  }
+
+  private deliverNow(events: CacheEvent[]): void {
     for (const w of this.watchers) {
       let batch: Delivery[] | undefined;
       for (const ev of events) {
