@@ -142,6 +142,15 @@ describe('strategic merge patch', () => {
     expect(pick(applyPatch(SMP, deployment(), patch, R.deployments))).toEqual(want);
   });
 
+  it('$setElementOrder keeps elements it does not list at their server position', () => {
+    const o: KubeObject = { metadata: { name: 'p' }, spec: { containers: [{ name: 'a' }, { name: 'injected' }, { name: 'b' }] } };
+    const out = applyPatch(SMP, o, { spec: { '$setElementOrder/containers': [{ name: 'b' }, { name: 'a' }], containers: [{ name: 'b', image: 'x' }] } }, R.pods);
+    expect(spec(out).containers.map((c: { name: string }) => c.name)).toEqual(['injected', 'b', 'a']);
+    const env: KubeObject = { metadata: { name: 'p' }, spec: { containers: [{ name: 'a', env: [{ name: 'X' }, { name: 'Y' }, { name: 'Z' }] }] } };
+    const out2 = applyPatch(SMP, env, { spec: { containers: [{ name: 'a', '$setElementOrder/env': [{ name: 'X' }, { name: 'Z' }, { name: 'N' }], env: [{ name: 'N', value: '1' }] }] } }, R.pods);
+    expect(spec(out2).containers[0].env.map((e: { name: string }) => e.name)).toEqual(['X', 'Y', 'Z', 'N']);
+  });
+
   it('finalizers merge as a set, $deleteFromPrimitiveList removes', () => {
     const o: KubeObject = { metadata: { name: 'x', finalizers: ['a', 'b'] } };
     expect(applyPatch(SMP, o, { metadata: { finalizers: ['c', 'a'] } }, R.configmaps).metadata.finalizers).toEqual(['a', 'b', 'c']);

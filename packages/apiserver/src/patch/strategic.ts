@@ -72,7 +72,8 @@ function mergeMap(original: unknown, patch: Obj, path: string[], ctx: SMPContext
   }
   for (const [field, order] of orders) {
     const cur = out[field];
-    if (Array.isArray(cur)) out[field] = applyOrder(cur, order, listStrategy(ctx.resource, [...path, field]));
+    const server = isPlainObject(original) && Array.isArray(original[field]) ? original[field] : [];
+    if (Array.isArray(cur)) out[field] = applyOrder(cur, order, listStrategy(ctx.resource, [...path, field]), server);
   }
   // $retainKeys (retainKeys strategy, e.g. Deployment.spec.strategy): fields not listed are cleared.
   if (retainKeys !== undefined) {
@@ -121,17 +122,32 @@ function mergeList(original: unknown, patch: unknown[], strategy: ListStrategy, 
   return out;
 }
 
-/** $setElementOrder: listed elements in the given order, then the others in their current order. */
-function applyOrder(list: unknown[], order: unknown[], strategy: ListStrategy): unknown[] {
+/**
+ * $setElementOrder, as Kubernetes orders a merged list: the listed elements in the given order, with the
+ * elements not listed (e.g. added by another client) kept at their place relative to the server's list.
+ */
+function applyOrder(list: unknown[], order: unknown[], strategy: ListStrategy, serverList: unknown[]): unknown[] {
   const id = (x: unknown): unknown => (strategy.kind === 'merge' ? keyOf(x, strategy.key) : x);
-  const wanted = order.map((o) => (strategy.kind === 'merge' ? keyOf(o, strategy.key) : o));
-  const placed: unknown[] = [];
-  const rest: unknown[] = [];
-  const byId = new Map<unknown, unknown>();
-  for (const x of list) byId.set(id(x), x);
-  for (const w of wanted) if (byId.has(w)) placed.push(byId.get(w));
-  for (const x of list) if (!wanted.includes(id(x))) rest.push(x);
-  return [...placed, ...rest];
+  const orderIdx = new Map<unknown, number>();
+  order.forEach((o, i) => orderIdx.set(id(o), i));
+  const listed = list.filter((x) => orderIdx.has(id(x))).sort((a, b) => (orderIdx.get(id(a)) ?? 0) - (orderIdx.get(id(b)) ?? 0));
+  const others = list.filter((x) => !orderIdx.has(id(x)));
+  const serverIds = serverList.map(id);
+  const serverIndex = (x: unknown): number => serverIds.indexOf(id(x));
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < others.length || j < listed.length) {
+    if (j >= listed.length) out.push(others[i++]);
+    else if (i >= others.length) out.push(listed[j++]);
+    else {
+      const li = serverIndex(others[i]);
+      const ri = serverIndex(listed[j]);
+      if (li >= 0 && ri >= 0 && li < ri) out.push(others[i++]);
+      else out.push(listed[j++]);
+    }
+  }
+  return out;
 }
 
 /** Applies a strategic merge patch to an object of `resource`. */
