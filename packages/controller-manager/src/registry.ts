@@ -6,6 +6,7 @@ import { namespaceDescriptor } from './controllers/namespace.ts';
 import { garbageCollectorDescriptor } from './controllers/garbagecollector.ts';
 import { replicaSetDescriptor } from './controllers/replicaset.ts';
 import { deploymentDescriptor } from './controllers/deployment/index.ts';
+import { nodeIpamDescriptor } from './controllers/nodeipam.ts';
 
 /** Every known controller, in start order. Add new controllers here (and only here). */
 export const CONTROLLERS: ControllerDescriptor[] = [
@@ -14,6 +15,7 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   garbageCollectorDescriptor,
   replicaSetDescriptor,
   deploymentDescriptor,
+  nodeIpamDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */
