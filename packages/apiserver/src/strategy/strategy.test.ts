@@ -130,6 +130,26 @@ describe('pods', () => {
       ],
     ],
     [
+      'probe without handler',
+      { containers: [{ name: 'c', image: 'x', livenessProbe: { periodSeconds: 5 } }] },
+      ['spec.containers[0].livenessProbe: Required value: must specify a handler type'],
+    ],
+    [
+      'liveness successThreshold',
+      { containers: [{ name: 'c', image: 'x', livenessProbe: { tcpSocket: { port: 80 }, successThreshold: 2 } }] },
+      ['spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1'],
+    ],
+    [
+      'two volume sources',
+      { volumes: [{ name: 'v', emptyDir: {}, hostPath: { path: '/x' } }] },
+      ['spec.volumes[0].hostPath: Forbidden: may not specify more than 1 volume type'],
+    ],
+    [
+      'mount of an unknown volume',
+      { containers: [{ name: 'c', image: 'x', volumeMounts: [{ name: 'nope', mountPath: '/d' }] }] },
+      ['spec.containers[0].volumeMounts[0].name: Not found: "nope"'],
+    ],
+    [
       'request above limit',
       { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '2' }, limits: { cpu: '1' } } }] },
       ['spec.containers[0].resources.requests[cpu]: Invalid value: "2": must be less than or equal to cpu limit of 1'],

@@ -6,6 +6,8 @@ import { asArray, child, fieldErrors, index, isRecord, jsonEqual } from './field
 import { isDNS1123Label, isDNS1123Subdomain, isEnvVarName, isValidPortName, isValidPortNum, isQualifiedName } from './names.ts';
 import { validateResourceRequirements } from './resources.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
+import { validateLifecycle, validateProbe } from './probes.ts';
+import { validateVolumes } from './volumes.ts';
 
 export const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 export const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
@@ -68,6 +70,10 @@ function validateContainer(c: unknown, path: string, volumes: Set<string>, init:
   out.push(...validatePorts(c.ports, child(path, 'ports')));
   out.push(...validateEnv(c.env, child(path, 'env')));
   out.push(...validateResourceRequirements(c.resources, child(path, 'resources')));
+  out.push(...validateProbe(c.livenessProbe, child(path, 'livenessProbe'), 'liveness'));
+  out.push(...validateProbe(c.readinessProbe, child(path, 'readinessProbe'), 'readiness'));
+  out.push(...validateProbe(c.startupProbe, child(path, 'startupProbe'), 'startup'));
+  out.push(...validateLifecycle(c.lifecycle, child(path, 'lifecycle')));
   if (c.imagePullPolicy === undefined || c.imagePullPolicy === '') out.push(fieldErrors.required(child(path, 'imagePullPolicy')));
   else if (!PULL_POLICIES.includes(String(c.imagePullPolicy)))
     out.push(fieldErrors.notSupported(child(path, 'imagePullPolicy'), c.imagePullPolicy, PULL_POLICIES));
@@ -128,17 +134,7 @@ export function validateTolerations(tolerations: unknown, path: string): StatusC
 export function validatePodSpec(spec: unknown, path: string): StatusCause[] {
   const out: StatusCause[] = [];
   if (!isRecord(spec)) return [fieldErrors.required(path)];
-  const volumes = new Set<string>();
-  (asArray(spec.volumes) ?? []).forEach((v: unknown, i) => {
-    const p = index(child(path, 'volumes'), i);
-    const name = isRecord(v) ? v.name : undefined;
-    if (typeof name !== 'string' || name === '') out.push(fieldErrors.required(child(p, 'name')));
-    else {
-      for (const m of isDNS1123Label(name)) out.push(fieldErrors.invalid(child(p, 'name'), name, m));
-      if (volumes.has(name)) out.push(fieldErrors.duplicate(child(p, 'name'), name));
-      volumes.add(name);
-    }
-  });
+  const volumes = validateVolumes(spec.volumes, child(path, 'volumes'), out);
   const names = new Set<string>();
   const checkList = (field: 'containers' | 'initContainers' | 'ephemeralContainers', required: boolean): void => {
     const raw = spec[field];
