@@ -121,6 +121,22 @@ describe('verbs', () => {
     expect((await api(`${U}/api/v1/namespaces/default/pods/ev`, 'GET')).status).toBe(404);
   });
 
+  it('Services get a ClusterIP and NodePorts from the flags\' ranges; admission defaults pods', async () => {
+    const svc = await api(`${U}/api/v1/namespaces/default/services`, 'POST', { metadata: { name: 'np' }, spec: { type: 'NodePort', selector: { app: 'x' }, ports: [{ port: 80 }] } });
+    expect(svc.status).toBe(201);
+    const spec = svc.body.spec as { clusterIP: string; ports: { nodePort: number }[] };
+    expect(spec.clusterIP).toMatch(/^10\.(9[6-9]|10[0-9]|11[01])\.\d+\.\d+$/);
+    expect(spec.clusterIP).not.toBe('10.96.0.1');
+    expect(spec.ports[0]?.nodePort).toBeGreaterThanOrEqual(30000);
+    expect(spec.ports[0]?.nodePort).toBeLessThanOrEqual(32767);
+    const taken = await api(`${U}/api/v1/namespaces/default/services`, 'POST', { metadata: { name: 'dup' }, spec: { clusterIP: spec.clusterIP, ports: [{ port: 80 }] } });
+    expect(taken.status).toBe(422);
+    const pod = await api(`${U}/api/v1/namespaces/default/pods`, 'POST', { metadata: { name: 'adm' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    expect(pod.status).toBe(201);
+    const tolerations = (pod.body.spec as { tolerations?: { key: string; tolerationSeconds: number }[] }).tolerations ?? [];
+    expect(tolerations.map((t) => t.key)).toContain('node.kubernetes.io/not-ready');
+  });
+
   it('405 for verbs a resource lacks, 404 for unknown paths', async () => {
     expect((await api(`${U}/api/v1/componentstatuses/etcd-0`, 'DELETE')).status).toBe(405);
     expect((await api(`${U}/api/v1/namespaces`, 'DELETE')).status).toBe(405);

@@ -1,7 +1,7 @@
-// The per-kind pieces another part of this package provides (strategies, patch, selectors, admission),
-// resolved once at startup. Each is optional while it is being written: a missing strategy is a no-op,
-// a missing patch or selector implementation is refused by name (never silently ignored).
+// The per-kind pieces the generic machinery calls (strategies, patch, selectors, admission) behind one
+// interface, so the REST layer can be tested with no-op stand-ins (noExtensions).
 import { errors, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
+import { admitWith, type AdmissionContext } from './admission/index.ts';
 import { applyPatch } from './patch/index.ts';
 import { objectFields } from './selectors/fields.ts';
 import { parseFieldSelector } from './selectors/fields.ts';
@@ -36,21 +36,6 @@ export interface Extensions {
 
 type Fn = (...args: unknown[]) => unknown;
 
-async function load(path: string): Promise<Record<string, unknown> | undefined> {
-  try {
-    return (await import(path)) as Record<string, unknown>;
-  } catch (e) {
-    const code = (e as { code?: unknown }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') return undefined;
-    throw e;
-  }
-}
-
-function fn(mod: Record<string, unknown> | undefined, name: string): Fn | undefined {
-  const f = mod?.[name];
-  return typeof f === 'function' ? (f as Fn) : undefined;
-}
-
 /** Adapts whatever a selector parser returns (a function or an object with matches()) to a predicate. */
 function toMatcher(m: unknown): (v: Record<string, string>) => boolean {
   if (typeof m === 'function') return (v) => Boolean((m as Fn)(v));
@@ -61,20 +46,15 @@ function toMatcher(m: unknown): (v: Record<string, string>) => boolean {
   throw errors.internal('selector parser returned no matcher');
 }
 
-export async function loadExtensions(): Promise<Extensions> {
-  // Specifiers are variables so this file type-checks before those modules exist.
-  const base = new URL('./', import.meta.url).href;
-  const admission = await load(base + 'admission/index.ts');
-  const admitFn = fn(admission, 'admit');
+/** The real per-kind pieces; `admission` gives the admission plugins their store lookups. */
+export function loadExtensions(admission: AdmissionContext = {}): Extensions {
   return {
     strategyFor,
     applyPatch,
     parseLabelSelector: (text) => toMatcher(parseLabelSelector(text)),
     parseFieldSelector: (text, r) => toMatcher(parseFieldSelector(text, r)),
     fieldsOf: (r, obj) => objectFields(r, obj),
-    async admit(attrs) {
-      if (admitFn) await admitFn(attrs);
-    },
+    admit: admitWith(admission),
   };
 }
 

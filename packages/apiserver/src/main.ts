@@ -58,6 +58,8 @@ async function main(): Promise<void> {
     bookmarkIntervalMs: flags['watch-bookmark-interval'],
     minRequestTimeoutMs: flags['min-request-timeout'] * 1000,
     historySize: flags['default-watch-cache-size'],
+    serviceClusterIPRange: flags['service-cluster-ip-range'],
+    serviceNodePortRange: flags['service-node-port-range'],
     ...(https ? { https } : {}),
   });
   await srv.start();

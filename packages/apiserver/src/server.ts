@@ -1,7 +1,7 @@
 // The kube-apiserver HTTP surface on fastify: body decoding, one error handler that renders every
 // failure as a metav1 Status, Cache-Control on every reply, inflight limits, metrics and request logs,
 // discovery, /version, OpenAPI, health, REST and watch (HTTP streaming and WebSocket).
-import { errors, StatusError, toStatus, type Status } from '@kemu/api';
+import { errors, R, StatusError, toStatus, type PriorityClass, type Status } from '@kemu/api';
 import type { Logger } from '@kemu/base';
 import type { Backend } from '@kemu/store';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -18,7 +18,10 @@ import { instrumentBackend } from './instrumented-backend.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { namespaceLifecycle } from './namespace-lifecycle.ts';
 import { openapiDocument, openapiIndex } from './openapi.ts';
+import { ServiceAllocator } from './allocators/index.ts';
+import { listFromStore } from './registry/list.ts';
 import { Registry } from './registry/registry.ts';
+import { decodeObject, objectKey } from './storage.ts';
 import { handleRest, requestVerb } from './routes/rest.ts';
 import { boolParam, type ApiRequest, type ResourceTarget } from './routes/request.ts';
 import { parseTarget } from './routes/target.ts';
@@ -42,6 +45,9 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   minRequestTimeoutMs?: number;
   historySize?: number;
+  /** --service-cluster-ip-range and --service-node-port-range (allocation of ClusterIPs and NodePorts). */
+  serviceClusterIPRange?: string;
+  serviceNodePortRange?: string;
   /** Serve HTTPS with this certificate and key (plain HTTP otherwise). */
   https?: { cert: Buffer; key: Buffer };
   /** Extra /readyz and /healthz checks. */
@@ -72,14 +78,26 @@ function toStatusError(err: unknown): StatusError {
 
 export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer> {
   const clock = opts.clock ?? realClock;
-  const ext = opts.ext ?? (await loadExtensions());
   const metrics = opts.metrics ?? createMetrics();
   const logger = opts.logger;
   const backend = instrumentBackend(opts.backend, metrics);
+  const ext =
+    opts.ext ??
+    loadExtensions({
+      getPriorityClass: async (name) => {
+        const kv = await backend.get(objectKey(R.priorityclasses, undefined, name));
+        return kv ? (decodeObject(kv) as PriorityClass) : undefined;
+      },
+      listPriorityClasses: async () => (await listFromStore(backend, R.priorityclasses, {})).items as PriorityClass[],
+    });
+  const allocator = new ServiceAllocator(backend, {
+    serviceClusterIPRange: opts.serviceClusterIPRange ?? '10.96.0.0/12',
+    serviceNodePortRange: opts.serviceNodePortRange ?? '30000-32767',
+  });
   const cacher = new Cacher({ backend, logger, ...(opts.historySize ? { historySize: opts.historySize } : {}), onReset: () => hub.closeAll() });
   const hub = new WatchHub(cacher, { bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000, maxBufferedBytes: 16 * 1024 * 1024 });
   let registry: Registry;
-  registry = new Registry({ backend, clock, ext, namespaceCheck: namespaceLifecycle(cacher, () => registry) });
+  registry = new Registry({ backend, clock, ext, allocator, namespaceCheck: namespaceLifecycle(cacher, () => registry) });
   const ctx: ApiContext = {
     backend,
     clock,

@@ -33,7 +33,16 @@ export function prepareCreate(obj: KubeObject, r: ResourceInfo, strategy: Resour
   strategy?.defaults?.(obj);
   strategy?.prepareForCreate?.(obj);
   meta.generation = 1;
+}
+
+/** Validation after mutating admission (Kubernetes' order: mutate, validate, validating admission). */
+export function validateCreate(obj: KubeObject, r: ResourceInfo, strategy: ResourceStrategy | undefined): void {
   validateOrThrow(r, obj, strategy?.validate?.(obj));
+}
+
+export function validateUpdate(out: KubeObject, cur: KubeObject, r: ResourceInfo, strategy: ResourceStrategy | undefined, subresource: string | undefined): void {
+  if (subresource === 'status') validateOrThrow(r, out, strategy?.validateStatusUpdate?.(out, cur));
+  else if (subresource === undefined) validateOrThrow(r, out, strategy?.validateUpdate?.(out, cur) ?? strategy?.validate?.(out));
 }
 
 /** generation tracks spec changes (kinds without a spec, like ConfigMap, keep generation 1). */
@@ -58,7 +67,6 @@ export function prepareUpdate(next: KubeObject, cur: KubeObject, r: ResourceInfo
       out = merged;
     }
     keepSystemMeta(out, cur);
-    validateOrThrow(r, out, strategy?.validateStatusUpdate?.(out, cur));
     return out;
   }
   keepSystemMeta(out, cur);
@@ -76,7 +84,6 @@ export function prepareUpdate(next: KubeObject, cur: KubeObject, r: ResourceInfo
   strategy?.prepareForUpdate?.(out, cur);
   keepSystemMeta(out, cur);
   if ((out.metadata.generation ?? gen) <= gen) out.metadata.generation = specPart(out) === specPart(cur) ? gen : gen + 1;
-  validateOrThrow(r, out, strategy?.validateUpdate?.(out, cur) ?? strategy?.validate?.(out));
   return out;
 }
 

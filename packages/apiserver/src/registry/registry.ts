@@ -1,13 +1,14 @@
 // The generic registry: create/get/update/delete of any resource in the resource table against the
 // store, with Kubernetes' semantics (optimistic concurrency, no-op updates skipped, finalizers and
 // graceful deletion, dryRun). Per-kind behaviour comes from the strategy and admission.
-import { errors, qualifiedResource, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
+import { errors, qualifiedResource, R, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
 import { RevisionMismatchError, type Backend, type KeyValue } from '@kemu/store';
 import type { Clock } from '../clock.ts';
 import type { Extensions } from '../extensions.ts';
 import { decodeObject, encodeObject, objectKey } from '../storage.ts';
 import { mapStoreError } from '../store-errors.ts';
-import { prepareCreate, prepareUpdate } from './prepare.ts';
+import { prepareCreate, prepareUpdate, validateCreate, validateUpdate } from './prepare.ts';
+import type { AllocationTxn, ServiceAllocator } from '../allocators/index.ts';
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -24,6 +25,8 @@ export interface RegistryOptions {
   namespaceCheck?: NamespaceCheck;
   /** Called after each successful store write with its revision (the watch cache waits on it). */
   onWrite?: (revision: number) => void;
+  /** ClusterIP/NodePort allocation for Services. */
+  allocator?: ServiceAllocator;
 }
 
 const MAX_RETRIES = 20;
@@ -59,17 +62,22 @@ export class Registry {
       await this.opts.namespaceCheck?.(r, ns, name);
     }
     await this.opts.ext.admit({ operation: 'CREATE', resource: r, namespace: ns, name, object: obj, dryRun: !!o.dryRun });
+    validateCreate(obj, r, strategy);
     if (o.dryRun) {
       const existing = await this.getKV(r, ns, name);
       if (existing) throw errors.alreadyExists(qualifiedResource(r), name);
+      if (r === R.services && this.opts.allocator) await this.opts.allocator.allocateForCreate(obj, { dryRun: true });
       return obj;
     }
+    const txn = r === R.services && this.opts.allocator ? await this.opts.allocator.allocateForCreate(obj) : undefined;
     try {
       const kv = await this.opts.backend.create(objectKey(r, ns, name), encodeObject(obj));
       this.opts.onWrite?.(kv.modRevision);
       obj.metadata.resourceVersion = String(kv.modRevision);
+      await txn?.commit();
       return obj;
     } catch (e) {
+      await txn?.rollback();
       throw mapStoreError(e, r, name);
     }
   }
@@ -118,23 +126,47 @@ export class Registry {
         oldObject: cur,
         dryRun: !!o.dryRun,
       });
+      validateUpdate(next, cur, r, strategy, o.subresource);
       next.metadata.resourceVersion = cur.metadata.resourceVersion;
       const shouldDelete =
         cur.metadata.deletionTimestamp !== undefined &&
         (next.metadata.finalizers ?? []).length === 0 &&
         !cur.metadata.deletionGracePeriodSeconds;
+      let txn: AllocationTxn | undefined;
+      if (r === R.services && this.opts.allocator && !shouldDelete && o.subresource === undefined) {
+        txn = await this.opts.allocator.allocateForUpdate(next, cur, { dryRun: !!o.dryRun });
+      }
       const value = encodeObject(next);
-      if (!shouldDelete && value === kv.value) return next; // a no-op update writes nothing
-      if (o.dryRun) return next;
+      if (!shouldDelete && value === kv.value) {
+        await txn?.rollback();
+        return next; // a no-op update writes nothing
+      }
+      if (o.dryRun) {
+        await txn?.rollback();
+        return next;
+      }
       try {
         const out = shouldDelete ? await this.opts.backend.delete(key, kv.modRevision) : await this.opts.backend.update(key, value, kv.modRevision);
         this.opts.onWrite?.(out.modRevision);
         next.metadata.resourceVersion = String(out.modRevision);
+        if (shouldDelete) await this.released(r, cur);
+        else await txn?.commit();
         return next;
       } catch (e) {
+        await txn?.rollback();
         if (e instanceof RevisionMismatchError && attempt < MAX_RETRIES) continue;
         throw mapStoreError(e, r, name);
       }
+    }
+  }
+
+  /** Frees what a deleted object held (a Service's ClusterIP and node ports). */
+  private async released(r: ResourceInfo, obj: KubeObject): Promise<void> {
+    if (r !== R.services || !this.opts.allocator) return;
+    try {
+      await this.opts.allocator.release(obj);
+    } catch {
+      // A leaked claim only wastes an address; the delete itself succeeded.
     }
   }
 
@@ -153,6 +185,7 @@ export class Registry {
           if (o.dryRun) return { object: cur, deleted: true };
           const out = await this.opts.backend.delete(key, kv.modRevision);
           this.opts.onWrite?.(out.modRevision);
+          await this.released(r, cur);
           return { object: decodeObject(out), deleted: true };
         }
         const next = plan.object;
