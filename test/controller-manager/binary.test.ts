@@ -1,0 +1,45 @@
+// The kube-controller-manager binary's contract: flag errors (exit 2 with usage), unknown controllers
+// (exit 1 with Kubernetes' message), and /healthz (with the leaderElection check) and /metrics on --secure-port.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { freePort } from '@kemu/base/testing/ports';
+import { BIN, startProcess } from '@kemu/base/testing/processes';
+import { SHORT_LEASE, holderName, startEnv, waitFor, type Env } from './cluster.ts';
+
+describe('kube-controller-manager flags', () => {
+  it('rejects an unknown flag with the usage and exit code 2', async () => {
+    const p = startProcess('kcm-bad-flag', BIN.controllerManager, ['--bogus']);
+    expect(await p.exited).toBe(2);
+    expect(p.output()).toContain('unknown flag: --bogus');
+    expect(p.output()).toContain('--leader-elect-lease-duration duration');
+  }, 30_000);
+
+  it('rejects an unknown controller name like Kubernetes (exit 1)', async () => {
+    const p = startProcess('kcm-bad-controller', BIN.controllerManager, ['--master=http://127.0.0.1:1', '--controllers=*,nope']);
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toContain('"nope" is not in the list of known controllers');
+  }, 30_000);
+});
+
+describe('kube-controller-manager health and metrics', () => {
+  let env: Env;
+  let port: number;
+  beforeAll(async () => {
+    env = await startEnv();
+    port = await freePort();
+    const p = startProcess('kcm-health', BIN.controllerManager, [`--kubeconfig=${env.kubeconfig}`, '--bind-address=127.0.0.1', `--secure-port=${port}`, '--hostname-override=kcm-health', ...SHORT_LEASE]);
+    env.managers.set('kcm-health', p);
+    await waitFor('leader', async () => (await holderName(env.client)) === 'kcm-health', 30_000);
+  }, 60_000);
+  afterAll(async () => env?.stop());
+
+  it('serves /healthz with a leaderElection check and /metrics with the leader gauge', async () => {
+    const h = await request(`http://127.0.0.1:${port}/healthz`);
+    expect(h.statusCode).toBe(200);
+    expect(await h.body.text()).toBe('ok');
+    const v = await request(`http://127.0.0.1:${port}/healthz?verbose`);
+    expect(await v.body.text()).toContain('[+]leaderElection ok');
+    const m = await request(`http://127.0.0.1:${port}/metrics`);
+    expect(await m.body.text()).toContain('leader_election_master_status{name="kube-controller-manager"} 1');
+  });
+});
