@@ -45,6 +45,8 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   minRequestTimeoutMs?: number;
   historySize?: number;
+  /** Unsent bytes after which a slow watcher is disconnected (default 16 MiB). */
+  maxWatchBufferBytes?: number;
   /** --service-cluster-ip-range and --service-node-port-range (allocation of ClusterIPs and NodePorts). */
   serviceClusterIPRange?: string;
   serviceNodePortRange?: string;
@@ -95,7 +97,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     serviceNodePortRange: opts.serviceNodePortRange ?? '30000-32767',
   });
   const cacher = new Cacher({ backend, logger, ...(opts.historySize ? { historySize: opts.historySize } : {}), onReset: () => hub.closeAll() });
-  const hub = new WatchHub(cacher, { bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000, maxBufferedBytes: 16 * 1024 * 1024 });
+  const hub = new WatchHub(cacher, { bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000, maxBufferedBytes: opts.maxWatchBufferBytes ?? 16 * 1024 * 1024 });
   let registry: Registry;
   registry = new Registry({ backend, clock, ext, allocator, namespaceCheck: namespaceLifecycle(cacher, () => registry) });
   const ctx: ApiContext = {

@@ -14,6 +14,7 @@ export interface WatchParams {
 
 export interface HubOptions {
   bookmarkIntervalMs: number;
+  /** A watcher whose unsent output exceeds this is cut off (its client resumes from its last RV). */
   maxBufferedBytes: number;
 }
 
@@ -68,7 +69,7 @@ export class WatchHub {
     if (rv > 0) await this.cacher.waitFor(rv);
     else if (!this.cacher.isReady()) await this.cacher.waitFor(0);
     const cache = this.cacher.cache(so.resource);
-    const session = new WatchSession({ ...so, bookmarks: so.bookmarks }, sink);
+    const session = new WatchSession({ ...so, maxBufferedBytes: this.opts.maxBufferedBytes }, sink);
     onStarted();
     this.sessions.add(session);
     session.onClose(() => this.sessions.delete(session));

@@ -12,7 +12,6 @@ import { parseIncludeObject, wantsTable } from '../table.ts';
 import type { WatchParams } from './hub.ts';
 import type { SessionOptions, WatchSink } from './session.ts';
 
-export const MAX_WATCH_BUFFER = 16 * 1024 * 1024;
 
 export interface PreparedWatch {
   params: WatchParams;
@@ -42,7 +41,7 @@ export function prepareWatch(ctx: ApiContext, t: ResourceTarget, q: URLSearchPar
   const session: SessionOptions = {
     resource: r,
     bookmarks: boolParam(q, 'allowWatchBookmarks') === true,
-    maxBufferedBytes: MAX_WATCH_BUFFER,
+    maxBufferedBytes: 0, // set by the hub
   };
   if (t.namespace !== undefined) session.namespace = t.namespace;
   if (filter) session.filter = filter;

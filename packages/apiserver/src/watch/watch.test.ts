@@ -3,6 +3,8 @@
 // watch-list (sendInitialEvents), timeoutSeconds and WebSocket framing.
 import { silentLogger } from '@kemu/base';
 import { MemoryBackend } from '@kemu/store';
+import { R } from '@kemu/api';
+import net from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
@@ -140,6 +142,37 @@ describe('watch', () => {
     });
     ws.close();
     for (const m of msgs) expect((JSON.parse(m) as Ev).type).toBe('ADDED');
+  });
+
+  it('cuts off a watcher that does not read, without holding up the others', async () => {
+    const slow = await createApiServer({ backend: new MemoryBackend(), logger: silentLogger(), maxWatchBufferBytes: 256 * 1024 });
+    await slow.start();
+    await ensureSystemNamespaces(slow.ctx.registry);
+    const url = await slow.app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const { port } = new URL(url);
+      const sock = net.connect(Number(port), '127.0.0.1');
+      sock.write('GET /api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0 HTTP/1.1\r\nHost: x\r\n\r\n');
+      await new Promise((r) => sock.once('data', r));
+      sock.pause(); // never read again
+      const closed = new Promise((r) => sock.once('close', r));
+      const healthy = fetch(url + '/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0');
+      const deadline = Date.now() + 10_000;
+      while (slow.ctx.hub.count() < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(slow.ctx.hub.count()).toBe(2);
+      const big = 'x'.repeat(32 * 1024);
+      for (let i = 0; slow.ctx.hub.count() > 1 && i < 2000; i++) {
+        await slow.ctx.registry.create(R.configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `big-${i}`, namespace: 'default' }, data: { big } });
+      }
+      expect(slow.ctx.hub.count()).toBe(1); // only the reading watcher remains
+      sock.destroy();
+      await closed;
+      const res = await healthy;
+      expect(res.status).toBe(200);
+      await res.body?.cancel();
+    } finally {
+      await slow.close();
+    }
   });
 
   it('rejects bad parameters with a Status before streaming', async () => {
