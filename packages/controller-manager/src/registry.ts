@@ -7,6 +7,7 @@ import { garbageCollectorDescriptor } from './controllers/garbagecollector.ts';
 import { replicaSetDescriptor } from './controllers/replicaset.ts';
 import { deploymentDescriptor } from './controllers/deployment/index.ts';
 import { nodeIpamDescriptor } from './controllers/nodeipam.ts';
+import { nodeLifecycleDescriptor } from './controllers/nodelifecycle.ts';
 
 /** Every known controller, in start order. Add new controllers here (and only here). */
 export const CONTROLLERS: ControllerDescriptor[] = [
@@ -16,6 +17,7 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   replicaSetDescriptor,
   deploymentDescriptor,
   nodeIpamDescriptor,
+  nodeLifecycleDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */
