@@ -275,7 +275,7 @@ export class Scheduler {
     if (nominatedNodeName) this.queue.addNominatedPod(q.podInfo, nominatedNodeName);
     else if (nominatedNodeName === '') this.queue.deleteNominatedPod(q.podInfo);
     const msg = err.message;
-    this.log.debug({ pod: key, reason, msg }, 'unable to schedule pod');
+    this.log.debug({ pod: key, reason, message: msg }, 'unable to schedule pod');
     this.o.event(current, 'Warning', 'FailedScheduling', msg, fwk.profileName);
     const cond: Condition = { type: 'PodScheduled', status: 'False', reason, message: msg, lastProbeTime: null };
     const existing = (current.status?.conditions ?? []).find((c) => c.type === 'PodScheduled');
