@@ -8,6 +8,8 @@ import { replicaSetDescriptor } from './controllers/replicaset.ts';
 import { deploymentDescriptor } from './controllers/deployment/index.ts';
 import { nodeIpamDescriptor } from './controllers/nodeipam.ts';
 import { nodeLifecycleDescriptor } from './controllers/nodelifecycle.ts';
+import { endpointsDescriptor } from './controllers/endpoints.ts';
+import { endpointSliceDescriptor } from './controllers/endpointslice.ts';
 
 /** Every known controller, in start order. Add new controllers here (and only here). */
 export const CONTROLLERS: ControllerDescriptor[] = [
@@ -18,6 +20,8 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   deploymentDescriptor,
   nodeIpamDescriptor,
   nodeLifecycleDescriptor,
+  endpointsDescriptor,
+  endpointSliceDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */
