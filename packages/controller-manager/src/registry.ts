@@ -10,6 +10,7 @@ import { nodeIpamDescriptor } from './controllers/nodeipam.ts';
 import { nodeLifecycleDescriptor } from './controllers/nodelifecycle.ts';
 import { endpointsDescriptor } from './controllers/endpoints.ts';
 import { endpointSliceDescriptor } from './controllers/endpointslice.ts';
+import { podGCDescriptor } from './controllers/podgc.ts';
 
 /** Every known controller, in start order. Add new controllers here (and only here). */
 export const CONTROLLERS: ControllerDescriptor[] = [
@@ -22,6 +23,7 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   nodeLifecycleDescriptor,
   endpointsDescriptor,
   endpointSliceDescriptor,
+  podGCDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */

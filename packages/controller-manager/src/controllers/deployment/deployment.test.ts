@@ -206,6 +206,45 @@ describe('deployment-controller', () => {
   });
 });
 
+describe('deployment-controller adoption and collisions', () => {
+  it('adopts the orphaned ReplicaSet of a re-created Deployment instead of creating another', async () => {
+    const env = await start();
+    await env.api.create(R.deployments, 'default', deployment('web', 2));
+    await rolledOut(env);
+    const [rs] = replicaSets(env);
+    // Delete the Deployment leaving its ReplicaSet behind (what --cascade=orphan ends with).
+    await env.api.delete(R.deployments, 'default', 'web');
+    const cur = await env.api.get<ReplicaSet>(R.replicasets, 'default', rs?.metadata.name ?? '');
+    await env.api.update(R.replicasets, 'default', { ...cur, metadata: { ...cur.metadata, ownerReferences: undefined } });
+    await settle();
+    const d2 = await env.api.create(R.deployments, 'default', deployment('web', 2));
+    await rolledOut(env);
+    const rss = replicaSets(env);
+    expect(rss).toHaveLength(1);
+    expect(rss[0]?.metadata.uid).toBe(rs?.metadata.uid);
+    expect(rss[0]?.metadata.ownerReferences?.[0]?.uid).toBe(d2.metadata.uid);
+    expect(pods(env)).toHaveLength(2);
+  });
+
+  it('bumps collisionCount when the hashed name is taken by a foreign ReplicaSet', async () => {
+    const env = await start();
+    const tmpl = deployment('web', 1).spec.template;
+    const name = `web-${computeHash(tmpl)}`;
+    await env.api.create<ReplicaSet>(R.replicasets, 'default', {
+      metadata: { name, labels: { app: 'other' } },
+      spec: { replicas: 0, selector: { matchLabels: { app: 'other' } }, template: { metadata: { labels: { app: 'other' } }, spec: { containers: [{ name: 'x', image: 'x' }] } } },
+    });
+    await env.api.create(R.deployments, 'default', deployment('web', 1));
+    await settle();
+    await env.clock.advance(1000);
+    const d = await rolledOut(env);
+    expect(d.status?.collisionCount).toBe(1);
+    const ours = replicaSets(env).filter((r) => r.metadata.ownerReferences?.[0]?.uid === d.metadata.uid);
+    expect(ours).toHaveLength(1);
+    expect(ours[0]?.metadata.name).toBe(`web-${computeHash(tmpl, 1)}`);
+  });
+});
+
 describe('deployment util', () => {
   it.each([
     [10, '25%', '25%', 3, 2],
