@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { R, formatTime, type Node, type Pod } from '@kemu/api';
+import { R, formatTime, type Node, type Pod, type PodPhase } from '@kemu/api';
 import { fakeContext, settle, type FakeEnv } from '../testing/context.ts';
 import { PodGCController } from './podgc.ts';
 
 const envs: FakeEnv[] = [];
 afterEach(() => envs.splice(0).forEach((e) => e.abort.abort()));
 
-function pod(name: string, nodeName: string | undefined, phase: Pod['status'] extends infer S ? NonNullable<S>['phase'] : never, created: number): Pod {
+function pod(name: string, nodeName: string | undefined, phase: PodPhase, created: number): Pod {
   return {
     metadata: { name, namespace: 'default', creationTimestamp: formatTime(created) },
     spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'c', image: 'x' }] },
