@@ -245,6 +245,26 @@ describe('deployment-controller adoption and collisions', () => {
   });
 });
 
+describe('deployment-controller proportional scaling', () => {
+  it('spreads a scale-up over the old and new ReplicaSets of a stuck rollout', async () => {
+    const env = await start({ kubelet: false });
+    await env.api.create(R.deployments, 'default', deployment('web', 10, 'v1'));
+    await settle();
+    await edit(env, (d) => ((d.spec.template.spec.containers[0] as { image: string }).image = 'v2'));
+    await settle(100);
+    const size = (image: string) => replicaSets(env).find((r) => r.spec.template?.spec.containers[0]?.image === image)?.spec.replicas;
+    // No pod is ever ready: old 10 → 8 (unavailable anyway), new grows to the 13-pod ceiling.
+    expect([size('v1'), size('v2')]).toEqual([8, 5]);
+    await edit(env, (d) => (d.spec.replicas = 20));
+    await settle(100);
+    // 25 allowed (20 + 25% surge), 12 more, split by each set's share: 8·25/13 → 15, 5·25/13 → 10.
+    expect([size('v1'), size('v2')]).toEqual([15, 10]);
+    expect(env.recorder.events.filter((e) => e.reason === 'ScalingReplicaSet').map((e) => e.message)).toContainEqual(
+      expect.stringMatching(/^Scaled up replica set web-\w+ from 8 to 15$/),
+    );
+  });
+});
+
 describe('deployment util', () => {
   it.each([
     [10, '25%', '25%', 3, 2],
