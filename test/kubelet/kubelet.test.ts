@@ -49,7 +49,11 @@ describe('kubelet', () => {
   });
 
   it('renews its Lease in kube-node-lease, owned by the Node', async () => {
-    const first = await waitFor('lease', () => getOrUndefined(() => cluster.client.get<Lease>(R.leases, 'kube-node-lease', NODE)));
+    // The first renewal may race registration; the owner reference is added once the Node exists.
+    const first = await waitFor('lease owned by the node', async () => {
+      const l = await getOrUndefined(() => cluster.client.get<Lease>(R.leases, 'kube-node-lease', NODE));
+      return l?.metadata.ownerReferences?.length ? l : undefined;
+    });
     expect(first.spec?.holderIdentity).toBe(NODE);
     expect(first.spec?.leaseDurationSeconds).toBe(4);
     expect(first.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Node', name: NODE });
