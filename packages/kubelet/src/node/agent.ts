@@ -58,6 +58,8 @@ export class NodeAgent {
   private readonly heartbeat: Heartbeat;
   private readonly host: WorkerHost;
   private registering = false;
+  /** Pods seen before the Node is registered: started once it is (so they get IPs from its podCIDR). */
+  private readonly pending = new Map<string, Pod>();
   private stopped = false;
 
   constructor(
@@ -130,6 +132,7 @@ export class NodeAgent {
   /** After a (re-)list of pods: workers whose pod is no longer there are closed. */
   dropPodsNotIn(present: Set<string>): void {
     for (const [uid, w] of [...this.workers]) if (!present.has(uid)) w.close();
+    for (const uid of [...this.pending.keys()]) if (!present.has(uid)) this.pending.delete(uid);
   }
 
   private async register(): Promise<void> {
@@ -166,6 +169,11 @@ export class NodeAgent {
         this.deps.logger.warn({ node: this.id.name, cidr }, 'Ignoring invalid spec.podCIDR');
       }
     }
+    if (this.pending.size) {
+      const pods = [...this.pending.values()];
+      this.pending.clear();
+      for (const p of pods) this.onPod(p);
+    }
   }
 
   /** The Node as the watch sees it; undefined when it was deleted (the kubelet then registers again). */
@@ -192,6 +200,10 @@ export class NodeAgent {
       existing.update(pod);
       return;
     }
+    if (!this.node && this.deps.registerNode) {
+      this.pending.set(uid, pod);
+      return;
+    }
     const phase = pod.status?.phase;
     const known = phase === 'Running' || phase === 'Succeeded' || phase === 'Failed' || pod.status?.startTime !== undefined;
     let worker: PodWorker;
@@ -214,6 +226,7 @@ export class NodeAgent {
   }
 
   onPodDeleted(pod: Pod): void {
+    this.pending.delete(pod.metadata.uid ?? '');
     const w = this.workers.get(pod.metadata.uid ?? '');
     if (w) w.close();
   }
