@@ -8,6 +8,29 @@ export function getControllerOf(obj: KubeObject): OwnerReference | undefined {
   return obj.metadata.ownerReferences?.find((r) => r.controller === true);
 }
 
+/** Cache index of dependents by their controller's uid; orphans are filed under orphanKey(namespace). */
+export const CONTROLLER_UID_INDEX = 'controllerUID';
+export const orphanKey = (namespace: string | undefined) => `orphan/${namespace ?? ''}`;
+
+export function controllerUidIndexFunc(obj: KubeObject): string[] {
+  const ref = getControllerOf(obj);
+  return [ref ? ref.uid : orphanKey(obj.metadata.namespace)];
+}
+
+/** Adds the controller-uid index to an informer (once, whichever controller asks first; before it starts). */
+export function ensureControllerIndex<T extends KubeObject>(inf: { addIndexers(i: Record<string, (o: T) => string[]>): void }): void {
+  try {
+    inf.addIndexers({ [CONTROLLER_UID_INDEX]: controllerUidIndexFunc });
+  } catch (e) {
+    if (!/conflict/.test(String(e))) throw e;
+  }
+}
+
+/** What an owner may claim: the objects it controls plus the orphans in its namespace (not every object there). */
+export function claimCandidates<T extends KubeObject>(store: { byIndex(index: string, value: string): T[] }, owner: KubeObject): T[] {
+  return [...store.byIndex(CONTROLLER_UID_INDEX, owner.metadata.uid ?? ''), ...store.byIndex(CONTROLLER_UID_INDEX, orphanKey(owner.metadata.namespace))];
+}
+
 /** Not finished and not being deleted (controller.IsPodActive). */
 export function isPodActive(p: Pod): boolean {
   return p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed' && !p.metadata.deletionTimestamp;

@@ -18,7 +18,7 @@ import type { Controller, ControllerContext, ControllerDescriptor } from '../con
 import { KeyedWorker, isNotFound, unwrapDeleted } from './base.ts';
 import { Expectations } from './expectations.ts';
 import { PodControl, SLOW_START_INITIAL_BATCH, controllerRef, slowStartBatch } from './podcontrol.ts';
-import { getControllerOf, isPodActive, isPodAvailable, isPodReady, podsToDelete } from './pods.ts';
+import { claimCandidates, ensureControllerIndex, getControllerOf, isPodActive, isPodAvailable, isPodReady, podsToDelete } from './pods.ts';
 import { claimObjects, recheckOwner } from './refmanager.ts';
 
 /** At most this many creations or deletions per sync (Kubernetes' BurstReplicas). */
@@ -53,6 +53,7 @@ export class ReplicaSetController implements Controller {
     this.podControl = new PodControl(ctx.client, ctx.recorder);
     this.rsInformer = ctx.informers.informerFor<ReplicaSet>(R.replicasets);
     this.podInformer = ctx.informers.informerFor<Pod>(R.pods);
+    ensureControllerIndex(this.podInformer);
     this.worker = new KeyedWorker(ctx, {
       name: this.name,
       workers: ctx.options['concurrent-replicaset-syncs'],
@@ -162,7 +163,7 @@ export class ReplicaSetController implements Controller {
       this.ctx.logger.warn({ replicaset: rsKey }, 'ReplicaSet has an empty or invalid selector; not syncing');
       return;
     }
-    const all = this.podInformer.store.byIndex('namespace', rs.metadata.namespace ?? '').filter(isPodActive);
+    const all = claimCandidates(this.podInformer.store, rs).filter(isPodActive);
     const owned = await claimObjects(all, {
       client: this.ctx.client,
       owner: rs,

@@ -31,16 +31,25 @@ export class FakeInformer<T extends KubeObject> {
     list: (): T[] => [...this.items.values()],
     keys: (): string[] => [...this.items.keys()],
     byIndex: (index: string, value: string): T[] => {
-      if (index !== 'namespace') throw new Error(`fake informer has no index ${index}`);
-      return [...this.items.values()].filter((o) => (o.metadata.namespace ?? '') === value);
+      if (index === 'namespace') return [...this.items.values()].filter((o) => (o.metadata.namespace ?? '') === value);
+      const fn = this.indexers.get(index);
+      if (!fn) throw new Error(`fake informer has no index ${index}`);
+      return [...this.items.values()].filter((o) => fn(o).includes(value));
     },
   };
+  private readonly indexers = new Map<string, (o: T) => string[]>();
 
   addEventHandler(h: EventHandler<T>): void {
     this.handlers.push(h);
     for (const o of this.items.values()) h.onAdd?.(o, true);
   }
-  addIndexers(): void {}
+  addIndexers(indexers: Record<string, (o: T) => string[]>): void {
+    if (this.synced) throw new Error('informer has already started');
+    for (const [name, fn] of Object.entries(indexers)) {
+      if (this.indexers.has(name)) throw new Error(`indexer conflict: ${name}`);
+      this.indexers.set(name, fn);
+    }
+  }
   hasSynced(): boolean {
     return this.synced;
   }

@@ -6,7 +6,7 @@ import type { SharedInformer } from '@kemu/client';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../../controller.ts';
 import { KeyedWorker, unwrapDeleted } from '../base.ts';
 import { controllerRef } from '../podcontrol.ts';
-import { getControllerOf } from '../pods.ts';
+import { claimCandidates, ensureControllerIndex, getControllerOf } from '../pods.ts';
 import { claimObjects, recheckOwner } from '../refmanager.ts';
 import { rolloutRecreate } from './recreate.ts';
 import { rolloutRolling } from './rolling.ts';
@@ -37,6 +37,7 @@ export class DeploymentController implements Controller {
     this.dInformer = ctx.informers.informerFor<Deployment>(R.deployments);
     this.rsInformer = ctx.informers.informerFor<ReplicaSet>(R.replicasets);
     this.podInformer = ctx.informers.informerFor<Pod>(R.pods);
+    ensureControllerIndex(this.rsInformer);
     this.worker = new KeyedWorker(ctx, {
       name: this.name,
       workers: ctx.options['concurrent-deployment-syncs'],
@@ -129,7 +130,7 @@ export class DeploymentController implements Controller {
       return;
     }
 
-    const candidates = this.rsInformer.store.byIndex('namespace', d.metadata.namespace ?? '');
+    const candidates = claimCandidates(this.rsInformer.store, d);
     const rsList = (
       await claimObjects(candidates, {
         client: this.ctx.client,
