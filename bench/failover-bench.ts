@@ -1,0 +1,187 @@
+// Leader fail-over benchmark: three kube-controller-manager (and kube-scheduler) replicas against one
+// kube-apiserver; each round kills the Lease holder by pid (SIGKILL and SIGTERM alternately) and times how
+// long until the Lease names another holder, then restarts the killed replica and waits for it to follow.
+// Prints per-round times and, per signal, median and max against client-go's bounds, and whether the
+// leader released the Lease (holderIdentity "") on SIGTERM. Defaults are Kubernetes' (15s/10s/2s).
+// usage: node --import tsx bench/failover-bench.ts [--rounds 20] [--kinds controller-manager,scheduler]
+//        [--lease-duration 15s] [--renew-deadline 10s] [--retry-period 2s]
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseDuration } from '@kemu/base';
+import { BIN, killAll, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
+import { RestClient } from '@kemu/client';
+import { startReplica } from '../test/apiserver/cluster.ts';
+import { LeaseWatch, holderHost, type LeaseSeen } from './lib/lease-watch.ts';
+
+const KINDS = {
+  'controller-manager': { bin: BIN.controllerManager, lease: 'kube-controller-manager' },
+  scheduler: { bin: BIN.scheduler, lease: 'kube-scheduler' },
+} as const;
+type Kind = keyof typeof KINDS;
+type Sig = 'SIGKILL' | 'SIGTERM';
+
+function flag(name: string, dflt: string): string {
+  const eq = process.argv.find((a) => a.startsWith(`--${name}=`));
+  if (eq) return eq.slice(name.length + 3);
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? (process.argv[i + 1] ?? '') : dflt;
+}
+function usage(msg: string): never {
+  console.error(`failover-bench: ${msg}`);
+  process.exit(2);
+}
+const ROUNDS = Number(flag('rounds', '20'));
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) usage('--rounds must be a positive integer');
+const defaultKinds = Object.keys(KINDS).filter((k) => existsSync(KINDS[k as Kind].bin)).join(',');
+const kinds = flag('kinds', defaultKinds).split(',').filter(Boolean);
+for (const k of kinds) if (!(k in KINDS)) usage(`unknown kind "${k}" (known: ${Object.keys(KINDS).join(', ')})`);
+const durations = { lease: flag('lease-duration', '15s'), renew: flag('renew-deadline', '10s'), retry: flag('retry-period', '2s') };
+let leaseMs = 0;
+let retryMs = 0;
+try {
+  leaseMs = parseDuration(durations.lease);
+  parseDuration(durations.renew);
+  retryMs = parseDuration(durations.retry);
+} catch (e) {
+  usage((e as Error).message);
+}
+const GOAL_MS: Record<Sig, number> = { SIGKILL: leaseMs + retryMs, SIGTERM: retryMs + 1000 };
+const leaderFlags = [`--leader-elect-lease-duration=${durations.lease}`, `--leader-elect-renew-deadline=${durations.renew}`, `--leader-elect-retry-period=${durations.retry}`];
+
+const dir = mkdtempSync(path.join(tmpdir(), 'kemu-bench-failover-'));
+let cleaned = false;
+async function cleanup(): Promise<void> {
+  if (cleaned) return;
+  cleaned = true;
+  await killAll(); // every process started here, each by its pid
+  rmSync(dir, { recursive: true, force: true });
+}
+process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+process.on('SIGTERM', () => void cleanup().then(() => process.exit(143)));
+
+const secs = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+const FOLLOWING = 'attempting to acquire leader lease';
+
+interface Round {
+  sig: Sig;
+  from: string;
+  to: string;
+  ms: number;
+  /** ms from the signal to holderIdentity "" being seen, if it was. */
+  releasedMs: number | undefined;
+  exit: number | string;
+}
+
+/** Waits until the holder renewed `renewals` times (same holder, new renewTime) after `since`; returns the holder. */
+async function stable(watch: LeaseWatch, since: number, renewals = 2): Promise<string> {
+  const hit = await watch.until(
+    `${renewals} renewals by one holder`,
+    (s) => {
+      if (!s.holder) return false;
+      const times = new Set(watch.since(since).filter((x) => x.holder === s.holder).map((x) => x.renewTime));
+      return times.size >= renewals;
+    },
+    since,
+    leaseMs * 3 + retryMs * renewals * 3 + 30_000,
+  );
+  return hit.holder ?? '';
+}
+
+async function startReplicaOf(kind: Kind, url: string, host: string): Promise<Proc> {
+  const p = startProcess(host, KINDS[kind].bin, [`--master=${url}`, `--hostname-override=${host}`, '--secure-port=0', ...leaderFlags]);
+  await waitFor(`${host} following`, () => {
+    if (p.child.exitCode !== null || p.child.signalCode !== null) throw new Error(`${host} exited: ${p.output().slice(-2000)}`);
+    return p.output().includes(FOLLOWING);
+  }, 60_000, 20);
+  return p;
+}
+
+async function runKind(kind: Kind, url: string, client: RestClient): Promise<Round[]> {
+  const watch = new LeaseWatch(client, 'kube-system', KINDS[kind].lease);
+  const procs = new Map<string, Proc>();
+  const rounds: Round[] = [];
+  try {
+    const hosts = [0, 1, 2].map((i) => `${kind}-${i}`);
+    const t0 = performance.now();
+    await Promise.all(hosts.map(async (h) => procs.set(h, await startReplicaOf(kind, url, h))));
+    await stable(watch, t0);
+    console.log(`\n${kind}: 3 replicas, Lease kube-system/${KINDS[kind].lease}, ${ROUNDS} rounds`);
+    for (let i = 0; i < ROUNDS; i++) {
+      const sig: Sig = i % 2 === 0 ? 'SIGKILL' : 'SIGTERM';
+      const oldId = watch.current?.holder ?? '';
+      const from = holderHost(oldId);
+      const victim = procs.get(from);
+      if (!victim) throw new Error(`Lease holder "${oldId}" is none of ${hosts.join(', ')}`);
+      const start = performance.now();
+      victim.child.kill(sig);
+      const next = await watch.until(`a holder other than ${from}`, (s) => !!s.holder && s.holder !== oldId, start, leaseMs * 2 + retryMs * 4 + 30_000);
+      const released = watch.since(start).find((s: LeaseSeen) => s.holder === '' && s.at <= next.at);
+      const exit = await victim.exited;
+      const r: Round = { sig, from, to: holderHost(next.holder), ms: next.at - start, releasedMs: released && released.at - start, exit };
+      rounds.push(r);
+      console.log(
+        `  round ${String(i + 1).padStart(2)} ${sig} ${r.from} → ${r.to}: ${secs(r.ms)}` +
+          (sig === 'SIGTERM' ? `  (released: ${r.releasedMs === undefined ? 'no' : `yes, after ${secs(r.releasedMs)}`}; exit ${r.exit})` : ''),
+      );
+      // Back to three replicas, the restarted one a follower, the new leader renewing steadily.
+      procs.set(from, await startReplicaOf(kind, url, from));
+      await stable(watch, performance.now());
+    }
+    return rounds;
+  } finally {
+    watch.stop();
+    await Promise.all([...procs.values()].map((p) => p.kill('SIGKILL')));
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
+}
+
+function summary(kind: string, rounds: Round[]): string[] {
+  const out: string[] = [];
+  for (const sig of ['SIGKILL', 'SIGTERM'] as const) {
+    const rs = rounds.filter((r) => r.sig === sig);
+    if (!rs.length) continue;
+    const ms = rs.map((r) => r.ms);
+    const max = Math.max(...ms);
+    const verdict = max <= GOAL_MS[sig] ? 'within goal' : 'OVER GOAL';
+    let line = `  ${kind} ${sig}: n=${rs.length} median ${secs(median(ms))}, max ${secs(max)} (goal ≤ ${secs(GOAL_MS[sig])}: ${verdict})`;
+    if (sig === 'SIGTERM') {
+      const rel = rs.filter((r) => r.releasedMs !== undefined).length;
+      const clean = rs.filter((r) => r.exit === 0).length;
+      line += `; Lease released in ${rel}/${rs.length}, exit 0 in ${clean}/${rs.length}`;
+      if (rel < rs.length) line += `\n    FINDING: the ${kind} did not release its Lease on SIGTERM in ${rs.length - rel} of ${rs.length} rounds (followers waited for expiry)`;
+    }
+    out.push(line);
+  }
+  return out;
+}
+
+let failed = false;
+try {
+  console.log(`leader fail-over: lease ${durations.lease}, renew deadline ${durations.renew}, retry ${durations.retry}; kinds: ${kinds.join(', ') || '(none)'}`);
+  console.log(`goals: SIGKILL ≤ lease + retry = ${secs(GOAL_MS.SIGKILL)} (client-go's bound), SIGTERM ≤ retry + 1 s = ${secs(GOAL_MS.SIGTERM)} (3 s at the defaults; needs release on cancel)`);
+  const api = await startReplica(path.join(dir, 'state.db'), 'apiserver-0');
+  const client = new RestClient({ server: api.url, qps: 1000, burst: 1000 });
+  const results: [string, Round[]][] = [];
+  for (const k of kinds) {
+    try {
+      results.push([k, await runKind(k as Kind, api.url, client)]);
+    } catch (e) {
+      failed = true;
+      console.error(`${k}: ${(e as Error).message}`);
+    }
+  }
+  console.log('\nsummary:');
+  for (const [k, rs] of results) for (const l of summary(k, rs)) console.log(l);
+} catch (e) {
+  failed = true;
+  console.error(`failover-bench: ${(e as Error).stack ?? String(e)}`);
+} finally {
+  await cleanup();
+}
+process.exit(failed ? 1 : 0);
