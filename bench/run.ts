@@ -41,9 +41,11 @@ function about(src: string): string {
 }
 
 let child: ChildProcess | undefined;
+let interrupted = false;
 // Ctrl-C reaches the child too (same process group); SIGTERM to the runner alone is passed on by pid.
 for (const sig of ['SIGINT', 'SIGTERM'] as const)
   process.on(sig, () => {
+    interrupted = true;
     if (child?.pid !== undefined && child.exitCode === null) child.kill(sig);
     else process.exit(130);
   });
@@ -75,6 +77,7 @@ if (cmd === 'all') {
   if (rest.length) console.error('bench: "all" runs each benchmark at its defaults; arguments ignored');
   const results: { name: string; code: number; s: number }[] = [];
   for (const b of all) {
+    if (interrupted) break;
     console.log(`\n=== ${b.name} (bench/${b.file}) ===`);
     const t0 = Date.now();
     const code = await runOne(b, []);
