@@ -1,0 +1,34 @@
+// Which typed messages this server can read from protobuf, keyed by the envelope's apiVersion and kind
+// (the protobuf counterpart of Go's runtime.Scheme). A kind missing here is refused with a 415 naming it.
+import type { Message } from './schema.ts';
+import { Deployment, Eviction, Lease, PriorityClass, ReplicaSet, Scale } from './tables/apps-and-others.ts';
+import { Binding, ConfigMap, Namespace, Pod, Secret, Service, ServiceAccount } from './tables/core.ts';
+import { DeleteOptions } from './tables/meta.ts';
+
+const KINDS: ReadonlyMap<string, Message> = new Map<string, Message>([
+  ['v1/Namespace', Namespace],
+  ['v1/ConfigMap', ConfigMap],
+  ['v1/Secret', Secret],
+  ['v1/ServiceAccount', ServiceAccount],
+  ['v1/Service', Service],
+  ['v1/Pod', Pod],
+  ['v1/Binding', Binding],
+  ['apps/v1/Deployment', Deployment],
+  ['apps/v1/ReplicaSet', ReplicaSet],
+  ['policy/v1/Eviction', Eviction],
+  ['autoscaling/v1/Scale', Scale],
+  ['scheduling.k8s.io/v1/PriorityClass', PriorityClass],
+  ['coordination.k8s.io/v1/Lease', Lease],
+]);
+
+export function protobufSchema(apiVersion: string, kind: string): Message | undefined {
+  const direct = KINDS.get(`${apiVersion}/${kind}`);
+  if (direct) return direct;
+  // Typed clients encode DeleteOptions under the group version they talk to, or as meta.k8s.io/v1.
+  if (kind === 'DeleteOptions') return DeleteOptions;
+  return undefined;
+}
+
+export function supportedProtobufKinds(): string[] {
+  return [...KINDS.keys()];
+}

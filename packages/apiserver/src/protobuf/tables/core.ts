@@ -1,0 +1,116 @@
+// core/v1 top-level kinds kubectl's typed clients send: Namespace, ConfigMap, Secret, ServiceAccount,
+// Service, Pod, Binding (field numbers from k8s.io/api core/v1 generated.proto).
+import { bool, boolPtr, i32, i32Ptr, list, mapOf, message, msg, str, strPtr, strs } from '../schema.ts';
+import { ObjectMeta, IntOrString, Time } from './meta.ts';
+import { LocalObjectReference, PodSpec } from './pod-spec.ts';
+
+const metadata = msg('metadata', () => ObjectMeta);
+
+export const ObjectReference = message({
+  1: str('kind'),
+  2: str('namespace'),
+  3: str('name'),
+  4: str('uid'),
+  5: str('apiVersion'),
+  6: str('resourceVersion'),
+  7: str('fieldPath'),
+});
+
+const NamespaceCondition = message({
+  1: str('type'),
+  2: str('status'),
+  4: msg('lastTransitionTime', () => Time),
+  5: str('reason'),
+  6: str('message'),
+});
+export const Namespace = message({
+  1: metadata,
+  2: msg('spec', () => message({ 1: strs('finalizers') })),
+  3: msg('status', () => message({ 1: str('phase'), 2: list('conditions', () => NamespaceCondition) })),
+});
+
+export const ConfigMap = message({
+  1: metadata,
+  4: boolPtr('immutable'),
+  2: mapOf('data', 'string'),
+  3: mapOf('binaryData', 'bytes'),
+});
+
+export const Secret = message({
+  1: metadata,
+  5: boolPtr('immutable'),
+  2: mapOf('data', 'bytes'),
+  4: mapOf('stringData', 'string'),
+  3: str('type'),
+});
+
+export const ServiceAccount = message({
+  1: metadata,
+  2: list('secrets', () => ObjectReference),
+  3: list('imagePullSecrets', () => LocalObjectReference),
+  4: boolPtr('automountServiceAccountToken'),
+});
+
+const ServicePort = message({
+  1: str('name'),
+  2: str('protocol'),
+  6: strPtr('appProtocol'),
+  3: i32('port'),
+  4: msg('targetPort', () => IntOrString),
+  5: i32('nodePort'),
+});
+const SessionAffinityConfig = message({ 1: msg('clientIP', () => message({ 1: i32Ptr('timeoutSeconds') })) });
+const ServiceSpec = message({
+  1: list('ports', () => ServicePort),
+  2: mapOf('selector', 'string'),
+  3: str('clusterIP'),
+  18: strs('clusterIPs'),
+  4: str('type'),
+  5: strs('externalIPs'),
+  7: str('sessionAffinity'),
+  8: str('loadBalancerIP'),
+  9: strs('loadBalancerSourceRanges'),
+  10: str('externalName'),
+  11: str('externalTrafficPolicy'),
+  12: i32('healthCheckNodePort'),
+  13: bool('publishNotReadyAddresses'),
+  14: msg('sessionAffinityConfig', () => SessionAffinityConfig),
+  19: strs('ipFamilies'),
+  17: strPtr('ipFamilyPolicy'),
+  20: boolPtr('allocateLoadBalancerNodePorts'),
+  21: strPtr('loadBalancerClass'),
+  22: strPtr('internalTrafficPolicy'),
+  23: strPtr('trafficDistribution'),
+});
+const PortStatus = message({ 1: i32('port'), 2: str('protocol'), 3: strPtr('error') });
+const LoadBalancerIngress = message({ 1: str('ip'), 2: str('hostname'), 3: strPtr('ipMode'), 4: list('ports', () => PortStatus) });
+const ServiceStatus = message({ 1: msg('loadBalancer', () => message({ 1: list('ingress', () => LoadBalancerIngress) })) });
+export const Service = message({ 1: metadata, 2: msg('spec', () => ServiceSpec), 3: msg('status', () => ServiceStatus) });
+
+const PodCondition = message({
+  1: str('type'),
+  2: str('status'),
+  3: msg('lastProbeTime', () => Time),
+  4: msg('lastTransitionTime', () => Time),
+  5: str('reason'),
+  6: str('message'),
+});
+const IP = message({ 1: str('ip') });
+// Container statuses are written by kubelets (through JSON); a protobuf Pod from kubectl carries none.
+const PodStatus = message({
+  1: str('phase'),
+  2: list('conditions', () => PodCondition),
+  3: str('message'),
+  4: str('reason'),
+  11: str('nominatedNodeName'),
+  5: str('hostIP'),
+  16: list('hostIPs', () => IP),
+  6: str('podIP'),
+  12: list('podIPs', () => IP),
+  7: msg('startTime', () => Time),
+  9: str('qosClass'),
+  14: str('resize'),
+});
+export const Pod = message({ 1: metadata, 2: msg('spec', () => PodSpec), 3: msg('status', () => PodStatus) });
+
+export const Binding = message({ 1: metadata, 2: msg('target', () => ObjectReference) });
