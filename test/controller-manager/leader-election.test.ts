@@ -3,6 +3,7 @@
 // restarted process stays a follower, leaseTransitions counts each change, and a leader that loses its
 // Lease (frozen past it) exits 1 with "leaderelection lost".
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { R, type CoreEvent, type Pod } from '@kemu/api';
 import { holderName, lease, startEnv, waitFor, type Env } from './cluster.ts';
 
 const LEASE_MS = 2000;
@@ -46,6 +47,26 @@ describe('kube-controller-manager leader election', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect([...seen]).toEqual([leader]);
+  }, 30_000);
+
+  it('only the leader runs controllers (every pod creation event comes from it)', async () => {
+    const leader = await currentLeader();
+    await env.client.create(R.replicasets, 'default', {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'only-leader' },
+      spec: {
+        replicas: 3,
+        selector: { matchLabels: { app: 'only-leader' } },
+        template: { metadata: { labels: { app: 'only-leader' } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+      },
+    });
+    await waitFor('3 pods', async () => (await env.client.list<Pod>(R.pods, 'default', { labelSelector: 'app=only-leader' })).items.length === 3, 20_000, 100);
+    const events = await waitFor('3 SuccessfulCreate events', async () => {
+      const evs = (await env.client.list<CoreEvent>(R.events, 'default')).items.filter((e) => e.reason === 'SuccessfulCreate' && e.involvedObject.name === 'only-leader');
+      return evs.length === 3 ? evs : undefined;
+    }, 20_000, 100);
+    expect(new Set(events.map((e) => `${e.source?.component ?? ''}@${e.source?.host ?? ''}`))).toEqual(new Set([`replicaset-controller@${leader}`]));
   }, 30_000);
 
   it('fails over after SIGKILL within lease duration + 2 × retry period', async () => {
