@@ -1,8 +1,9 @@
 // Request body decoding by Content-Type: JSON and its patch variants, YAML, and apply-patch+yaml
-// (kubectl sends JSON there, which is YAML too). Anything malformed is a 400 Status; unknown media
-// types (e.g. protobuf from kubectl >= 1.32) are a 415.
+// (kubectl sends JSON there, which is YAML too), and protobuf objects from kubectl >= 1.32's typed clients.
+// Anything malformed is a 400 Status; unknown media types are a 415.
 import { errors, StatusError } from '@kemu/api';
 import { parse as parseYaml } from 'yaml';
+import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from './protobuf/index.ts';
 
 export const JSON_TYPES = [
   'application/json',
@@ -29,8 +30,9 @@ export function decodeBody(contentType: string | undefined, raw: Buffer | undefi
       throw errors.badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
     }
   }
+  if (mt === PROTOBUF_MEDIA_TYPE) return decodeProtobufObject(raw);
   if (mt === 'application/yaml' || mt === 'application/x-yaml' || mt === 'text/yaml' || mt === APPLY_PATCH) return yamlOr400(text);
-  throw new StatusError('UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/merge-patch+json, application/json-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml (got "${mt}")`);
+  throw new StatusError('UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/merge-patch+json, application/json-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml, application/vnd.kubernetes.protobuf (got "${mt}")`);
 }
 
 function yamlOr400(text: string): unknown {
