@@ -2,7 +2,7 @@
 // but not yet seen bound). Assuming before binding is what stops two cycles from booking the same room;
 // the informer's add/update confirms an assumed pod, a failed bind forgets it.
 import type { Node, Pod } from '@kemu/api';
-import type { Snapshot } from '../framework/interface.ts';
+import type { OwnedTerm, Snapshot } from '../framework/interface.ts';
 import { NodeInfo } from '../framework/node-info.ts';
 import { PodInfo } from '../framework/pod-info.ts';
 
@@ -23,9 +23,17 @@ export class SchedulerCache implements Snapshot {
   private readonly nodes = new Map<string, NodeInfo>();
   private readonly pods = new Map<string, PodState>();
   private readonly imageNodes = new Map<string, number>();
+  /** ns\0key\0value → pods with that label (label index for affinity and spreading). */
+  private readonly byLabel = new Map<string, Set<PodInfo>>();
+  /** key\0value → required anti-affinity terms whose selector requires that label. */
+  private readonly antiByLabel = new Map<string, Set<OwnedTerm>>();
+  private readonly antiUnindexed = new Set<OwnedTerm>();
+  private readonly ownedTerms = new Map<PodInfo, OwnedTerm[]>();
   private list: NodeInfo[] | undefined;
   private affinityList: NodeInfo[] | undefined;
   private antiAffinityList: NodeInfo[] | undefined;
+  private scoringList: NodeInfo[] | undefined;
+  private nodeGen = 0;
 
   constructor(private readonly ttlMs = 0) {}
 
@@ -46,14 +54,71 @@ export class SchedulerCache implements Snapshot {
     if (!this.antiAffinityList) this.antiAffinityList = this.nodeInfos().filter((n) => n.podsWithRequiredAntiAffinity.length > 0);
     return this.antiAffinityList;
   }
+  havePodsWithScoringTerms(): readonly NodeInfo[] {
+    if (!this.scoringList) this.scoringList = this.nodeInfos().filter((n) => n.podsWithScoringTerms.length > 0);
+    return this.scoringList;
+  }
+  nodeGeneration(): number {
+    return this.nodeGen;
+  }
   imageNumNodes(image: string): number {
     return this.imageNodes.get(image) ?? 0;
+  }
+  podsWithLabel(namespace: string, key: string, value: string): ReadonlySet<PodInfo> {
+    return this.byLabel.get(`${namespace}\u0000${key}\u0000${value}`) ?? EMPTY_PODS;
+  }
+  antiAffinityTermsRequiringLabel(key: string, value: string): ReadonlySet<OwnedTerm> {
+    return this.antiByLabel.get(`${key}\u0000${value}`) ?? EMPTY_TERMS;
+  }
+  unindexedAntiAffinityTerms(): ReadonlySet<OwnedTerm> {
+    return this.antiUnindexed;
+  }
+
+  private index(info: PodInfo, add: boolean): void {
+    for (const k in info.labels ?? {}) {
+      const key = `${info.namespace}\u0000${k}\u0000${(info.labels as Record<string, string>)[k]}`;
+      let set = this.byLabel.get(key);
+      if (add) {
+        if (!set) this.byLabel.set(key, (set = new Set()));
+        set.add(info);
+      } else if (set) {
+        set.delete(info);
+        if (set.size === 0) this.byLabel.delete(key);
+      }
+    }
+    if (info.requiredAntiAffinity.length === 0) return;
+    if (add) {
+      const owned = info.requiredAntiAffinity.map((term) => ({ term, owner: info }));
+      this.ownedTerms.set(info, owned);
+      for (const ot of owned) {
+        const ik = ot.term.selector.indexKey;
+        if (!ik) this.antiUnindexed.add(ot);
+        else {
+          const key = `${ik[0]}\u0000${ik[1]}`;
+          let set = this.antiByLabel.get(key);
+          if (!set) this.antiByLabel.set(key, (set = new Set()));
+          set.add(ot);
+        }
+      }
+    } else {
+      for (const ot of this.ownedTerms.get(info) ?? []) {
+        this.antiUnindexed.delete(ot);
+        const ik = ot.term.selector.indexKey;
+        if (!ik) continue;
+        const key = `${ik[0]}\u0000${ik[1]}`;
+        const set = this.antiByLabel.get(key);
+        set?.delete(ot);
+        if (set?.size === 0) this.antiByLabel.delete(key);
+      }
+      this.ownedTerms.delete(info);
+    }
   }
 
   private invalidate(affinityChanged: boolean): void {
     if (affinityChanged) {
       this.affinityList = undefined;
       this.antiAffinityList = undefined;
+      this.scoringList = undefined;
     }
   }
 
@@ -62,6 +127,7 @@ export class SchedulerCache implements Snapshot {
     const name = node.metadata.name ?? '';
     let ni = this.nodes.get(name);
     const existed = ni?.node !== undefined;
+    this.nodeGen++;
     if (ni?.node) this.countImages(ni, -1);
     if (!ni) {
       ni = new NodeInfo(undefined, name);
@@ -81,6 +147,7 @@ export class SchedulerCache implements Snapshot {
     const ni = this.nodes.get(name);
     if (!ni) return;
     if (ni.node) this.countImages(ni, -1);
+    this.nodeGen++;
     // Pods still on a deleted node stay accounted until their own deletes arrive.
     if (ni.pods.length === 0) this.nodes.delete(name);
     else ni.node = undefined;
@@ -107,12 +174,14 @@ export class SchedulerCache implements Snapshot {
       this.nodes.set(nodeName, ni);
     }
     ni.addPod(info);
+    this.index(info, true);
     if (info.hasAffinity) this.invalidate(true);
   }
   private unplace(key: string, nodeName: string, info: PodInfo): void {
     const ni = this.nodes.get(nodeName);
     if (!ni) return;
     ni.removePod(key);
+    this.index(info, false);
     if (!ni.node && ni.pods.length === 0) this.nodes.delete(nodeName);
     if (info.hasAffinity) this.invalidate(true);
   }
@@ -182,3 +251,6 @@ export class SchedulerCache implements Snapshot {
     return this.pods.get(key)?.node;
   }
 }
+
+const EMPTY_PODS: ReadonlySet<PodInfo> = new Set();
+const EMPTY_TERMS: ReadonlySet<OwnedTerm> = new Set();

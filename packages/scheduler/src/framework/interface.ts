@@ -103,8 +103,24 @@ export interface Snapshot {
   get(nodeName: string): NodeInfo | undefined;
   havePodsWithAffinity(): readonly NodeInfo[];
   havePodsWithRequiredAntiAffinity(): readonly NodeInfo[];
+  /** Nodes with pods whose affinity terms affect how other pods score. */
+  havePodsWithScoringTerms(): readonly NodeInfo[];
+  /** Bumped whenever a node is added, changed or removed. */
+  nodeGeneration(): number;
   /** How many nodes report this (normalized) image. */
   imageNumNodes(image: string): number;
+  /** Pods (assigned or assumed) in this namespace carrying label key=value. */
+  podsWithLabel(namespace: string, key: string, value: string): ReadonlySet<PodInfo>;
+  /** Required anti-affinity terms of existing pods whose selector requires label key=value. */
+  antiAffinityTermsRequiringLabel(key: string, value: string): ReadonlySet<OwnedTerm>;
+  /** Required anti-affinity terms of existing pods that cannot be indexed by a label. */
+  unindexedAntiAffinityTerms(): ReadonlySet<OwnedTerm>;
+}
+
+/** An affinity term with the pod that declares it. */
+export interface OwnedTerm {
+  term: import('./pod-info.ts').AffinityTerm;
+  owner: PodInfo;
 }
 
 /** The API calls plugins make (binding, preemption). */

@@ -19,6 +19,7 @@ export class NodeInfo {
   readonly pods: PodInfo[] = [];
   readonly podsWithAffinity: PodInfo[] = [];
   readonly podsWithRequiredAntiAffinity: PodInfo[] = [];
+  readonly podsWithScoringTerms: PodInfo[] = [];
   requested = new Resource();
   nonZeroRequested = new Resource();
   allocatable = new Resource();
@@ -50,6 +51,7 @@ export class NodeInfo {
     this.pods.push(p);
     if (p.hasAffinity) this.podsWithAffinity.push(p);
     if (p.requiredAntiAffinity.length) this.podsWithRequiredAntiAffinity.push(p);
+    if (p.hasScoringTerms) this.podsWithScoringTerms.push(p);
     this.requested.add(p.requests);
     this.nonZeroRequested.add(p.nonZeroRequests);
     for (const hp of p.hostPorts) {
@@ -68,6 +70,7 @@ export class NodeInfo {
     this.pods.splice(i, 1);
     removeFrom(this.podsWithAffinity, key);
     removeFrom(this.podsWithRequiredAntiAffinity, key);
+    removeFrom(this.podsWithScoringTerms, key);
     this.requested.add(p.requests, -1);
     this.nonZeroRequested.add(p.nonZeroRequests, -1);
     for (const hp of p.hostPorts) {

@@ -76,6 +76,8 @@ export class PodInfo {
   readonly preferredAffinity: WeightedAffinityTerm[];
   readonly preferredAntiAffinity: WeightedAffinityTerm[];
   readonly hasAffinity: boolean;
+  /** Terms that matter when scoring other pods (required/preferred affinity, preferred anti-affinity). */
+  readonly hasScoringTerms: boolean;
 
   constructor(readonly pod: Pod) {
     this.namespace = pod.metadata.namespace ?? 'default';
@@ -100,6 +102,7 @@ export class PodInfo {
     this.hasAffinity =
       this.requiredAffinity.length + this.requiredAntiAffinity.length + this.preferredAffinity.length + this.preferredAntiAffinity.length >
       0;
+    this.hasScoringTerms = this.requiredAffinity.length + this.preferredAffinity.length + this.preferredAntiAffinity.length > 0;
   }
 
   get name(): string {

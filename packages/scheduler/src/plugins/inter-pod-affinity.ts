@@ -3,10 +3,11 @@
 // no existing pod's required anti-affinity may match it. Score: preferred terms of both sides (and existing
 // pods' required affinity, with hardPodAffinityWeight) summed per topology domain, normalized min..max.
 import type { CycleState, StateData } from '../framework/cycle-state.ts';
-import type { FilterPlugin, Handle, PreFilterExtensions, PreFilterPlugin, PreScorePlugin, ScorePlugin } from '../framework/interface.ts';
+import type { FilterPlugin, Handle, PreFilterExtensions, PreFilterPlugin, PreScorePlugin, ScorePlugin, Snapshot } from '../framework/interface.ts';
 import { MAX_NODE_SCORE } from '../framework/interface.ts';
 import type { NodeInfo } from '../framework/node-info.ts';
 import { affinityTermMatches, type AffinityTerm, type NamespaceLabels, type PodInfo } from '../framework/pod-info.ts';
+import type { OwnedTerm } from '../framework/interface.ts';
 import { Status, type MaybeStatus } from '../framework/status.ts';
 import { Names } from './names.ts';
 
@@ -22,18 +23,42 @@ export interface InterPodAffinityArgs {
 const PRE_FILTER_KEY = 'PreFilter' + Names.InterPodAffinity;
 const PRE_SCORE_KEY = 'PreScore' + Names.InterPodAffinity;
 
-/** topologyKey + "\0" + value → count. */
-type Counts = Map<string, number>;
-const pair = (k: string, v: string) => `${k}\u0000${v}`;
+/** topologyKey → topology value → count (nested so lookups allocate nothing). */
+type Counts = Map<string, Map<string, number>>;
 
 function bump(m: Counts, nodeInfo: NodeInfo, key: string, delta: number): void {
   const v = nodeInfo.labels?.[key];
   if (v === undefined) return;
-  const p = pair(key, v);
-  const n = (m.get(p) ?? 0) + delta;
-  if (n === 0) m.delete(p);
-  else m.set(p, n);
+  let inner = m.get(key);
+  if (!inner) m.set(key, (inner = new Map()));
+  const n = (inner.get(v) ?? 0) + delta;
+  if (n === 0) {
+    inner.delete(v);
+    if (inner.size === 0) m.delete(key);
+  } else inner.set(v, n);
 }
+
+const count = (m: Counts, key: string, value: string): number => m.get(key)?.get(value) ?? 0;
+
+function cloneCounts(m: Counts): Counts {
+  const c: Counts = new Map();
+  for (const [k, v] of m) c.set(k, new Map(v));
+  return c;
+}
+
+/** The existing pods a term could match, from the label index; undefined when the term is not indexable. */
+function candidates(snap: Snapshot, t: AffinityTerm): PodInfo[] | undefined {
+  const ik = t.selector.indexKey;
+  if (!ik || t.allNamespaces || t.namespaceSelector !== undefined) return undefined;
+  const out: PodInfo[] = [];
+  for (const ns of t.namespaces) for (const p of snap.podsWithLabel(ns, ik[0], ik[1])) out.push(p);
+  return out;
+}
+
+const nodeOf = (snap: Snapshot, p: PodInfo): NodeInfo | undefined => {
+  const n = p.pod.spec.nodeName;
+  return n ? snap.get(n) : undefined;
+};
 
 function matchesAll(terms: readonly AffinityTerm[], pod: PodInfo, ns: NamespaceLabels | undefined): boolean {
   if (terms.length === 0) return false;
@@ -48,7 +73,7 @@ class FilterState implements StateData {
     readonly anti: Counts,
   ) {}
   clone(): StateData {
-    return new FilterState(new Map(this.existingAnti), new Map(this.affinity), new Map(this.anti));
+    return new FilterState(cloneCounts(this.existingAnti), cloneCounts(this.affinity), cloneCounts(this.anti));
   }
 }
 
@@ -79,22 +104,38 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     const snap = this.handle.snapshot();
     const ns = this.handle.namespaceLabels;
     const st = new FilterState(new Map(), new Map(), new Map());
-    for (const n of snap.havePodsWithRequiredAntiAffinity()) {
-      if (!n.node) continue;
-      for (const e of n.podsWithRequiredAntiAffinity)
-        for (const t of e.requiredAntiAffinity) if (affinityTermMatches(t, pod, ns)) bump(st.existingAnti, n, t.topologyKey, 1);
-    }
+    // Existing pods' required anti-affinity terms that match the incoming pod, found through its labels.
+    const seen = (ot: OwnedTerm) => {
+      if (!affinityTermMatches(ot.term, pod, ns)) return;
+      const n = nodeOf(snap, ot.owner);
+      if (n) bump(st.existingAnti, n, ot.term.topologyKey, 1);
+    };
+    for (const k in pod.labels ?? {}) for (const ot of snap.antiAffinityTermsRequiringLabel(k, (pod.labels as Record<string, string>)[k] as string)) seen(ot);
+    for (const ot of snap.unindexedAntiAffinityTerms()) seen(ot);
     const hasOwn = pod.requiredAffinity.length > 0 || pod.requiredAntiAffinity.length > 0;
     if (!hasOwn && st.existingAnti.size === 0) return Status.skip();
-    if (hasOwn)
-      for (const n of snap.nodeInfos()) {
-        if (!n.node) continue;
-        for (const e of n.pods) {
-          if (pod.requiredAffinity.length && matchesAll(pod.requiredAffinity, e, ns))
-            for (const t of pod.requiredAffinity) bump(st.affinity, n, t.topologyKey, 1);
-          for (const t of pod.requiredAntiAffinity) if (affinityTermMatches(t, e, ns)) bump(st.anti, n, t.topologyKey, 1);
+    if (pod.requiredAffinity.length) {
+      const cands = candidates(snap, pod.requiredAffinity[0] as AffinityTerm);
+      const visit = (e: PodInfo, n: NodeInfo) => {
+        if (matchesAll(pod.requiredAffinity, e, ns)) for (const t of pod.requiredAffinity) bump(st.affinity, n, t.topologyKey, 1);
+      };
+      if (cands)
+        for (const e of cands) {
+          const n = nodeOf(snap, e);
+          if (n) visit(e, n);
         }
-      }
+      else for (const n of snap.nodeInfos()) if (n.node) for (const e of n.pods) visit(e, n);
+    }
+    for (const t of pod.requiredAntiAffinity) {
+      const cands = candidates(snap, t);
+      if (cands)
+        for (const e of cands) {
+          if (!affinityTermMatches(t, e, ns)) continue;
+          const n = nodeOf(snap, e);
+          if (n) bump(st.anti, n, t.topologyKey, 1);
+        }
+      else for (const n of snap.nodeInfos()) if (n.node) for (const e of n.pods) if (affinityTermMatches(t, e, ns)) bump(st.anti, n, t.topologyKey, 1);
+    }
     state.write(PRE_FILTER_KEY, st);
     return null;
   }
@@ -124,7 +165,7 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
       for (const t of pod.requiredAffinity) {
         const v = labels[t.topologyKey];
         if (v === undefined) return Status.unresolvable(ErrReasonAffinityRulesNotMatch);
-        if ((st.affinity.get(pair(t.topologyKey, v)) ?? 0) <= 0) podsExist = false;
+        if (count(st.affinity, t.topologyKey, v) <= 0) podsExist = false;
       }
       // The first pod of a group that matches its own terms may go anywhere the keys exist.
       if (!podsExist && !(st.affinity.size === 0 && matchesAll(pod.requiredAffinity, pod, this.handle.namespaceLabels)))
@@ -133,13 +174,12 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     if (st.anti.size > 0)
       for (const t of pod.requiredAntiAffinity) {
         const v = labels[t.topologyKey];
-        if (v !== undefined && (st.anti.get(pair(t.topologyKey, v)) ?? 0) > 0) return Status.unschedulable(ErrReasonAntiAffinityRulesNotMatch);
+        if (v !== undefined && count(st.anti, t.topologyKey, v) > 0) return Status.unschedulable(ErrReasonAntiAffinityRulesNotMatch);
       }
     if (st.existingAnti.size > 0)
-      for (const [p, n] of st.existingAnti) {
-        if (n <= 0) continue;
-        const i = p.indexOf('\u0000');
-        if (labels[p.slice(0, i)] === p.slice(i + 1)) return Status.unschedulable(ErrReasonExistingAntiAffinityRulesNotMatch);
+      for (const [key, values] of st.existingAnti) {
+        const v = labels[key];
+        if (v !== undefined && (values.get(v) ?? 0) > 0) return Status.unschedulable(ErrReasonExistingAntiAffinityRulesNotMatch);
       }
     return null;
   }
@@ -149,7 +189,7 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     const snap = this.handle.snapshot();
     const ns = this.handle.namespaceLabels;
     const hasPreferred = pod.preferredAffinity.length > 0 || pod.preferredAntiAffinity.length > 0;
-    const withAffinity = snap.havePodsWithAffinity();
+    const withAffinity = snap.havePodsWithScoringTerms();
     if (!hasPreferred && withAffinity.length === 0) return Status.skip();
     const scores = new Map<string, Map<string, number>>();
     const add = (nodeInfo: NodeInfo, key: string, w: number) => {
@@ -163,7 +203,7 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     const ignoreExistingPreferred = this.args.ignorePreferredTermsOfExistingPods;
     for (const n of hasPreferred ? snap.nodeInfos() : withAffinity) {
       if (!n.node) continue;
-      for (const e of hasPreferred ? n.pods : n.podsWithAffinity) {
+      for (const e of hasPreferred ? n.pods : n.podsWithScoringTerms) {
         for (const t of pod.preferredAffinity) if (affinityTermMatches(t, e, ns)) add(n, t.topologyKey, t.weight);
         for (const t of pod.preferredAntiAffinity) if (affinityTermMatches(t, e, ns)) add(n, t.topologyKey, -t.weight);
         if (hard > 0) for (const t of e.requiredAffinity) if (affinityTermMatches(t, pod, ns)) add(n, t.topologyKey, hard);

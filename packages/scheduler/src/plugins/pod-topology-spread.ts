@@ -4,7 +4,7 @@
 // node's domains is better, weighted by log(number of domains + 2).
 import type { LabelSelector, Pod, TopologySpreadConstraint } from '@kemu/api';
 import type { CycleState, StateData } from '../framework/cycle-state.ts';
-import type { FilterPlugin, Handle, PreFilterExtensions, PreFilterPlugin, PreScorePlugin, ScorePlugin } from '../framework/interface.ts';
+import type { FilterPlugin, Handle, PreFilterExtensions, PreFilterPlugin, PreScorePlugin, ScorePlugin, Snapshot } from '../framework/interface.ts';
 import { MAX_NODE_SCORE } from '../framework/interface.ts';
 import type { NodeInfo } from '../framework/node-info.ts';
 import type { PodInfo } from '../framework/pod-info.ts';
@@ -114,6 +114,8 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
   readonly name = Names.PodTopologySpread;
   private readonly defaults: TopologySpreadConstraint[];
   private readonly systemDefaulted: boolean;
+  /** Per set of constraint keys: the nodes having all of them, valid for one node generation. */
+  private labelled: { gen: number; keys: string; nodes: NodeInfo[] } | undefined;
 
   constructor(
     private readonly handle: Pick<Handle, 'snapshot' | 'selectorLister'>,
@@ -142,22 +144,57 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
   preFilter(state: CycleState, pod: PodInfo): MaybeStatus {
     const cs = this.constraints(pod, 'DoNotSchedule');
     if (cs.length === 0) return Status.skip();
+    const snap = this.handle.snapshot();
     const affinity = requiredNodeAffinity(pod.pod);
     const counts = cs.map(() => new Map<string, number>());
-    for (const n of this.handle.snapshot().nodeInfos()) {
-      if (!n.node || !hasAllKeys(n.labels, cs)) continue;
+    // Eligible nodes define the domains (count 0 to start); pods are then counted from the label index
+    // when the selector has an equality requirement, else node by node.
+    const eligible = cs.map(() => new Set<string>());
+    // Constraints that include every labelled node need no per-node eligibility set.
+    const everyNode = cs.map((c) => !c.honorTaints && (!c.honorAffinity || affinity === undefined));
+    for (const n of this.labelledNodes(snap, cs)) {
       for (let i = 0; i < cs.length; i++) {
         const c = cs[i] as Constraint;
-        if (!includesNode(c, pod, n, affinity)) continue;
+        if (!everyNode[i] && !includesNode(c, pod, n, affinity)) continue;
         const v = (n.labels as Record<string, string>)[c.topologyKey] as string;
         const m = counts[i] as Map<string, number>;
-        m.set(v, (m.get(v) ?? 0) + countMatching(n.pods, c.selector, pod.namespace));
+        const ik = c.selector.indexKey;
+        if (!ik) m.set(v, (m.get(v) ?? 0) + countMatching(n.pods, c.selector, pod.namespace));
+        else {
+          if (!m.has(v)) m.set(v, 0);
+          if (!everyNode[i]) (eligible[i] as Set<string>).add(n.name);
+        }
+      }
+    }
+    for (let i = 0; i < cs.length; i++) {
+      const c = cs[i] as Constraint;
+      const ik = c.selector.indexKey;
+      if (!ik) continue;
+      const m = counts[i] as Map<string, number>;
+      const el = eligible[i] as Set<string>;
+      for (const p of snap.podsWithLabel(pod.namespace, ik[0], ik[1])) {
+        const nodeName = p.pod.spec.nodeName;
+        if (!nodeName || p.pod.metadata.deletionTimestamp || !c.selector(p.labels)) continue;
+        if (!everyNode[i] && !el.has(nodeName)) continue;
+        const ni = snap.get(nodeName);
+        if (!ni || !hasAllKeys(ni.labels, cs)) continue;
+        const v = ni.labels?.[c.topologyKey];
+        if (v !== undefined) m.set(v, (m.get(v) ?? 0) + 1);
       }
     }
     const st = new FilterState(cs, counts, cs.map(() => 0));
     for (let i = 0; i < cs.length; i++) st.recomputeMin(i);
     state.write(PRE_FILTER_KEY, st);
     return null;
+  }
+
+  private labelledNodes(snap: Snapshot, cs: readonly Constraint[]): NodeInfo[] {
+    const keys = cs.map((c) => c.topologyKey).join('\u0000');
+    const gen = snap.nodeGeneration();
+    if (this.labelled && this.labelled.gen === gen && this.labelled.keys === keys) return this.labelled.nodes;
+    const nodes = snap.nodeInfos().filter((n) => n.node && hasAllKeys(n.labels, cs));
+    this.labelled = { gen, keys, nodes };
+    return nodes;
   }
 
   preFilterExtensions(): PreFilterExtensions {

@@ -4,7 +4,10 @@
 import type { LabelSelector, NodeSelectorTerm } from '@kemu/api';
 
 export type Labels = Record<string, string> | undefined;
-export type LabelMatcher = (labels: Labels) => boolean;
+export type LabelMatcher = ((labels: Labels) => boolean) & {
+  /** One equality requirement (key, value) every match must satisfy: lets callers use a label index. */
+  indexKey?: readonly [string, string];
+};
 
 export const matchNothing: LabelMatcher = () => false;
 export const matchEverything: LabelMatcher = () => true;
@@ -67,15 +70,22 @@ function and(ms: LabelMatcher[]): LabelMatcher {
 export function compileLabelSelector(ls: LabelSelector | null | undefined): LabelMatcher {
   if (ls === null || ls === undefined) return matchNothing;
   const ms: LabelMatcher[] = [];
+  let indexKey: [string, string] | undefined;
   for (const [key, value] of Object.entries(ls.matchLabels ?? {})) {
+    indexKey ??= [key, value];
     ms.push((l) => l !== undefined && hasOwn(l, key) && l[key] === value);
   }
   for (const e of ls.matchExpressions ?? []) {
     const m = reqMatcher({ key: e.key, op: e.operator, values: e.values ?? [] });
     if (!m) return matchNothing;
+    if (e.operator === 'In' && e.values?.length === 1) indexKey ??= [e.key, e.values[0] as string];
     ms.push(m);
   }
-  return and(ms);
+  // A fresh function so the shared matchEverything never carries an index key.
+  const inner = and(ms);
+  const out: LabelMatcher = (l) => inner(l);
+  if (indexKey) out.indexKey = indexKey;
+  return out;
 }
 
 /** A plain label map as a selector (Service.spec.selector); an empty map matches everything. */

@@ -1,0 +1,151 @@
+// kube-scheduler benchmark in the style of scheduler_perf: nodes created through the API (no kubelets),
+// pending pods created up front, then a scheduler started for them; prints how fast every pod is bound
+// (overall and sustained pods/s, from a watch), with the apiserver in the same run on the same machine.
+// Workloads: "plain" (requests only) and "spread" (PodTopologySpread over zones + required pod
+// anti-affinity per hostname, on every pod).
+// usage: node --import tsx bench/scheduler-bench.ts [--nodes 1000,5000] [--pods 10000]
+//        [--workloads plain,spread] [--qps 5000]
+import { R, type Pod } from '@kemu/api';
+import { waitFor } from '@kemu/base/testing/processes';
+import { createNode, startEnv, type Env } from '../test/scheduler/cluster.ts';
+
+function list(name: string, dflt: string): string[] {
+  const i = process.argv.indexOf(`--${name}`);
+  return (i >= 0 ? (process.argv[i + 1] ?? dflt) : dflt).split(',').filter(Boolean);
+}
+const NODE_COUNTS = list('nodes', '1000,5000').map(Number);
+const PODS = Number(list('pods', '10000')[0]);
+const WORKLOADS = list('workloads', 'plain,spread');
+const QPS = Number(list('qps', '5000')[0]);
+const ZONES = 10;
+const GROUPS = 100;
+
+async function pool<T>(items: T[], concurrency: number, fn: (x: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await fn(items[next++] as T);
+    }),
+  );
+}
+
+function pod(workload: string, schedulerName: string, i: number): Pod {
+  const group = `g${i % GROUPS}`;
+  const p: Pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: `${workload}-${i}`, labels: { group } },
+    spec: {
+      schedulerName,
+      containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.9', resources: { requests: { cpu: '100m', memory: '500Mi' } } }],
+    },
+  };
+  if (workload === 'spread') {
+    p.spec.topologySpreadConstraints = [
+      { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { group } } },
+    ];
+    p.spec.affinity = {
+      podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { group } }, topologyKey: 'kubernetes.io/hostname' }] },
+    };
+  }
+  return p;
+}
+
+function schedulerConfig(name: string): string {
+  return [
+    'apiVersion: kubescheduler.config.k8s.io/v1',
+    'kind: KubeSchedulerConfiguration',
+    'leaderElection: { leaderElect: false }',
+    // scheduler_perf runs with a high client rate limit too; the default 50 qps would cap binds at 50/s.
+    `clientConnection: { qps: ${QPS}, burst: ${QPS * 2} }`,
+    'profiles:',
+    `- schedulerName: ${name}`,
+    '',
+  ].join('\n');
+}
+
+async function phase(env: Env, nodes: number, workload: string): Promise<void> {
+  const ns = `${workload}-${nodes}`;
+  await env.client.create(R.namespaces, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  const schedulerName = `bench-${ns}`;
+  const idx = Array.from({ length: PODS }, (_, i) => i);
+  const tc = Date.now();
+  await pool(idx, 64, async (i) => {
+    await env.client.create(R.pods, ns, pod(workload, schedulerName, i));
+  });
+  const createSecs = (Date.now() - tc) / 1000;
+
+  const bound = new Set<string>();
+  const boundAt: number[] = [];
+  const ctrl = new AbortController();
+  const listed = await env.client.list<Pod>(R.pods, ns, { limit: 1 });
+  const watching = (async () => {
+    try {
+      for await (const ev of env.client.watch<Pod>(R.pods, ns, { signal: ctrl.signal, resourceVersion: listed.metadata.resourceVersion })) {
+        const name = ev.object.metadata.name ?? '';
+        if (ev.object.spec?.nodeName && !bound.has(name)) {
+          bound.add(name);
+          boundAt.push(Date.now());
+        }
+      }
+    } catch {
+      // aborted at the end
+    }
+  })();
+
+  const t0 = Date.now();
+  const sched = env.startScheduler(`sched-${ns}`, [], schedulerConfig(schedulerName));
+  try {
+    await waitFor(`${PODS} pods bound`, () => {
+      if (sched.child.exitCode !== null) throw new Error(`scheduler exited: ${sched.output().slice(-2000)}`);
+      return bound.size >= PODS;
+    }, 30 * 60_000, 100);
+  } finally {
+    ctrl.abort();
+    await watching;
+    await sched.kill('SIGKILL');
+  }
+  const first = boundAt[0] ?? t0;
+  const last = boundAt[boundAt.length - 1] ?? t0;
+  const total = (last - first) / 1000;
+  // Sustained: the median of per-second bind counts, ignoring the first and last partial seconds.
+  const perSec = new Map<number, number>();
+  for (const t of boundAt) perSec.set(Math.floor((t - first) / 1000), (perSec.get(Math.floor((t - first) / 1000)) ?? 0) + 1);
+  const secs = [...perSec.entries()].sort((a, b) => a[0] - b[0]).slice(1, -1).map(([, n]) => n).sort((a, b) => a - b);
+  const median = secs.length ? (secs[Math.floor(secs.length / 2)] ?? 0) : PODS / Math.max(total, 0.001);
+  console.log(
+    JSON.stringify({
+      bench: 'scheduler',
+      workload,
+      nodes,
+      pods: PODS,
+      podCreateSeconds: Number(createSecs.toFixed(1)),
+      startToFirstBindSeconds: Number(((first - t0) / 1000).toFixed(2)),
+      bindSeconds: Number(total.toFixed(2)),
+      podsPerSecond: Math.round(PODS / Math.max(total, 0.001)),
+      sustainedPodsPerSecond: median,
+    }),
+  );
+}
+
+async function main(): Promise<void> {
+  for (const nodes of NODE_COUNTS) {
+    const env = await startEnv();
+    try {
+      const tn = Date.now();
+      await pool(
+        Array.from({ length: nodes }, (_, i) => i),
+        64,
+        async (i) => {
+          await createNode(env.client, `node-${i}`, { cpu: '32', memory: '256Gi', pods: '110', labels: { 'topology.kubernetes.io/zone': `zone-${i % ZONES}` } });
+        },
+      );
+      console.log(JSON.stringify({ bench: 'scheduler', nodes, nodeCreateSeconds: Number(((Date.now() - tn) / 1000).toFixed(1)) }));
+      for (const w of WORKLOADS) await phase(env, nodes, w);
+    } finally {
+      await env.stop();
+    }
+  }
+}
+
+await main();
