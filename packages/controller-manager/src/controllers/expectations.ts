@@ -56,6 +56,23 @@ export class Expectations {
     r.del -= dels;
   }
 
+  /**
+   * For requests whose outcome is unknown (the connection dropped, a timeout): keep waiting for them — the
+   * informer will report them if they happened — but give up after ms instead of the full timeout.
+   */
+  expireWithin(key: string, ms: number): void {
+    const r = this.records.get(key);
+    if (!r) return;
+    r.timestamp = Math.min(r.timestamp, this.clock.now() - this.timeoutMs + ms);
+  }
+
+  /** Milliseconds until the pending expectations of key expire (0 when satisfied). */
+  msUntilExpired(key: string): number {
+    const r = this.records.get(key);
+    if (!r || this.satisfied(key)) return 0;
+    return Math.max(0, r.timestamp + this.timeoutMs - this.clock.now()) + 1;
+  }
+
   delete(key: string): void {
     this.records.delete(key);
   }

@@ -1,7 +1,7 @@
 // Creating and deleting pods on behalf of an owner (Kubernetes' RealPodControl), with the owner's events,
 // and slowStartBatch: calls go out in batches of 1, 2, 4, … so a failing request (quota, a terminating
 // namespace) costs one call instead of hundreds.
-import { R, type KubeObject, type OwnerReference, type Pod, type PodTemplateSpec } from '@kemu/api';
+import { R, StatusError, type KubeObject, type OwnerReference, type Pod, type PodTemplateSpec } from '@kemu/api';
 import type { RestClient, EventRecorder } from '@kemu/client';
 
 export const SLOW_START_INITIAL_BATCH = 1;
@@ -63,6 +63,14 @@ export class PodControl {
 }
 
 /**
+ * Did a failed write certainly not happen? A Status below 500 (or 503/429: refused before any work) means
+ * the server rejected it; anything else (a dropped connection, a timeout, a 500) may have been applied.
+ */
+export function definitelyNotApplied(e: unknown): boolean {
+  return e instanceof StatusError && (e.code < 500 || e.code === 503) && e.code !== 408;
+}
+
+/**
  * Calls fn count times in batches growing 1, 2, 4, … (capped by what is left); stops after the first
  * batch with an error. Returns how many calls succeeded and the first error.
  */
@@ -70,17 +78,17 @@ export async function slowStartBatch(
   count: number,
   initialBatch: number,
   fn: () => Promise<unknown>,
-): Promise<{ successes: number; error?: unknown }> {
+): Promise<{ successes: number; failures: unknown[]; error?: unknown }> {
   let remaining = count;
   let successes = 0;
   let batch = Math.min(remaining, initialBatch);
   while (batch > 0) {
     const results = await Promise.allSettled(Array.from({ length: batch }, () => fn()));
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason);
     successes += results.filter((r) => r.status === 'fulfilled').length;
-    if (failed) return { successes, error: failed.reason };
+    if (failures.length > 0) return { successes, failures, error: failures[0] };
     remaining -= batch;
     batch = Math.min(2 * batch, remaining);
   }
-  return { successes };
+  return { successes, failures: [] };
 }

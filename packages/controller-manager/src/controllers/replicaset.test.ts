@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { R, type Pod, type ReplicaSet } from '@kemu/api';
+import { R, StatusError, type Pod, type ReplicaSet } from '@kemu/api';
 import { fakeContext, settle, type FakeEnv } from '../testing/context.ts';
 import { ReplicaSetController } from './replicaset.ts';
 import { getControllerOf, podsToDelete } from './pods.ts';
@@ -140,7 +140,7 @@ describe('replicaset-controller', () => {
     let creates = 0;
     env.api.failWith = (call) => {
       if (call.verb === 'create' && call.resource === 'pods' && ++creates > 3) {
-        return new (class extends Error {})('quota') as never;
+        return new StatusError('Forbidden', 'pods "web-x" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3');
       }
       return undefined;
     };
@@ -155,6 +155,49 @@ describe('replicaset-controller', () => {
     expect(st?.conditions?.[0]).toMatchObject({ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate' });
     expect(env.recorder.events.some((e) => e.reason === 'FailedCreate')).toBe(true);
     expect(env.c.expectations.satisfied('default/web')).toBe(true);
+  });
+});
+
+describe('replicaset-controller with create requests of unknown outcome', () => {
+  it('waits for the informer instead of creating a duplicate when a create was applied but its reply lost', async () => {
+    const env = await start();
+    const pods = env.informers.get<Pod>(R.pods);
+    pods.hold();
+    const create = env.api.create.bind(env.api);
+    let lost = 0;
+    env.api.create = (async (r, ns, obj) => {
+      const out = await create(r, ns, obj);
+      // The first pod is created, but the controller only sees a dropped connection.
+      if (r === R.pods && lost++ === 0) throw new Error('socket hang up');
+      return out;
+    }) as typeof env.api.create;
+    await env.api.create(R.replicasets, 'default', rsObj('web', 3));
+    await settle();
+    await env.clock.advance(1000);
+    await settle();
+    // The cache still shows nothing, yet no second pod was made.
+    expect(activePods(env)).toHaveLength(1);
+    pods.release();
+    await settle();
+    await env.clock.advance(1000);
+    await settle();
+    expect(activePods(env)).toHaveLength(3);
+  });
+
+  it('gives up waiting after a while when the create really failed', async () => {
+    const env = await start();
+    let failed = 0;
+    env.api.failWith = (call) => (call.verb === 'create' && call.resource === 'pods' && failed++ === 0 ? (new Error('socket hang up') as never) : undefined);
+    await env.api.create(R.replicasets, 'default', rsObj('web', 2));
+    await settle();
+    expect(activePods(env)).toHaveLength(0);
+    // Step the fake clock so timers re-armed along the way fire too.
+    for (let i = 0; i < 17; i++) {
+      await env.clock.advance(1000);
+      await settle(5);
+    }
+    await settle();
+    expect(activePods(env)).toHaveLength(2);
   });
 });
 

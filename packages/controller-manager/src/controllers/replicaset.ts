@@ -17,12 +17,14 @@ import type { SharedInformer } from '@kemu/client';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../controller.ts';
 import { KeyedWorker, isNotFound, unwrapDeleted } from './base.ts';
 import { Expectations } from './expectations.ts';
-import { PodControl, SLOW_START_INITIAL_BATCH, controllerRef, slowStartBatch } from './podcontrol.ts';
+import { PodControl, SLOW_START_INITIAL_BATCH, controllerRef, definitelyNotApplied, slowStartBatch } from './podcontrol.ts';
 import { claimCandidates, ensureControllerIndex, getControllerOf, isPodActive, isPodAvailable, isPodReady, podsToDelete } from './pods.ts';
 import { claimObjects, recheckOwner } from './refmanager.ts';
 
 /** At most this many creations or deletions per sync (Kubernetes' BurstReplicas). */
 export const BURST_REPLICAS = 500;
+/** How long to wait for the informer to report a pod whose create request had an unknown outcome. */
+export const AMBIGUOUS_CREATE_WAIT_MS = 15_000;
 const API_VERSION = 'apps/v1';
 const KIND = 'ReplicaSet';
 
@@ -158,6 +160,8 @@ export class ReplicaSetController implements Controller {
     }
     const rs = structuredClone(cached);
     const needsSync = this.expectations.satisfied(rsKey) && !rs.metadata.deletionTimestamp;
+    // Waiting on expectations: if the events we wait for never come, look again when they expire.
+    if (!this.expectations.satisfied(rsKey)) this.worker.addAfter(rsKey, this.expectations.msUntilExpired(rsKey));
     const selector = rsSelector(rs);
     if (!selector) {
       this.ctx.logger.warn({ replicaset: rsKey }, 'ReplicaSet has an empty or invalid selector; not syncing');
@@ -206,9 +210,14 @@ export class ReplicaSetController implements Controller {
       // Expect before creating: the informer may report a new pod before create() returns.
       this.expectations.expectCreations(rsKey, n);
       const ref = controllerRef(rs, API_VERSION, KIND);
-      const { successes, error } = await slowStartBatch(n, SLOW_START_INITIAL_BATCH, () => this.podControl.createPod(rs, template, ref));
-      const skipped = n - successes;
-      if (skipped > 0) this.expectations.lowerExpectations(rsKey, skipped, 0);
+      const { successes, failures, error } = await slowStartBatch(n, SLOW_START_INITIAL_BATCH, () => this.podControl.createPod(rs, template, ref));
+      // Never sent, or certainly refused: the informer will not report these pods.
+      const unsent = n - successes - failures.length;
+      const refused = failures.filter(definitelyNotApplied).length;
+      if (unsent + refused > 0) this.expectations.lowerExpectations(rsKey, unsent + refused, 0);
+      // Outcome unknown (connection lost mid-request): the pod may exist; wait for the informer a while
+      // rather than risk a duplicate.
+      if (failures.length > refused) this.expectations.expireWithin(rsKey, AMBIGUOUS_CREATE_WAIT_MS);
       if (error !== undefined) throw error;
       return;
     }
