@@ -23,7 +23,7 @@ import { claimObjects, recheckOwner } from './refmanager.ts';
 
 /** At most this many creations or deletions per sync (Kubernetes' BurstReplicas). */
 export const BURST_REPLICAS = 500;
-/** How long to wait for the informer to report a pod whose create request had an unknown outcome. */
+/** How long to wait for the informer to report a pod whose create (or delete) request had an unknown outcome. */
 export const AMBIGUOUS_CREATE_WAIT_MS = 15_000;
 const API_VERSION = 'apps/v1';
 const KIND = 'ReplicaSet';
@@ -234,8 +234,13 @@ export class ReplicaSetController implements Controller {
           try {
             await this.podControl.deletePod(rs, p);
           } catch (e) {
-            // The informer will not report this deletion: stop waiting for it.
-            this.expectations.deletionObserved(rsKey, key(p.metadata.namespace, p.metadata.name));
+            if (isNotFound(e) || definitelyNotApplied(e)) {
+              // The informer will not report this deletion (gone already, or refused): stop waiting for it.
+              this.expectations.deletionObserved(rsKey, key(p.metadata.namespace, p.metadata.name));
+            } else {
+              // Unknown outcome: the pod may be going; do not pick another victim until we know.
+              this.expectations.expireWithin(rsKey, AMBIGUOUS_CREATE_WAIT_MS);
+            }
             if (!isNotFound(e)) throw e;
           }
         }),
