@@ -135,6 +135,23 @@ describe.skipIf(!kubectl132)('kubectl 1.32 typed creates (protobuf bodies)', () 
     expect(pc.preemptionPolicy).toBe('PreemptLowerPriority');
   });
 
+  it('drain --disable-eviction deletes pods with a protobuf DeleteOptions body', async () => {
+    const post = async (url: string, body: unknown) => {
+      const r = await fetch(`http://127.0.0.1:${port}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      await r.text();
+      return r.status;
+    };
+    expect(await post('/api/v1/nodes', { metadata: { name: 'pb-node' } })).toBe(201);
+    expect(await post('/api/v1/namespaces/default/pods', { metadata: { name: 'doomed' }, spec: { nodeName: 'pb-node', containers: [{ name: 'c', image: 'busybox' }] } })).toBe(201);
+    const r = await kubectl('drain', 'pb-node', '--force', '--disable-eviction', '--grace-period=0', '--timeout=20s');
+    expect(r.stdout).toContain('pod/doomed deleted');
+    expect(r.stdout).toContain('node/pb-node drained');
+    expect(r.code).toBe(0);
+    const gone = await fetch(`http://127.0.0.1:${port}/api/v1/namespaces/default/pods/doomed`);
+    await gone.text();
+    expect(gone.status).toBe(404);
+  });
+
   it('validation still answers for protobuf bodies (invalid name → 422)', async () => {
     const r = await kubectl('create', 'configmap', 'Bad_Name', '--from-literal=a=b');
     expect(r.code).not.toBe(0);

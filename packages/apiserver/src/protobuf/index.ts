@@ -4,8 +4,8 @@
 import { errors, StatusError } from '@kemu/api';
 import { decodeMessage } from './decode-message.ts';
 import { protobufSchema } from './kinds.ts';
-import { message, msg, bytes, str } from './schema.ts';
-import { WireError } from './wire.ts';
+import { message, str } from './schema.ts';
+import { Reader, WIRE, WireError } from './wire.ts';
 
 export { supportedProtobufKinds } from './kinds.ts';
 
@@ -15,25 +15,42 @@ export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 const MAGIC = [0x6b, 0x38, 0x73, 0x00] as const;
 
 /** runtime.Unknown {1 typeMeta {1 apiVersion, 2 kind}, 2 raw, 3 contentEncoding, 4 contentType}. */
-const Unknown = message({
-  1: msg('typeMeta', () => message({ 1: str('apiVersion'), 2: str('kind') })),
-  2: bytes('raw'),
-  3: str('contentEncoding'),
-  4: str('contentType'),
-});
+const TypeMeta = message({ 1: str('apiVersion'), 2: str('kind') });
+
+interface Envelope {
+  apiVersion: string;
+  kind: string;
+  raw: Uint8Array;
+  contentEncoding: string;
+}
+
+function readEnvelope(buf: Uint8Array): Envelope {
+  const env: Envelope = { apiVersion: '', kind: '', raw: new Uint8Array(0), contentEncoding: '' };
+  const r = new Reader(buf, MAGIC.length);
+  while (!r.done()) {
+    const { field, wire } = r.tag();
+    if (field >= 1 && field <= 4 && wire !== WIRE.bytes) throw new WireError(`runtime.Unknown field ${field} has wire type ${wire}, expected 2`);
+    if (field === 1) {
+      const [s, e] = r.bytesRange();
+      const tm = decodeMessage(TypeMeta, buf, s, e) as Record<string, unknown>;
+      if (typeof tm.apiVersion === 'string') env.apiVersion = tm.apiVersion;
+      if (typeof tm.kind === 'string') env.kind = tm.kind;
+    } else if (field === 2) env.raw = r.bytes();
+    else if (field === 3) env.contentEncoding = r.string();
+    else r.skip(wire);
+  }
+  return env;
+}
 
 export function decodeProtobufObject(raw: Buffer | Uint8Array): Record<string, unknown> {
   if (raw.length < MAGIC.length || MAGIC.some((b, i) => raw[i] !== b)) {
     throw errors.badRequest(`provided data does not appear to be a protobuf message, expected prefix [${MAGIC.join(' ')}]`);
   }
   try {
-    const envelope = decodeMessage(Unknown, raw, MAGIC.length) as Record<string, unknown>;
-    const typeMeta = (envelope.typeMeta ?? {}) as Record<string, unknown>;
-    const apiVersion = typeof typeMeta.apiVersion === 'string' ? typeMeta.apiVersion : '';
-    const kind = typeof typeMeta.kind === 'string' ? typeMeta.kind : '';
-    if (kind === '') throw errors.badRequest('Object \'Kind\' is missing in the protobuf body');
-    if (typeof envelope.contentEncoding === 'string' && envelope.contentEncoding !== '') {
-      throw unsupported(`the protobuf body uses content encoding "${envelope.contentEncoding}", which this server does not read`);
+    const { apiVersion, kind, raw: payload, contentEncoding } = readEnvelope(raw);
+    if (kind === '') throw errors.badRequest("Object 'Kind' is missing in the protobuf body");
+    if (contentEncoding !== '') {
+      throw unsupported(`the protobuf body uses content encoding "${contentEncoding}", which this server does not read`);
     }
     const schema = protobufSchema(apiVersion, kind);
     if (!schema) {
@@ -41,7 +58,6 @@ export function decodeProtobufObject(raw: Buffer | Uint8Array): Record<string, u
         `the protobuf body of kind "${kind}" (apiVersion "${apiVersion}") is not supported by this server; send it as application/json`,
       );
     }
-    const payload = typeof envelope.raw === 'string' ? Buffer.from(envelope.raw, 'base64') : Buffer.alloc(0);
     const obj = decodeMessage(schema, payload) as Record<string, unknown>;
     return { apiVersion, kind, ...obj };
   } catch (e) {
