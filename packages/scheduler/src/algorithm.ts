@@ -138,7 +138,7 @@ export class ScheduleAlgorithm {
     ni: NodeInfo,
     filters: ReturnType<Framework['activeFilters']>,
   ): MaybeStatus {
-    const nominated = this.nominator?.nominatedPodsForNode(ni.name);
+    const nominated = this.nominator && this.nominator.hasNominatedPods() ? this.nominator.nominatedPodsForNode(ni.name) : undefined;
     if (nominated && nominated.length > 0) {
       const others = nominated.filter((p) => p.key !== pod.key && p.priority >= pod.priority);
       if (others.length > 0) {

@@ -9,7 +9,7 @@ import { ScheduleAlgorithm } from './algorithm.ts';
 import { SchedulerCache, podKey } from './cache/cache.ts';
 import type { KubeSchedulerConfiguration } from './config/types.ts';
 import { CycleState } from './framework/cycle-state.ts';
-import type { FitError } from './framework/fit-error.ts';
+import { NO_NODES_AVAILABLE, type FitError } from './framework/fit-error.ts';
 import type { QueuedPodInfo, SchedulerClient, SelectorLister } from './framework/interface.ts';
 import { PodInfo, type NamespaceLabels } from './framework/pod-info.ts';
 import type { Registry } from './framework/registry.ts';
@@ -54,6 +54,7 @@ export class Scheduler {
     let queueRef: SchedulingQueue | undefined;
     const nominator = {
       nominatedPodsForNode: (n: string) => queueRef?.nominatedPodsForNode(n) ?? [],
+      hasNominatedPods: () => queueRef?.hasNominatedPods() ?? false,
       addNominatedPod: (p: PodInfo, n: string) => queueRef?.addNominatedPod(p, n),
       deleteNominatedPod: (p: PodInfo) => queueRef?.deleteNominatedPod(p),
     };
@@ -193,9 +194,11 @@ export class Scheduler {
       return;
     }
     if (result.kind === 'error') {
-      this.observe(fwk, 'error', start);
+      // An empty cluster is "unschedulable" (UnschedulableAndUnresolvable in Kubernetes), not an error.
+      const noNodes = result.error.message === NO_NODES_AVAILABLE;
+      this.observe(fwk, noNodes ? 'unschedulable' : 'error', start);
       latest.unschedulablePlugins = new Set();
-      await this.handleFailure(fwk, latest, cycle, result.error, 'SchedulerError', undefined);
+      await this.handleFailure(fwk, latest, cycle, result.error, noNodes ? 'Unschedulable' : 'SchedulerError', noNodes ? '' : undefined);
       return;
     }
     const fitError = result.fitError;

@@ -139,6 +139,8 @@ export interface SelectorLister {
 export interface Nominator {
   /** Pods nominated to run on this node (after preemption), excluding bound ones. */
   nominatedPodsForNode(nodeName: string): readonly PodInfo[];
+  /** Cheap check so the filter loop skips nominated-pod lookups in the common case. */
+  hasNominatedPods(): boolean;
   addNominatedPod(pod: PodInfo, nodeName: string): void;
   deleteNominatedPod(pod: PodInfo): void;
 }

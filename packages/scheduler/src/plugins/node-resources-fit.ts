@@ -42,6 +42,7 @@ export function defaultNodeResourcesFitArgs(): NodeResourcesFitArgs {
 
 /** The names of the resources the pod lacks on this node (fitsRequest). */
 export function insufficientResources(pod: PodInfo, nodeInfo: NodeInfo, ignored?: (name: string) => boolean): string[] {
+  if (fits(pod, nodeInfo, ignored)) return NONE;
   const out: string[] = [];
   const alloc = nodeInfo.allocatable;
   const used = nodeInfo.requested;
@@ -59,6 +60,22 @@ export function insufficientResources(pod: PodInfo, nodeInfo: NodeInfo, ignored?
       if (v > alloc.getScalar(name) - used.getScalar(name)) out.push(insufficientReason(name));
     }
   return out;
+}
+
+const NONE: string[] = [];
+
+/** The allocation-free check behind insufficientResources (the common, fitting case). */
+function fits(pod: PodInfo, nodeInfo: NodeInfo, ignored?: (name: string) => boolean): boolean {
+  const alloc = nodeInfo.allocatable;
+  const used = nodeInfo.requested;
+  const req = pod.requests;
+  if (nodeInfo.pods.length + 1 > alloc.allowedPodNumber) return false;
+  if (req.milliCPU > 0 && req.milliCPU > alloc.milliCPU - used.milliCPU) return false;
+  if (req.memory > 0 && req.memory > alloc.memory - used.memory) return false;
+  if (req.ephemeralStorage > 0 && req.ephemeralStorage > alloc.ephemeralStorage - used.ephemeralStorage) return false;
+  if (req.scalar)
+    for (const [name, v] of req.scalar) if (v !== 0 && !ignored?.(name) && v > alloc.getScalar(name) - used.getScalar(name)) return false;
+  return true;
 }
 
 export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, ScorePlugin {

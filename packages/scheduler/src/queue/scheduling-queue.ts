@@ -291,6 +291,9 @@ export class SchedulingQueue implements Nominator {
     if (n) this.addNominatedPod(info, n);
     else if (this.nominatedNodeOf.has(info.key)) this.removeNominated(info.key);
   }
+  hasNominatedPods(): boolean {
+    return this.nominatedNodeOf.size > 0;
+  }
   nominatedPodsForNode(nodeName: string): readonly PodInfo[] {
     return this.nominatedByNode.get(nodeName) ?? EMPTY;
   }
