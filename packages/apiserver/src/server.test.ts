@@ -96,8 +96,10 @@ describe('CRUD', () => {
     const big = await inject('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'big' }, data: { x: 'a'.repeat(3 * 1024 * 1024 + 10) } });
     expect(big.statusCode).toBe(413);
     expect(big.json().reason).toBe('RequestEntityTooLarge');
-    const proto = await inject('POST', '/api/v1/namespaces/default/configmaps', 'k8s\u0000xx', { 'content-type': 'application/vnd.kubernetes.protobuf' });
-    expect(proto.statusCode).toBe(415);
+    const unknown = await inject('POST', '/api/v1/namespaces/default/configmaps', 'xx', { 'content-type': 'application/x-unknown' });
+    expect(unknown.statusCode).toBe(415);
+    const badProto = await inject('POST', '/api/v1/namespaces/default/configmaps', 'k8s\u0000xx', { 'content-type': 'application/vnd.kubernetes.protobuf' });
+    expect(badProto.statusCode).toBe(400);
   });
   it('generateName, dryRun and YAML bodies', async () => {
     const g = await inject('POST', '/api/v1/namespaces/default/configmaps', { metadata: { generateName: 'gen-' } });

@@ -21,13 +21,20 @@ export function pageNotFound(): StatusError {
 }
 
 const GROUPS = new Set(RESOURCES.map((r) => r.group));
+const GROUP_VERSIONS = new Set(RESOURCES.map((r) => `${r.group}/${r.version}`));
+const BY_PATH = new Map(RESOURCES.map((r) => [`${r.group}/${r.version}/${r.plural}`, r]));
 
 function findIn(group: string, version: string, plural: string): ResourceInfo | undefined {
-  return RESOURCES.find((r) => r.group === group && r.version === version && r.plural === plural);
+  return BY_PATH.get(`${group}/${version}/${plural}`);
 }
 
 export function parseTarget(pathname: string): Target {
-  const parts = pathname.split('/').filter((p) => p !== '').map(decodeURIComponent);
+  let parts: string[];
+  try {
+    parts = pathname.split('/').filter((p) => p !== '').map((p) => (p.includes('%') ? decodeURIComponent(p) : p));
+  } catch {
+    throw pageNotFound();
+  }
   const head = parts.shift();
   let group: string;
   let version: string | undefined;
@@ -44,7 +51,7 @@ export function parseTarget(pathname: string): Target {
   } else {
     throw pageNotFound();
   }
-  if (!version || !RESOURCES.some((r) => r.group === group && r.version === version)) throw pageNotFound();
+  if (!version || !GROUP_VERSIONS.has(`${group}/${version}`)) throw pageNotFound();
   if (parts.length === 0) return { kind: 'groupVersion', group, version };
   let watchPath = false;
   if (parts[0] === 'watch') {
