@@ -81,8 +81,12 @@ export class WatchHub {
     const initial = p.sendInitialEvents ?? (rv === 0);
     if (initial) {
       const snapshot = cache.snapshot(so.namespace, so.filter);
-      const replay = rv > 0 ? [] : [];
-      session.begin(cache, snapshot, replay, this.cacher.rv, p.sendInitialEvents === true && so.bookmarks);
+      session.begin(cache, snapshot, [], this.cacher.rv, p.sendInitialEvents === true && so.bookmarks);
+      return session;
+    }
+    if (rv === 0) {
+      // sendInitialEvents=false without a resourceVersion: just the changes from now on.
+      session.begin(cache, [], [], this.cacher.rv, false);
       return session;
     }
     const replay = cache.since(rv);
