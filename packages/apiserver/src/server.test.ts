@@ -140,6 +140,11 @@ describe('namespaces and deletion', () => {
     const inTerm = await inject('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'a' } });
     expect(inTerm.statusCode).toBe(403);
     expect(inTerm.json().message).toContain('unable to create new content in namespace doomed because it is being terminated');
+    // Status updates of a terminating namespace keep it until its spec.finalizers are gone.
+    const cur = (await inject('GET', '/api/v1/namespaces/doomed')).json();
+    const st = await inject('PUT', '/api/v1/namespaces/doomed/status', { ...cur, status: { phase: 'Terminating', conditions: [{ type: 'NamespaceContentRemaining', status: 'False' }] } });
+    expect(st.statusCode).toBe(200);
+    expect((await inject('GET', '/api/v1/namespaces/doomed')).statusCode).toBe(200);
     const fin = await inject('PUT', '/api/v1/namespaces/doomed/finalize', { metadata: { name: 'doomed' }, spec: { finalizers: [] } });
     expect(fin.statusCode).toBe(200);
     expect((await inject('GET', '/api/v1/namespaces/doomed')).statusCode).toBe(404);

@@ -128,9 +128,12 @@ export class Registry {
       });
       validateUpdate(next, cur, r, strategy, o.subresource);
       next.metadata.resourceVersion = cur.metadata.resourceVersion;
+      // A terminating namespace also waits for its spec.finalizers (emptied through /finalize).
+      const specFinalizers = r === R.namespaces ? ((next.spec as { finalizers?: unknown[] } | undefined)?.finalizers ?? []) : [];
       const shouldDelete =
         cur.metadata.deletionTimestamp !== undefined &&
         (next.metadata.finalizers ?? []).length === 0 &&
+        specFinalizers.length === 0 &&
         !cur.metadata.deletionGracePeriodSeconds;
       let txn: AllocationTxn | undefined;
       if (r === R.services && this.opts.allocator && !shouldDelete && o.subresource === undefined) {
