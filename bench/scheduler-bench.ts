@@ -94,7 +94,7 @@ async function phase(env: Env, nodes: number, workload: string): Promise<void> {
   })();
 
   const t0 = Date.now();
-  const sched = env.startScheduler(`sched-${ns}`, [], schedulerConfig(schedulerName));
+  const sched = env.startScheduler(`sched-${ns}`, ['--v=2'], schedulerConfig(schedulerName));
   try {
     await waitFor(`${PODS} pods bound`, () => {
       if (sched.child.exitCode !== null) throw new Error(`scheduler exited: ${sched.output().slice(-2000)}`);
@@ -124,6 +124,7 @@ async function phase(env: Env, nodes: number, workload: string): Promise<void> {
       bindSeconds: Number(total.toFixed(2)),
       podsPerSecond: Math.round(PODS / Math.max(total, 0.001)),
       sustainedPodsPerSecond: median,
+      failedAttempts: sched.output().split('unable to schedule pod').length - 1,
     }),
   );
 }

@@ -114,12 +114,12 @@ export class SchedulerCache implements Snapshot {
     }
   }
 
-  private invalidate(affinityChanged: boolean): void {
-    if (affinityChanged) {
-      this.affinityList = undefined;
-      this.antiAffinityList = undefined;
-      this.scoringList = undefined;
-    }
+  private invalidate(affinityChanged: boolean, info?: PodInfo): void {
+    if (!affinityChanged) return;
+    this.affinityList = undefined;
+    // A pod's own terms decide which derived lists it can change.
+    if (!info || info.requiredAntiAffinity.length) this.antiAffinityList = undefined;
+    if (!info || info.hasScoringTerms) this.scoringList = undefined;
   }
 
   // --- nodes ---
@@ -127,7 +127,8 @@ export class SchedulerCache implements Snapshot {
     const name = node.metadata.name ?? '';
     let ni = this.nodes.get(name);
     const existed = ni?.node !== undefined;
-    this.nodeGen++;
+    // Heartbeats do not change labels; only label changes (and adds/removes) invalidate per-node caches.
+    if (!existed || !sameLabels(ni?.labels, node.metadata.labels)) this.nodeGen++;
     if (ni?.node) this.countImages(ni, -1);
     if (!ni) {
       ni = new NodeInfo(undefined, name);
@@ -175,7 +176,7 @@ export class SchedulerCache implements Snapshot {
     }
     ni.addPod(info);
     this.index(info, true);
-    if (info.hasAffinity) this.invalidate(true);
+    if (info.hasAffinity) this.invalidate(true, info);
   }
   private unplace(key: string, nodeName: string, info: PodInfo): void {
     const ni = this.nodes.get(nodeName);
@@ -183,7 +184,7 @@ export class SchedulerCache implements Snapshot {
     ni.removePod(key);
     this.index(info, false);
     if (!ni.node && ni.pods.length === 0) this.nodes.delete(nodeName);
-    if (info.hasAffinity) this.invalidate(true);
+    if (info.hasAffinity) this.invalidate(true, info);
   }
 
   isAssumed(key: string): boolean {
@@ -254,3 +255,10 @@ export class SchedulerCache implements Snapshot {
 
 const EMPTY_PODS: ReadonlySet<PodInfo> = new Set();
 const EMPTY_TERMS: ReadonlySet<OwnedTerm> = new Set();
+
+function sameLabels(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
+  const ka = Object.keys(a ?? {});
+  if (ka.length !== Object.keys(b ?? {}).length) return false;
+  for (const k of ka) if ((a as Record<string, string>)[k] !== b?.[k]) return false;
+  return true;
+}

@@ -115,7 +115,7 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
   private readonly defaults: TopologySpreadConstraint[];
   private readonly systemDefaulted: boolean;
   /** Per set of constraint keys: the nodes having all of them, valid for one node generation. */
-  private labelled: { gen: number; keys: string; nodes: NodeInfo[] } | undefined;
+  private labelled: { gen: number; keys: string; nodes: NodeInfo[]; values: Map<string, string[]> } | undefined;
 
   constructor(
     private readonly handle: Pick<Handle, 'snapshot' | 'selectorLister'>,
@@ -152,9 +152,18 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     const eligible = cs.map(() => new Set<string>());
     // Constraints that include every labelled node need no per-node eligibility set.
     const everyNode = cs.map((c) => !c.honorTaints && (!c.honorAffinity || affinity === undefined));
-    for (const n of this.labelledNodes(snap, cs)) {
+    const labelled = this.labelledNodes(snap, cs);
+    // Fast path: indexed selectors on constraints that include every labelled node only need the domains.
+    const perNode = cs.map((c, i) => !everyNode[i] || !c.selector.indexKey);
+    for (let i = 0; i < cs.length; i++) {
+      if (perNode[i]) continue;
+      const m = counts[i] as Map<string, number>;
+      for (const v of this.domainValues(labelled, (cs[i] as Constraint).topologyKey)) m.set(v, 0);
+    }
+    for (const n of perNode.some((x) => x) ? labelled : []) {
       for (let i = 0; i < cs.length; i++) {
         const c = cs[i] as Constraint;
+        if (!perNode[i]) continue;
         if (!everyNode[i] && !includesNode(c, pod, n, affinity)) continue;
         const v = (n.labels as Record<string, string>)[c.topologyKey] as string;
         const m = counts[i] as Map<string, number>;
@@ -193,8 +202,18 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     const gen = snap.nodeGeneration();
     if (this.labelled && this.labelled.gen === gen && this.labelled.keys === keys) return this.labelled.nodes;
     const nodes = snap.nodeInfos().filter((n) => n.node && hasAllKeys(n.labels, cs));
-    this.labelled = { gen, keys, nodes };
+    this.labelled = { gen, keys, nodes, values: new Map() };
     return nodes;
+  }
+
+  /** Distinct values of a topology key over the labelled nodes (memoised with them). */
+  private domainValues(nodes: NodeInfo[], key: string): string[] {
+    const cache = this.labelled?.nodes === nodes ? this.labelled.values : undefined;
+    const hit = cache?.get(key);
+    if (hit) return hit;
+    const vals = [...new Set(nodes.map((n) => (n.labels as Record<string, string>)[key] as string))];
+    cache?.set(key, vals);
+    return vals;
   }
 
   preFilterExtensions(): PreFilterExtensions {
