@@ -101,6 +101,38 @@ describe('CRUD', () => {
     const badProto = await inject('POST', '/api/v1/namespaces/default/configmaps', 'k8s\u0000xx', { 'content-type': 'application/vnd.kubernetes.protobuf' });
     expect(badProto.statusCode).toBe(400);
   });
+  it('never answers bad input with a 500', async () => {
+    const cases: [string, string, unknown, Record<string, string>?][] = [
+      ['POST', '/api/v1/namespaces/default/configmaps', '[]'],
+      ['POST', '/api/v1/namespaces/default/configmaps', 'null'],
+      ['POST', '/api/v1/namespaces/default/configmaps', '"str"'],
+      ['POST', '/api/v1/namespaces/default/configmaps', { metadata: 'x' }],
+      ['POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'l', labels: { a: 1 } } }],
+      ['POST', '/api/v1/namespaces/default/configmaps', { kind: 7, metadata: { name: 'k' } }],
+      ['PUT', '/api/v1/namespaces/default/configmaps/a', { metadata: { name: 'other' } }],
+      ['PATCH', '/api/v1/namespaces/default/configmaps/a', '[{"op":"bogus"}]', { 'content-type': 'application/json-patch+json' }],
+      ['PATCH', '/api/v1/namespaces/default/configmaps/a', '{"data":', { 'content-type': 'application/merge-patch+json' }],
+      ['DELETE', '/api/v1/namespaces/default/configmaps/a', '{"gracePeriodSeconds":"x"}'],
+      ['DELETE', '/api/v1/namespaces/default/configmaps/a', { propagationPolicy: 'Sideways' }],
+      ['GET', '/api/v1/namespaces/default/configmaps?limit=abc', undefined],
+      ['GET', '/api/v1/namespaces/default/configmaps?labelSelector=a%20in%20(', undefined],
+      ['GET', '/api/v1/namespaces/default/configmaps?resourceVersion=-4', undefined],
+      ['GET', '/api/v1/namespaces/default/configmaps?continue=garbage', undefined],
+      ['GET', '/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=abc', undefined],
+      ['POST', '/api/v1/namespaces/default/configmaps?dryRun=Some', { metadata: { name: 'dr' } }],
+      ['GET', '/api/v1/namespaces/%E0%A4%A/configmaps', undefined],
+      ['POST', '/api/v1/namespaces/default/pods/nope/binding', { target: { name: 'n' } }],
+      ['POST', '/apis/apps/v1/namespaces/default/deployments/nope/scale', {}],
+      ['PATCH', '/apis/apps/v1/namespaces/default/deployments/nope/scale', { spec: { replicas: -1 } }, { 'content-type': 'application/merge-patch+json' }],
+    ];
+    for (const [method, url, body, headers] of cases) {
+      const r = await inject(method, url, body, headers);
+      expect(r.statusCode, `${method} ${url}`).toBeGreaterThanOrEqual(400);
+      expect(r.statusCode, `${method} ${url}`).toBeLessThan(500);
+      expect(r.json().kind, `${method} ${url}`).toBe('Status');
+    }
+  });
+
   it('generateName, dryRun and YAML bodies', async () => {
     const g = await inject('POST', '/api/v1/namespaces/default/configmaps', { metadata: { generateName: 'gen-' } });
     expect(g.json().metadata.name).toMatch(/^gen-[a-z0-9]{5}$/);

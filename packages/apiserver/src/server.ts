@@ -121,7 +121,12 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     ...(opts.checks ?? {}),
   };
 
-  const app = Fastify({ ...(opts.https ? { https: opts.https } : {}), bodyLimit: BODY_LIMIT, logger: false, forceCloseConnections: true, return503OnClosing: false, routerOptions: { caseSensitive: true, ignoreTrailingSlash: true } });
+  const app = Fastify({ ...(opts.https ? { https: opts.https } : {}), bodyLimit: BODY_LIMIT, logger: false, forceCloseConnections: true, return503OnClosing: false, routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
+    // Malformed URLs and the like never reach a route: answer them with a Status too.
+    frameworkErrors: (err, _req, reply) => {
+      void sendStatus(reply.header('cache-control', 'no-cache, private'), toStatus(errors.badRequest(err.message)));
+    },
+  });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body));
 
