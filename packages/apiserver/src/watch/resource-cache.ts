@@ -21,6 +21,13 @@ export interface CacheWatcher {
   filter?: ObjectFilter;
   /** Events in rv order for this watcher (already filtered and typed); called synchronously. */
   deliver(batch: Delivery[]): void;
+  /**
+   * Watchers with the same shareKey turn a batch into identical bytes (no selector, no Table): the
+   * first one encodes it (encodeBatch) and every one of them sends that same buffer (deliverBytes).
+   */
+  shareKey?: string;
+  encodeBatch?(events: CacheEvent[]): { buf: Buffer; rv: number } | null;
+  deliverBytes?(buf: Buffer, rv: number): void;
 }
 
 /** What a watcher sees of an event, given its namespace and selector. */
@@ -156,7 +163,17 @@ export class ResourceCache {
   }
 
   private deliverNow(events: CacheEvent[]): void {
+    const shared = new Map<string, { buf: Buffer; rv: number } | null>();
     for (const w of this.watchers) {
+      if (w.shareKey !== undefined && w.encodeBatch && w.deliverBytes) {
+        let out = shared.get(w.shareKey);
+        if (out === undefined) {
+          out = w.encodeBatch(events);
+          shared.set(w.shareKey, out);
+        }
+        if (out) w.deliverBytes(out.buf, out.rv);
+        continue;
+      }
       let batch: Delivery[] | undefined;
       for (const ev of events) {
         const type = deliveryFor(w, ev);

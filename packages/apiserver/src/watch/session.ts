@@ -48,6 +48,7 @@ export function frame(buf: Buffer): Buffer {
 export class WatchSession implements CacheWatcher {
   readonly namespace?: string;
   readonly filter?: ObjectFilter;
+  readonly shareKey?: string;
   private closed = false;
   private sentColumns = false;
   private lastRV = 0;
@@ -61,6 +62,7 @@ export class WatchSession implements CacheWatcher {
   ) {
     if (opts.namespace !== undefined) this.namespace = opts.namespace;
     if (opts.filter) this.filter = opts.filter;
+    if (!opts.filter && !opts.table) this.shareKey = `${sink.framed ? 'chunked' : 'plain'}:${opts.namespace ?? '*'}`;
     sink.onClose(() => this.close());
   }
 
@@ -109,6 +111,27 @@ export class WatchSession implements CacheWatcher {
     const bufs = batch.map((d) => (this.sink.framed ? frame(this.encode(d)) : this.encode(d)));
     this.lastRV = (batch[batch.length - 1] as Delivery).ev.rv;
     this.sink.write(Buffer.concat(bufs));
+    if (this.sink.buffered() > this.opts.maxBufferedBytes) this.close();
+  }
+
+  encodeBatch(events: CacheEvent[]): { buf: Buffer; rv: number } | null {
+    const bufs: Buffer[] = [];
+    let rv = 0;
+    for (const ev of events) {
+      const t = this.typeFor(ev);
+      if (!t) continue;
+      const line = ev.line(t);
+      bufs.push(this.sink.framed ? frame(line) : line);
+      rv = ev.rv;
+    }
+    if (bufs.length === 0) return null;
+    return { buf: bufs.length === 1 ? (bufs[0] as Buffer) : Buffer.concat(bufs), rv };
+  }
+
+  deliverBytes(buf: Buffer, rv: number): void {
+    if (this.closed) return;
+    this.lastRV = rv;
+    this.sink.write(buf);
     if (this.sink.buffered() > this.opts.maxBufferedBytes) this.close();
   }
 
