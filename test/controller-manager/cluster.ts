@@ -22,6 +22,8 @@ export interface Env {
   client: RestClient;
   apiserver: Proc;
   managers: Map<string, Proc>;
+  /** SIGKILLs the apiserver and starts it again on the same port and data (waits until ready). */
+  restartApiserver(): Promise<void>;
   startManager(name: string, extra?: string[]): Promise<Proc>;
   kubectl(...args: string[]): Promise<string>;
   stop(): Promise<void>;
@@ -31,20 +33,21 @@ export async function startEnv(): Promise<Env> {
   const dir = mkdtempSync(path.join(tmpdir(), 'kemu-kcm-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const apiserver = startProcess('kube-apiserver', BIN.apiserver, [
-    '--bind-address=127.0.0.1',
-    `--secure-port=${port}`,
-    `--datastore-endpoint=sqlite://${path.join(dir, 'state.db')}`,
-  ]);
+  const apiserverArgs = ['--bind-address=127.0.0.1', `--secure-port=${port}`, `--datastore-endpoint=sqlite://${path.join(dir, 'state.db')}`];
   const client = new RestClient({ server: url, qps: 500, burst: 1000 });
-  await waitFor(
-    'kube-apiserver ready',
-    async () => {
-      if (apiserver.child.exitCode !== null) throw new Error(`kube-apiserver exited: ${apiserver.output()}`);
-      return (await client.raw('GET', '/readyz')).status === 200;
-    },
-    30_000,
-  );
+  const startApiserver = async (): Promise<Proc> => {
+    const p = startProcess('kube-apiserver', BIN.apiserver, apiserverArgs);
+    await waitFor(
+      'kube-apiserver ready',
+      async () => {
+        if (p.child.exitCode !== null) throw new Error(`kube-apiserver exited: ${p.output()}`);
+        return (await client.raw('GET', '/readyz')).status === 200;
+      },
+      30_000,
+    );
+    return p;
+  };
+  const apiserver = await startApiserver();
   const kubeconfig = path.join(dir, 'kubeconfig');
   writeFileSync(
     kubeconfig,
@@ -65,6 +68,10 @@ export async function startEnv(): Promise<Env> {
     client,
     apiserver,
     managers,
+    async restartApiserver() {
+      await env.apiserver.kill('SIGKILL');
+      env.apiserver = await startApiserver();
+    },
     async startManager(name, extra = SHORT_LEASE) {
       const p = startProcess(name, BIN.controllerManager, [`--kubeconfig=${kubeconfig}`, '--secure-port=0', `--hostname-override=${name}`, ...extra]);
       managers.set(name, p);
@@ -76,7 +83,7 @@ export async function startEnv(): Promise<Env> {
     },
     async stop() {
       await Promise.all([...managers.values()].map((p) => p.kill('SIGKILL')));
-      await apiserver.kill('SIGKILL');
+      await env.apiserver.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -150,17 +157,20 @@ export class PodTracker {
   private seen(p: Pod): void {
     this.live.set(p.metadata.name ?? '', p);
     const ready = p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
-    if (this.markReady && !ready && !p.metadata.deletionTimestamp) {
-      void this.client
-        .patch(
-          R.pods,
-          this.namespace,
-          p.metadata.name ?? '',
-          { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: formatTime(Date.now()) }] } },
-          'merge',
-          { subresource: 'status' },
-        )
-        .catch(() => undefined);
+    if (this.markReady && !ready && !p.metadata.deletionTimestamp) void this.markPodReady(p.metadata.name ?? '');
+  }
+
+  /** Like a kubelet reporting readiness: retried until it lands (the apiserver may be restarting). */
+  private async markPodReady(name: string): Promise<void> {
+    const patch = { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: formatTime(Date.now()) }] } };
+    for (let attempt = 0; attempt < 100 && !this.ctrl.signal.aborted; attempt++) {
+      try {
+        await this.client.patch(R.pods, this.namespace, name, patch, 'merge', { subresource: 'status' });
+        return;
+      } catch (e) {
+        if ((e as { code?: number }).code === 404) return;
+        await new Promise((r) => setTimeout(r, 200));
+      }
     }
   }
 
