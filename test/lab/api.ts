@@ -47,33 +47,74 @@ export function items(r: Reply): Record<string, unknown>[] {
 
 export interface PodSeen {
   name: string;
+  labels: Record<string, string>;
   nodeName: string | undefined;
   deleting: boolean;
   phase: string | undefined;
+  /** What `kubectl get pods` shows in STATUS for a one-container pod: a waiting reason, or the phase. */
+  status: string | undefined;
 }
 
 export function podOf(obj: unknown): PodSeen {
   const o = rec(obj);
   const md = rec(o.metadata);
   const nodeName = rec(o.spec).nodeName;
-  const phase = rec(o.status).phase;
+  const st = rec(o.status);
+  const phase = typeof st.phase === 'string' ? st.phase : undefined;
+  const cs = Array.isArray(st.containerStatuses) ? st.containerStatuses.map(rec) : [];
+  const waiting = cs.map((c) => rec(rec(c.state).waiting).reason).find((r): r is string => typeof r === 'string');
+  const labels: Record<string, string> = {};
+  for (const [k, v] of Object.entries(rec(md.labels))) if (typeof v === 'string') labels[k] = v;
   return {
     name: String(md.name),
+    labels,
     nodeName: typeof nodeName === 'string' && nodeName ? nodeName : undefined,
     deleting: typeof md.deletionTimestamp === 'string',
-    phase: typeof phase === 'string' ? phase : undefined,
+    phase,
+    status: waiting ?? phase,
   };
 }
 
+export interface LeaseSeen {
+  name: string;
+  holder: string;
+  renewTime: string | undefined;
+}
+
+export function leaseOf(obj: unknown): LeaseSeen {
+  const o = rec(obj);
+  const spec = rec(o.spec);
+  return {
+    name: String(rec(o.metadata).name),
+    holder: typeof spec.holderIdentity === 'string' ? spec.holderIdentity : '',
+    renewTime: typeof spec.renewTime === 'string' ? spec.renewTime : undefined,
+  };
+}
+
+export interface WatchEvent<T> {
+  type: string;
+  obj: T;
+  prev?: T;
+  /** Date.now() when the event arrived. */
+  at: number;
+}
+
 /**
- * Watches pods in a namespace (optionally by label selector), keeping the current set; resumes from the last
- * resourceVersion when the stream breaks and re-lists on 410. `onChange` runs after every event.
+ * Watches one collection (e.g. /api/v1/namespaces/default/pods), keeping the current set by name; resumes
+ * from the last resourceVersion when the stream breaks (an apiserver going away) and re-lists on 410.
+ * `onChange` runs after every event, in order.
  */
-export class PodWatch {
-  readonly pods = new Map<string, PodSeen>();
+export class Watch<T extends { name: string }> {
+  readonly objects = new Map<string, T>();
   private readonly ac = new AbortController();
   private rv = '';
-  constructor(private readonly server: string, private readonly ns: string, private readonly selector: string, private readonly onChange: (w: PodWatch, ev: { type: string; pod: PodSeen; prev?: PodSeen }) => void) {}
+  constructor(
+    private readonly server: string,
+    private readonly collection: string,
+    private readonly query: string,
+    private readonly parse: (o: unknown) => T,
+    private readonly onChange: (w: Watch<T>, ev: WatchEvent<T>) => void = () => undefined,
+  ) {}
 
   async start(): Promise<void> {
     await this.relist();
@@ -84,18 +125,14 @@ export class PodWatch {
     this.ac.abort();
   }
 
-  private q(): string {
-    return this.selector ? `labelSelector=${encodeURIComponent(this.selector)}` : '';
-  }
-
   private async relist(): Promise<void> {
-    const r = await call(this.server, 'GET', `/api/v1/namespaces/${this.ns}/pods?${this.q()}`);
-    if (r.status !== 200) throw new Error(`list pods: ${r.status}`);
-    this.pods.clear();
-    for (const p of items(r)) {
-      const pod = podOf(p);
-      this.pods.set(pod.name, pod);
-      this.onChange(this, { type: 'ADDED', pod });
+    const r = await call(this.server, 'GET', `${this.collection}?${this.query}`);
+    if (r.status !== 200) throw new Error(`list ${this.collection}: ${r.status}`);
+    this.objects.clear();
+    for (const raw of items(r)) {
+      const obj = this.parse(raw);
+      this.objects.set(obj.name, obj);
+      this.changed({ type: 'ADDED', obj, at: Date.now() });
     }
     this.rv = String(rec(rec(r.body).metadata).resourceVersion ?? '');
   }
@@ -103,7 +140,7 @@ export class PodWatch {
   private async loop(): Promise<void> {
     while (!this.ac.signal.aborted) {
       try {
-        const res = await fetch(`${this.server}/api/v1/namespaces/${this.ns}/pods?watch=true&resourceVersion=${this.rv}&${this.q()}`, { signal: this.ac.signal });
+        const res = await fetch(`${this.server}${this.collection}?watch=true&allowWatchBookmarks=true&resourceVersion=${this.rv}&${this.query}`, { signal: this.ac.signal });
         if (!res.body) throw new Error('no body');
         let buf = '';
         const decoder = new TextDecoder();
@@ -119,6 +156,7 @@ export class PodWatch {
       } catch {
         if (this.ac.signal.aborted) return;
       }
+      // The stream ended (its apiserver went away): reconnect through the balancer, as an informer does.
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -133,15 +171,59 @@ export class PodWatch {
     const rv = rec(rec(ev.object).metadata).resourceVersion;
     if (typeof rv === 'string') this.rv = rv;
     if (type === 'BOOKMARK') return;
-    const pod = podOf(ev.object);
-    const prev = this.pods.get(pod.name);
-    if (type === 'DELETED') this.pods.delete(pod.name);
-    else this.pods.set(pod.name, pod);
-    this.onChange(this, prev ? { type, pod, prev } : { type, pod });
+    const obj = this.parse(ev.object);
+    const prev = this.objects.get(obj.name);
+    if (type === 'DELETED') this.objects.delete(obj.name);
+    else this.objects.set(obj.name, obj);
+    const at = Date.now();
+    this.changed(prev ? { type, obj, prev, at } : { type, obj, at });
+  }
+
+  protected changed(ev: WatchEvent<T>): void {
+    this.onChange(this, ev);
+  }
+}
+
+/** Pods of a namespace (optionally by label selector). */
+export class PodWatch extends Watch<PodSeen> {
+  constructor(server: string, ns: string, selector: string, onChange?: (w: PodWatch, ev: WatchEvent<PodSeen>) => void) {
+    super(server, `/api/v1/namespaces/${ns}/pods`, selector ? `labelSelector=${encodeURIComponent(selector)}` : '', podOf, onChange as ((w: Watch<PodSeen>, ev: WatchEvent<PodSeen>) => void) | undefined);
+  }
+
+  get pods(): Map<string, PodSeen> {
+    return this.objects;
   }
 
   /** Pods that exist and are not being deleted. */
   live(): PodSeen[] {
-    return [...this.pods.values()].filter((p) => !p.deleting);
+    return [...this.objects.values()].filter((p) => !p.deleting);
+  }
+}
+
+/** One Lease in kube-system, with the holder it had at every event (a release shows as holder ""). */
+export class LeaseWatch extends Watch<LeaseSeen> {
+  /** The holder at every change of holder. */
+  readonly history: { at: number; holder: string }[] = [];
+  /** Every event (each renewal is one), with the holder it named. */
+  readonly events: { at: number; holder: string }[] = [];
+  constructor(server: string, readonly lease: string) {
+    super(server, '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases', `fieldSelector=${encodeURIComponent(`metadata.name=${lease}`)}`, leaseOf);
+  }
+
+  protected override changed(ev: WatchEvent<LeaseSeen>): void {
+    if (ev.obj.name !== this.lease) return;
+    this.events.push({ at: ev.at, holder: ev.obj.holder });
+    const last = this.history[this.history.length - 1];
+    if (!last || last.holder !== ev.obj.holder) this.history.push({ at: ev.at, holder: ev.obj.holder });
+  }
+
+  /** The process named by the current holder identity ("controller-manager-1_<uuid>" → "controller-manager-1"). */
+  component(): string {
+    return (this.history[this.history.length - 1]?.holder ?? '').split('_')[0] ?? '';
+  }
+
+  /** The first change of holder at or after `since` to a holder other than `from` (a non-empty one). */
+  takeover(from: string, since = 0): { at: number; holder: string } | undefined {
+    return this.history.find((h) => h.at >= since && h.holder && h.holder.split('_')[0] !== from);
   }
 }

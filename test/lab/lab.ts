@@ -48,6 +48,8 @@ export interface LabOptions {
   nodeMonitorPeriod?: string;
   nodeStatusUpdateFrequency?: string;
   nodeLeaseDurationSeconds?: number;
+  maxPods?: number;
+  imagePullDelay?: string;
   lb?: 'builtin' | 'haproxy';
   extra?: string[];
 }
@@ -93,6 +95,8 @@ export async function startLab(o: LabOptions = {}): Promise<Lab> {
   if (o.nodeMonitorPeriod) args.push(`--node-monitor-period=${o.nodeMonitorPeriod}`);
   if (o.nodeStatusUpdateFrequency) args.push(`--node-status-update-frequency=${o.nodeStatusUpdateFrequency}`);
   if (o.nodeLeaseDurationSeconds) args.push(`--node-lease-duration-seconds=${o.nodeLeaseDurationSeconds}`);
+  if (o.maxPods) args.push(`--max-pods=${o.maxPods}`);
+  if (o.imagePullDelay) args.push(`--image-pull-delay=${o.imagePullDelay}`);
   args.push(...(o.extra ?? []));
   const proc = startProcess('kemu', BIN.kemu, args);
   const seen = new Set<number>();

@@ -8,3 +8,4 @@ export * from './state.ts';
 export * from './topology.ts';
 export * from './cluster-view.ts';
 export { controlSocketPath, sendControl } from './control.ts';
+export { signalGroup } from './supervisor.ts';

@@ -54,6 +54,8 @@ export interface TopologyOptions {
   nodeMonitorPeriodMs: number;
   nodeStatusUpdateFrequencyMs: number;
   nodeLeaseDurationSeconds: number;
+  maxPods: number;
+  imagePullDelayMs: number;
   v: number;
 }
 
@@ -150,6 +152,8 @@ export async function planTopology(o: TopologyOptions, taken: Set<number>): Prom
         `--secure-port=${p}`,
         `--node-status-update-frequency=${formatDuration(o.nodeStatusUpdateFrequencyMs)}`,
         `--node-lease-duration-seconds=${o.nodeLeaseDurationSeconds}`,
+        `--max-pods=${o.maxPods}`,
+        `--image-pull-delay=${formatDuration(o.imagePullDelayMs)}`,
         ...v,
       ], p, '/healthz'),
     );

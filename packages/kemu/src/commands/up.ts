@@ -23,6 +23,7 @@ export async function up(argv: string[]): Promise<number> {
   if (f._.length) throw new UsageError(`kemu up takes no arguments (got ${f._.join(' ')})`);
   for (const k of ['workers', 'controller-managers', 'schedulers'] as const)
     if (f[k] < 0) throw new UsageError(`--${k} must be 0 or more`);
+  if (f['max-pods'] < 1) throw new UsageError('--max-pods must be at least 1');
   if (f.apiservers < 1) throw new UsageError('--apiservers must be at least 1');
   if (f.port < 1 || f.port > 65535) throw new UsageError(`--port ${f.port} is not a TCP port`);
   const lbChoice = parseLbChoice(f.lb);
@@ -55,6 +56,8 @@ export async function up(argv: string[]): Promise<number> {
       nodeMonitorPeriodMs: f['node-monitor-period'],
       nodeStatusUpdateFrequencyMs: f['node-status-update-frequency'],
       nodeLeaseDurationSeconds: f['node-lease-duration-seconds'],
+      maxPods: f['max-pods'],
+      imagePullDelayMs: f['image-pull-delay'],
       v: f.v,
     },
     taken,
