@@ -26,6 +26,11 @@ export interface EventRecorderOptions {
   spamRefillMs?: number;
 }
 
+/** Per-event extras: `fieldPath` names a part of the object (the kubelet's `spec.containers{web}`). */
+export interface EventOptions {
+  fieldPath?: string;
+}
+
 interface Seen {
   name: string;
   namespace: string;
@@ -64,9 +69,10 @@ export class EventRecorder {
     this.spamRefillMs = opts.spamRefillMs ?? 300_000;
   }
 
-  event(obj: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
+  event(obj: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, opts?: EventOptions): void {
     try {
       const ref = objectReference(obj);
+      if (opts?.fieldPath) ref.fieldPath = opts.fieldPath;
       const namespace = obj.metadata.namespace || 'default';
       const now = this.clock.now();
       if (!this.allowed(ref)) {
@@ -99,7 +105,7 @@ export class EventRecorder {
   }
 
   private async write(ref: ObjectReference, namespace: string, type: string, reason: string, message: string, now: number): Promise<void> {
-    const key = [this.source.component, this.source.host ?? '', ref.kind, ref.namespace, ref.name, ref.uid, ref.apiVersion, type, reason, message].join('\u0000');
+    const key = [this.source.component, this.source.host ?? '', ref.kind, ref.namespace, ref.name, ref.fieldPath, ref.uid, ref.apiVersion, type, reason, message].join('\u0000');
     const prev = this.seen.get(key);
     const ts = formatTime(now);
     if (prev) {

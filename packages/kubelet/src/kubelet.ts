@@ -2,7 +2,7 @@
 // spec.nodeName set, dispatched by node name), plus one Node watch for re-registration and podCIDRs.
 import { R, type Node, type Pod } from '@kemu/api';
 import type { Clock, Logger } from '@kemu/base';
-import type { RestClient } from '@kemu/client';
+import { EventRecorder, type RestClient } from '@kemu/client';
 import { NodeAgent, Semaphore } from './node/agent.ts';
 import { nodeIdentities, type NodeConfig } from './node/status.ts';
 import type { KubeletOptions } from './options.ts';
@@ -37,6 +37,10 @@ export class Kubelet {
       kubeletPort: f['secure-port'] || 10250,
     };
     const registrations = new Semaphore(16);
+    // One recorder per node (the source host is the node's name), with a small aggregation cache each: a
+    // node's own events are few, and a pod's repeat only while it crash-loops.
+    const recorder = (host: string) =>
+      new EventRecorder(deps.client, { component: 'kubelet', host }, { clock: deps.clock, logger: deps.logger, cacheSize: 64 });
     const ids = nodeIdentities(opts.hostname, f['node-count'], f['node-ip'], f['pod-cidr']);
     for (const id of ids) {
       const agent = new NodeAgent(
@@ -55,6 +59,7 @@ export class Kubelet {
           imagePullMs: f['image-pull-delay'],
           preloadedImages: f['preloaded-images'],
           registerNode: f['register-node'],
+          recorder,
           registrations,
         },
         // Spread the nodes' lease renewals evenly over the renew interval.

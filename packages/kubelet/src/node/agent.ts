@@ -2,9 +2,10 @@
 // runs a PodWorker per admitted pod. Everything it holds is small: the node's identity, its image set, the
 // IP allocator and one worker per pod, so a process can host a thousand of them.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Condition, Node, NodeStatus, Pod } from '@kemu/api';
+import { R, type Condition, type Node, type NodeStatus, type Pod } from '@kemu/api';
 import type { Clock, Logger } from '@kemu/base';
 import type { KubeApi } from '../api.ts';
+import { Message, Reason, conditionEvent, nodeRefObject, type EventSink } from '../events.ts';
 import type { TimerQueue } from '../timers.ts';
 import { admitPod, parseAllocatable, podRequests, type Allocatable, type PodRequests } from '../pods/admission.ts';
 import { PodIPAllocator } from '../pods/ipam.ts';
@@ -12,7 +13,7 @@ import type { LifecycleEnv } from '../pods/lifecycle.ts';
 import { PodWorker, type WorkerHost } from '../pods/worker.ts';
 import { Heartbeat, type HeartbeatOptions } from './heartbeat.ts';
 import { registerNode } from './registration.ts';
-import { buildNode, buildNodeStatus, type NodeConfig, type NodeIdentity } from './status.ts';
+import { buildNode, buildNodeStatus, imageSize, type NodeConfig, type NodeIdentity } from './status.ts';
 
 export interface AgentDeps {
   client: KubeApi;
@@ -24,6 +25,8 @@ export interface AgentDeps {
   imagePullMs: number;
   preloadedImages: readonly string[];
   registerNode: boolean;
+  /** The event recorder for one node (source kubelet, host = the node's name); none: no events. */
+  recorder?: (nodeName: string) => EventSink;
   /** Bounds how many nodes register at once (a thousand at once would open a thousand connections). */
   registrations: Semaphore;
 }
@@ -61,6 +64,13 @@ export class NodeAgent {
   /** Pods seen before the Node is registered: started once it is (so they get IPs from its podCIDR). */
   private readonly pending = new Map<string, Pod>();
   private stopped = false;
+  private readonly events: EventSink | undefined;
+  /** The Node conditions (as last seen from the API) that condition events were already recorded against. */
+  private eventsAgainst: Condition[] | undefined;
+  /** When the Node was registered, and when it was last re-read for a podCIDR (see onPod). */
+  private registeredAt = 0;
+  private cidrCheckedAt = -Infinity;
+  private cidrChecking = false;
 
   constructor(
     readonly id: NodeIdentity,
@@ -70,6 +80,7 @@ export class NodeAgent {
     this.images = new Set(deps.preloadedImages);
     this.ipam = new PodIPAllocator(id.fallbackPodCIDR);
     this.allocatable = parseAllocatable(deps.config.capacity);
+    this.events = deps.recorder?.(id.name);
     this.heartbeat = new Heartbeat(deps.client, deps.timers, deps.clock, deps.logger, {
       name: id.name,
       nodeUID: () => this.node?.uid,
@@ -85,6 +96,7 @@ export class NodeAgent {
           this.imagesVersion++;
         }
       },
+      imageSize,
       newContainerID: () => `kemu://${randomBytes(32).toString('hex')}`,
     };
     this.host = {
@@ -93,6 +105,7 @@ export class NodeAgent {
       clock: deps.clock,
       logger: deps.logger,
       env,
+      events: this.events,
       hostIP: () => this.id.ip,
       allocateIP: (preferred) => this.ipam.allocate(preferred),
       releaseIP: (ip) => this.ipam.release(ip),
@@ -114,6 +127,8 @@ export class NodeAgent {
   }
 
   start(): void {
+    this.nodeEvent('Normal', Reason.Starting, Message.starting());
+    this.nodeEvent('Normal', Reason.NodeAllocatableEnforced, Message.allocatableEnforced());
     if (this.deps.registerNode) void this.register();
     this.heartbeat.start();
   }
@@ -126,7 +141,28 @@ export class NodeAgent {
 
   /** Built only when it is posted (rarely): nothing of it is kept between posts. */
   private status(now: number): NodeStatus {
-    return buildNodeStatus(this.id, this.deps.config, this.bootID, this.images, now, this.node?.conditions);
+    const previous = this.node?.conditions;
+    const status = buildNodeStatus(this.id, this.deps.config, this.bootID, this.images, now, previous);
+    // As the kubelet's condition setters: an event for each condition whose status changed from what the
+    // API holds (e.g. Ready=Unknown set by the node controller while this kubelet was away).
+    if (previous && previous !== this.eventsAgainst) {
+      this.eventsAgainst = previous;
+      this.conditionEvents(previous, status.conditions ?? []);
+    }
+    return status;
+  }
+
+  private nodeEvent(type: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.events?.event(nodeRefObject(this.id.name), type, reason, message);
+  }
+
+  private conditionEvents(previous: Condition[] | undefined, next: Condition[]): void {
+    if (!this.events) return;
+    for (const c of next) {
+      if (previous?.find((p) => p.type === c.type)?.status === c.status) continue;
+      const ev = conditionEvent(c.type, c.status);
+      if (ev) this.nodeEvent('Normal', ev, Message.nodeStatus(this.id.name, ev));
+    }
   }
 
   /** After a (re-)list of pods: workers whose pod is no longer there are closed. */
@@ -144,7 +180,14 @@ export class NodeAgent {
       let ok = false;
       try {
         const node = buildNode(this.id, this.deps.config, this.bootID, this.images, this.deps.clock.now());
-        this.setNode(await registerNode(this.deps.client, node, this.deps.logger));
+        const registered = await registerNode(this.deps.client, node, this.deps.logger);
+        this.registeredAt = this.deps.clock.now();
+        this.setNode(registered.node);
+        if (registered.created) {
+          // A new Node: its first conditions are reported now (an adopted one's are compared by status()).
+          this.conditionEvents(undefined, node.status?.conditions ?? []);
+          this.eventsAgainst = this.node?.conditions;
+        }
         this.heartbeat.statusNow();
         ok = true;
       } catch (e) {
@@ -200,12 +243,19 @@ export class NodeAgent {
       existing.update(pod);
       return;
     }
-    if (!this.node && this.deps.registerNode) {
+    if ((!this.node && this.deps.registerNode) || this.cidrChecking) {
       this.pending.set(uid, pod);
       return;
     }
     const phase = pod.status?.phase;
     const known = phase === 'Running' || phase === 'Succeeded' || phase === 'Failed' || pod.status?.startTime !== undefined;
+    if (!known && this.awaitingPodCIDR()) {
+      // A node-ipam controller gives a new Node its podCIDR just after registration, and that update may
+      // still be on its way on the Node watch: read the Node once before giving the pod a fallback IP.
+      this.pending.set(uid, pod);
+      void this.checkPodCIDR();
+      return;
+    }
     let worker: PodWorker;
     if (known || pod.metadata.deletionTimestamp) {
       // Already running here before a kubelet restart (or being deleted): no admission again.
@@ -218,11 +268,38 @@ export class NodeAgent {
         worker = new PodWorker(this.host, pod);
       } else {
         this.deps.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, reason: verdict.reason }, 'Pod admission denied');
+        this.events?.event({ apiVersion: 'v1', kind: 'Pod', metadata: pod.metadata }, 'Warning', verdict.reason ?? 'UnexpectedAdmissionError', verdict.message ?? '');
         worker = new PodWorker(this.host, pod, { reason: verdict.reason ?? 'UnexpectedAdmissionError', message: verdict.message ?? '' });
       }
     }
     this.workers.set(uid, worker);
     worker.start();
+  }
+
+  private awaitingPodCIDR(): boolean {
+    if (!this.node || this.ipam.cidr !== this.id.fallbackPodCIDR) return false;
+    const now = this.deps.clock.now();
+    return now - this.registeredAt < 60_000 && now - this.cidrCheckedAt > 5_000;
+  }
+
+  private async checkPodCIDR(): Promise<void> {
+    this.cidrChecking = true;
+    this.cidrCheckedAt = this.deps.clock.now();
+    let node: Node | undefined;
+    try {
+      node = await this.deps.client.get<Node>(R.nodes, undefined, this.id.name);
+    } catch {
+      // Gone or unreachable: the watch will tell; the pods start with what is known.
+    }
+    this.cidrChecking = false;
+    if (this.stopped) return;
+    if (node && node.metadata.uid === this.node?.uid) {
+      this.setNode(node);
+    } else if (this.pending.size) {
+      const pods = [...this.pending.values()];
+      this.pending.clear();
+      for (const p of pods) this.onPod(p);
+    }
   }
 
   onPodDeleted(pod: Pod): void {

@@ -4,12 +4,13 @@ import { R, StatusError, type Node } from '@kemu/api';
 import type { Logger } from '@kemu/base';
 import type { KubeApi } from '../api.ts';
 
-export async function registerNode(client: KubeApi, node: Node, logger: Logger): Promise<Node> {
+/** The registered Node, and whether this call created it (rather than adopting one that existed). */
+export async function registerNode(client: KubeApi, node: Node, logger: Logger): Promise<{ node: Node; created: boolean }> {
   const name = node.metadata.name ?? '';
   try {
     const created = await client.create<Node>(R.nodes, undefined, node);
     logger.info({ node: name }, 'Successfully registered node');
-    return created;
+    return { node: created, created: true };
   } catch (e) {
     if (!(e instanceof StatusError) || e.code !== 409) throw e;
   }
@@ -17,7 +18,8 @@ export async function registerNode(client: KubeApi, node: Node, logger: Logger):
   const want = node.metadata.labels ?? {};
   const have = existing.metadata.labels ?? {};
   const missing = Object.entries(want).filter(([k, v]) => have[k] !== v);
-  if (missing.length === 0) return existing;
+  if (missing.length === 0) return { node: existing, created: false };
   logger.info({ node: name }, 'Node was previously registered; updating its labels');
-  return client.patch<Node>(R.nodes, undefined, name, { metadata: { labels: Object.fromEntries(missing) } }, 'merge');
+  const patched = await client.patch<Node>(R.nodes, undefined, name, { metadata: { labels: Object.fromEntries(missing) } }, 'merge');
+  return { node: patched, created: false };
 }

@@ -86,11 +86,15 @@ export function nodeConditions(now: number, previous: Condition[] | undefined): 
   });
 }
 
+/** An emulated image's size in bytes: fixed per name (node.status.images and the Pulled event agree). */
+export function imageSize(image: string): number {
+  return 5_000_000 + (parseInt(hex(image, 6), 16) % 200_000_000);
+}
+
 export function imageList(images: Iterable<string>): ContainerImage[] {
   const out: ContainerImage[] = [];
   for (const image of images) {
-    const size = 5_000_000 + (parseInt(hex(image, 6), 16) % 200_000_000);
-    out.push({ names: [imageID(image), normalizeImage(image)], sizeBytes: size });
+    out.push({ names: [imageID(image), normalizeImage(image)], sizeBytes: imageSize(image) });
   }
   // Largest first, as the kubelet reports them.
   return out.sort((a, b) => (b.sizeBytes ?? 0) - (a.sizeBytes ?? 0));

@@ -3,6 +3,7 @@
 // Stages follow the kubelet: pull → init containers one by one → containers (probes' initial delays for
 // readiness) → exits and restarts with CrashLoopBackOff → graceful stop on deletion → terminal phase.
 import { parseTime, type Container, type ContainerStatus, type PodPhase, type PodSpec, type PodStatus } from '@kemu/api';
+import { Message, Reason, podRef, type EventType } from '../events.ts';
 import { containerBehaviour, preStopMs, type Behaviour } from './command.ts';
 
 export const BACKOFF_INITIAL_MS = 10_000;
@@ -11,7 +12,7 @@ export const BACKOFF_MAX_MS = 300_000;
 export const BACKOFF_RESET_MS = 600_000;
 
 export type ContainerRunState =
-  | { kind: 'waiting'; reason: string; message?: string; /** when the pull or back-off ends */ until?: number }
+  | { kind: 'waiting'; reason: string; message?: string; /** when the pull or back-off ends */ until?: number; /** set while pulling: since when */ pullFrom?: number }
   | { kind: 'running'; startedAt: number; exitAt: number | null; containerID: string }
   | Terminated;
 
@@ -50,8 +51,13 @@ export interface LifecycleEnv {
   imagePullMs: number;
   hasImage(image: string): boolean;
   imagePulled(image: string): void;
+  /** The size node.status.images reports for an image (for the Pulled event). */
+  imageSize?(image: string): number;
   newContainerID(): string;
 }
+
+/** Where a lifecycle records its Events: about a container, or (container undefined) the pod. */
+export type LifecycleEvents = (container: ContainerRuntime | undefined, type: EventType, reason: string, message: string) => void;
 
 export interface PodIdentity {
   name: string;
@@ -81,6 +87,7 @@ export class PodLifecycle {
     annotations: Record<string, string> | undefined,
     private readonly env: LifecycleEnv,
     now: number,
+    private readonly events?: LifecycleEvents,
   ) {
     this.startTime = now;
     this.restartPolicy = spec.restartPolicy ?? 'Always';
@@ -171,6 +178,7 @@ export class PodLifecycle {
     this.stopping = true;
     for (const c of [...this.initContainers, ...this.containers]) {
       if (c.state.kind === 'running') {
+        this.events?.(c, 'Normal', Reason.Killing, Message.killing(c.name));
         const needed = c.preStopMs + c.behaviour.stopMs;
         c.stopAt = now + Math.min(needed, graceMs);
         // A container that would outlive the grace period is killed (SIGKILL: 137).
@@ -185,6 +193,7 @@ export class PodLifecycle {
     if (!this.stopping && this.deadlineAt !== null && now >= this.deadlineAt) {
       this.reason = 'DeadlineExceeded';
       this.message = DEADLINE_MESSAGE;
+      this.events?.(undefined, 'Normal', Reason.DeadlineExceeded, DEADLINE_MESSAGE);
       this.requestStop(now, 0);
     }
     if (this.stopping) return this.advanceStopping(now);
@@ -234,9 +243,21 @@ export class PodLifecycle {
           const pulled = c.lastState !== undefined || this.env.hasImage(c.image);
           const until = now + (pulled ? 0 : this.env.imagePullMs);
           c.state = { kind: 'waiting', reason: c.init ? 'PodInitializing' : 'ContainerCreating', until };
+          if (!pulled) {
+            c.state.pullFrom = now;
+            this.events?.(c, 'Normal', Reason.Pulling, Message.pulling(c.image));
+          }
           continue;
         }
         if (s.until > now) return s.until;
+        if (this.events) {
+          if (s.pullFrom !== undefined) {
+            const size = this.env.imageSize?.(c.image) ?? 0;
+            this.events(c, 'Normal', Reason.Pulled, Message.pulled(c.image, s.until - s.pullFrom, now - s.pullFrom, size));
+          } else {
+            this.events(c, 'Normal', Reason.Pulled, Message.alreadyPresent(c.image));
+          }
+        }
         this.env.imagePulled(c.image);
         if (c.restartPending) {
           c.restartPending = false;
@@ -244,6 +265,8 @@ export class PodLifecycle {
         }
         const exitAt = c.behaviour.runMs === null ? null : now + c.behaviour.runMs;
         c.state = { kind: 'running', startedAt: now, exitAt, containerID: this.env.newContainerID() };
+        this.events?.(c, 'Normal', Reason.Created, Message.created(c.name));
+        this.events?.(c, 'Normal', Reason.Started, Message.started(c.name));
         continue;
       }
       if (s.kind === 'running') {
@@ -275,13 +298,14 @@ export class PodLifecycle {
         if (delay === 0) {
           c.state = { kind: 'waiting', reason: 'ContainerCreating', until: term.finishedAt };
         } else {
-          const podRef = `${this.pod.name}_${this.pod.namespace}(${this.pod.uid})`;
+          const ref = podRef(this.pod.name, this.pod.namespace, this.pod.uid);
           c.state = {
             kind: 'waiting',
             reason: 'CrashLoopBackOff',
-            message: `back-off ${delay / 1000}s restarting failed container=${c.name} pod=${podRef}`,
+            message: `back-off ${delay / 1000}s restarting failed container=${c.name} pod=${ref}`,
             until: term.finishedAt + delay,
           };
+          this.events?.(c, 'Warning', Reason.BackOff, Message.backOff(c.name, ref));
         }
         continue;
       }
@@ -301,6 +325,7 @@ export class PodLifecycle {
   private stopSidecars(now: number): void {
     for (const c of this.initContainers) {
       if (c.sidecar && c.state.kind === 'running') {
+        this.events?.(c, 'Normal', Reason.Killing, Message.killing(c.name));
         c.state = { kind: 'terminated', exitCode: 0, reason: 'Completed', startedAt: c.state.startedAt, finishedAt: now, containerID: c.state.containerID };
       }
     }

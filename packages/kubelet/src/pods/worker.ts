@@ -5,7 +5,8 @@ import { R, StatusError, type Condition, type Pod, type PodStatus } from '@kemu/
 import type { Clock, Logger } from '@kemu/base';
 import type { KubeApi } from '../api.ts';
 import type { TimerHandle, TimerQueue } from '../timers.ts';
-import { PodLifecycle, type LifecycleEnv } from './lifecycle.ts';
+import { containerFieldPath, type EventSink, type EventType } from '../events.ts';
+import { PodLifecycle, type ContainerRuntime, type LifecycleEnv } from './lifecycle.ts';
 import { renderStatus } from './status.ts';
 
 export interface WorkerHost {
@@ -14,6 +15,8 @@ export interface WorkerHost {
   clock: Clock;
   logger: Logger;
   env: LifecycleEnv;
+  /** The node's event recorder (source kubelet, host = node name). */
+  events?: EventSink;
   hostIP(): string;
   /** A pod IP from the node's range; `preferred` (the pod's address before a kubelet restart) when free. */
   allocateIP(preferred?: string): string | undefined;
@@ -57,7 +60,7 @@ export class PodWorker {
     const phase = this.pod.status?.phase;
     if (!this.rejected && phase !== 'Succeeded' && phase !== 'Failed') {
       const id = { name: this.pod.metadata.name ?? '', namespace: this.pod.metadata.namespace ?? '', uid: this.uid };
-      this.lc = new PodLifecycle(id, this.pod.spec, this.pod.metadata.annotations, this.host.env, now);
+      this.lc = new PodLifecycle(id, this.pod.spec, this.pod.metadata.annotations, this.host.env, now, this.host.events ? this.recordEvent : undefined);
       if (this.pod.status?.startTime) this.lc.adopt(this.pod.status, now);
       this.podIP = this.pod.spec.hostNetwork ? this.host.hostIP() : this.host.allocateIP(this.pod.status?.podIP);
     } else {
@@ -88,6 +91,16 @@ export class PodWorker {
     this.releaseResources();
     this.host.closed(this.uid);
   }
+
+  /** Events about the pod, or one of its containers (fieldPath spec.containers{name}), as the kubelet's. */
+  private readonly recordEvent = (c: ContainerRuntime | undefined, type: EventType, reason: string, message: string): void => {
+    const sink = this.host.events;
+    if (!sink) return;
+    // Listed items may lack kind/apiVersion; the reference must name them.
+    const ref = { apiVersion: 'v1', kind: 'Pod', metadata: this.pod.metadata };
+    if (c) sink.event(ref, type, reason, message, { fieldPath: containerFieldPath(c.name, c.init) });
+    else sink.event(ref, type, reason, message);
+  };
 
   private releaseResources(): void {
     if (this.resourcesReleased) return;
