@@ -7,7 +7,7 @@ let A: Replica;
 let U: string;
 
 beforeAll(async () => {
-  cluster = await startCluster(1, ['--watch-bookmark-interval=1s']);
+  cluster = await startCluster(1, ['--watch-bookmark-interval=1s', '--identity-lease-renew-interval=200ms']);
   A = cluster.replicas[0] as Replica;
   U = A.url;
 }, 60_000);
@@ -155,6 +155,22 @@ describe('verbs', () => {
     await api(`${U}/apis/coordination.k8s.io/v1/namespaces/kube-system/leases`, 'POST', { metadata: { name: 'kube-scheduler' }, spec: { holderIdentity: 'x', leaseDurationSeconds: 15, renewTime: now } });
     const again = (await api(`${U}/api/v1/componentstatuses/scheduler`, 'GET')).body as unknown as { conditions: { status: string }[] };
     expect(again.conditions[0]?.status).toBe('True');
+  });
+
+  it('renews its identity Lease', async () => {
+    const path = `${U}/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/apiserver-0`;
+    const first = (await api(path, 'GET')).body;
+    expect(first.metadata.labels).toMatchObject({ 'apiserver.kubernetes.io/identity': 'kube-apiserver' });
+    const spec = first.spec as { holderIdentity: string; leaseDurationSeconds: number; renewTime: string };
+    expect(spec.holderIdentity).toMatch(/^apiserver-0_/);
+    expect(spec.leaseDurationSeconds).toBe(3600);
+    const deadline = Date.now() + 10_000;
+    let renewed = spec.renewTime;
+    while (renewed === spec.renewTime && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      renewed = ((await api(path, 'GET')).body.spec as { renewTime: string }).renewTime;
+    }
+    expect(renewed).not.toBe(spec.renewTime);
   });
 
   it('health endpoints and metrics', async () => {
