@@ -79,3 +79,30 @@ describe('kube-scheduler leader election', () => {
     }
   }, 90_000);
 });
+
+describe('kube-scheduler that loses its Lease', () => {
+  it('a leader frozen past its lease exits 1 on waking, and another replica leads', async () => {
+    const leader = await waitFor('a leader', () => schedulerHolder(env.client), 20_000);
+    const proc = env.schedulers.get(leader);
+    if (!proc?.child.pid) throw new Error('leader process not found');
+    process.kill(proc.child.pid, 'SIGSTOP');
+    try {
+      await waitFor(
+        'another leader',
+        async () => {
+          const h = await schedulerHolder(env.client);
+          return h && h !== leader ? h : undefined;
+        },
+        15_000,
+        50,
+      );
+    } finally {
+      process.kill(proc.child.pid, 'SIGCONT');
+    }
+    expect(await Promise.race([proc.exited, new Promise((r) => setTimeout(() => r('still running'), 10_000))])).toBe(1);
+    expect(proc.output()).toContain('leaderelection lost');
+    await createPod(env.client, podSpec('after-freeze', { cpu: '10m' }));
+    await waitFor('after-freeze bound', () => bindings.has('after-freeze'), 20_000);
+    expect(bindings.get('after-freeze')).toHaveLength(1);
+  }, 60_000);
+});

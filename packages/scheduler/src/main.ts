@@ -53,6 +53,19 @@ function loadConfig(argv: string[], flags: ReturnType<typeof parseCommandLine<ty
   return cfg;
 }
 
+/** Calls onFreeze when the event loop was stalled for longer than maxGapMs (checked every 100ms). */
+function startFreezeWatchdog(maxGapMs: number, onFreeze: (gapMs: number) => void): { stop(): void } {
+  let last = Date.now();
+  const t = setInterval(() => {
+    const now = Date.now();
+    const gap = now - last;
+    last = now;
+    if (gap > maxGapMs) onFreeze(gap);
+  }, 100);
+  t.unref();
+  return { stop: () => clearInterval(t) };
+}
+
 const unwrap = <T>(o: T | DeletedFinalStateUnknown<T>): T => ('deletedFinalStateUnknown' in (o as object) ? (o as DeletedFinalStateUnknown<T>).obj : (o as T));
 const asPod = (p: Pod): Pod => ({ ...p, apiVersion: 'v1', kind: 'Pod' });
 
@@ -197,7 +210,14 @@ async function main(): Promise<void> {
         onStartedLeading: async (signal) => {
           leaderGauge.set({ name: cfg.leaderElection.resourceName }, 1);
           logger.info({ identity }, 'Started leading');
-          await runLoop(signal);
+          // A process frozen (SIGSTOP, VM pause) past its renew deadline cannot know it still leads:
+          // stop before scheduling anything on a stale view.
+          const watchdog = startFreezeWatchdog(cfg.leaderElection.renewDeadlineMs, () => fatal('leaderelection lost'));
+          try {
+            await runLoop(signal);
+          } finally {
+            watchdog.stop();
+          }
         },
         onStoppedLeading: () => {
           leaderGauge.set({ name: cfg.leaderElection.resourceName }, 0);
