@@ -1,0 +1,33 @@
+// URL layout: which paths name discovery documents, collections, objects and subresources.
+import { R } from '@kemu/api';
+import { describe, expect, it } from 'vitest';
+import { parseTarget } from './target.ts';
+
+describe('parseTarget', () => {
+  const cases: [string, Record<string, unknown>][] = [
+    ['/api', { kind: 'root', prefix: 'api' }],
+    ['/apis', { kind: 'root', prefix: 'apis' }],
+    ['/apis/apps', { kind: 'group', group: 'apps' }],
+    ['/api/v1', { kind: 'groupVersion', group: '', version: 'v1' }],
+    ['/apis/apps/v1', { kind: 'groupVersion', group: 'apps', version: 'v1' }],
+    ['/api/v1/pods', { kind: 'resource', resource: R.pods, watchPath: false }],
+    ['/api/v1/namespaces', { kind: 'resource', resource: R.namespaces }],
+    ['/api/v1/namespaces/default', { kind: 'resource', resource: R.namespaces, name: 'default' }],
+    ['/api/v1/namespaces/default/status', { kind: 'resource', resource: R.namespaces, name: 'default', subresource: 'status' }],
+    ['/api/v1/namespaces/default/finalize', { kind: 'resource', resource: R.namespaces, name: 'default', subresource: 'finalize' }],
+    ['/api/v1/namespaces/default/pods', { kind: 'resource', resource: R.pods, namespace: 'default' }],
+    ['/api/v1/namespaces/default/pods/x/binding', { kind: 'resource', resource: R.pods, namespace: 'default', name: 'x', subresource: 'binding' }],
+    ['/apis/apps/v1/namespaces/ns/deployments/d/scale', { kind: 'resource', resource: R.deployments, namespace: 'ns', name: 'd', subresource: 'scale' }],
+    ['/api/v1/nodes/n1/status', { kind: 'resource', resource: R.nodes, name: 'n1', subresource: 'status' }],
+    ['/api/v1/watch/namespaces/default/pods', { kind: 'resource', resource: R.pods, namespace: 'default', watchPath: true }],
+    ['/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/l', { kind: 'resource', resource: R.leases, namespace: 'kube-system', name: 'l' }],
+  ];
+  for (const [path, want] of cases) {
+    it(path, () => expect(parseTarget(path)).toMatchObject(want));
+  }
+
+  const notFound = ['/api/v2', '/apis/nope', '/apis/apps/v2', '/api/v1/widgets', '/api/v1/namespaces/a/nodes', '/api/v1/pods/x/nope', '/api/v1/pods/x/status/extra', '/other'];
+  for (const path of notFound) {
+    it(`${path} is a 404`, () => expect(() => parseTarget(path)).toThrow(expect.objectContaining({ code: 404 })));
+  }
+});
