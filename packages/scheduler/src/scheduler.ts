@@ -14,7 +14,7 @@ import type { QueuedPodInfo, SchedulerClient, SelectorLister } from './framework
 import { PodInfo, type NamespaceLabels } from './framework/pod-info.ts';
 import type { Registry } from './framework/registry.ts';
 import { Framework } from './framework/runtime.ts';
-import type { MaybeStatus } from './framework/status.ts';
+import { Code, type MaybeStatus } from './framework/status.ts';
 import type { SchedulerMetrics } from './metrics.ts';
 import { inTreeRegistry } from './plugins/registry.ts';
 import { ClusterEvent } from './queue/events.ts';
@@ -206,7 +206,7 @@ export class Scheduler {
     if (fwk.postFilterPlugins.length > 0) {
       const pf = await fwk.runPostFilterPlugins(state, latest.podInfo, fitError.diagnosis.nodeToStatus);
       if (pf.status && !pf.status.isSuccess()) {
-        if (pf.status.code === 1 /* Error */) this.log.warn({ pod: key, err: pf.status.message() }, 'PostFilter failed');
+        if (pf.status.code === Code.Error) this.log.warn({ pod: key, err: pf.status.message() }, 'PostFilter failed');
         else fitError.diagnosis.postFilterMsg = pf.status.message();
       }
       nominated = pf.result?.nominatedNodeName;
