@@ -2,6 +2,7 @@
 // (exit 1 with Kubernetes' message), and /healthz (with the leaderElection check) and /metrics on --secure-port.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
+import { R } from '@kemu/api';
 import { freePort } from '@kemu/base/testing/ports';
 import { BIN, startProcess } from '@kemu/base/testing/processes';
 import { SHORT_LEASE, holderName, startEnv, waitFor, type Env } from './cluster.ts';
@@ -40,6 +41,28 @@ describe('kube-controller-manager health and metrics', () => {
     const v = await request(`http://127.0.0.1:${port}/healthz?verbose`);
     expect(await v.body.text()).toContain('[+]leaderElection ok');
     const m = await request(`http://127.0.0.1:${port}/metrics`);
-    expect(await m.body.text()).toContain('leader_election_master_status{name="kube-controller-manager"} 1');
+    const text = await m.body.text();
+    expect(text).toContain('leader_election_master_status{name="kube-controller-manager"} 1');
+    expect(text).toMatch(/workqueue_adds_total\{name="serviceaccount-controller"\} \d+/);
   });
+});
+
+describe('kube-controller-manager --leader-elect=false', () => {
+  let env: Env;
+  beforeAll(async () => {
+    env = await startEnv();
+    env.managers.set('kcm-solo', startProcess('kcm-solo', BIN.controllerManager, [`--kubeconfig=${env.kubeconfig}`, '--secure-port=0', '--leader-elect=false']));
+  }, 60_000);
+  afterAll(async () => env?.stop());
+
+  it('runs the controllers without taking a Lease', async () => {
+    await env.client.create(R.replicasets, 'default', {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'solo' },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'solo' } }, template: { metadata: { labels: { app: 'solo' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+    });
+    await waitFor('2 pods', async () => (await env.client.list(R.pods, 'default', { labelSelector: 'app=solo' })).items.length === 2, 30_000, 100);
+    expect(await holderName(env.client)).toBe('');
+  }, 60_000);
 });

@@ -3,13 +3,14 @@
 // (as Kubernetes' klog.Fatalf does); SIGTERM stops the controllers, releases the Lease and exits 0.
 import os from 'node:os';
 import fs from 'node:fs';
-import { Gauge } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import { RestClient, loadClientConfig, LeaderElector, leaderIdentity, EventRecorder } from '@kemu/client';
 import { createLogger, newMetricsRegistry, parseCommandLine, startHealthServer, realClock } from '@kemu/base';
 import { FLAGS, validateOptions, type ControllerManagerOptions } from './options.ts';
 import { selectControllers, ControllerSelectionError } from './registry.ts';
 import { runControllers } from './manager.ts';
 import { startFreezeWatchdog } from './watchdog.ts';
+import { controllerRegistry } from './metrics.ts';
 
 const PROGRAM = 'kube-controller-manager';
 
@@ -62,7 +63,7 @@ async function main(): Promise<void> {
     bindAddress: opts['bind-address'],
     port: opts['secure-port'],
     checks: { leaderElection: () => elector?.healthCheck() ?? true },
-    registry,
+    registry: Registry.merge([registry, controllerRegistry]),
   }).catch((e: unknown) => fail(`failed to listen on ${opts['bind-address']}:${opts['secure-port']}: ${String(e)}`, 1));
   if (health) logger.info({ port: health.port }, 'Serving healthz and metrics');
 

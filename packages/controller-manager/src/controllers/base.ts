@@ -4,6 +4,7 @@
 import { RateLimitingQueue, type DeletedFinalStateUnknown, type SharedInformer } from '@kemu/client';
 import { StatusError, type KubeObject } from '@kemu/api';
 import type { ControllerContext } from '../controller.ts';
+import { workqueueMetrics } from '../metrics.ts';
 
 export function isNotFound(e: unknown): boolean {
   return e instanceof StatusError && e.code === 404;
@@ -56,11 +57,13 @@ export class KeyedWorker {
   }
 
   enqueue(obj: KubeObject | DeletedFinalStateUnknown<KubeObject>): void {
-    this.queue.add(isTombstone(obj) ? obj.key : objectKey(obj));
+    this.add(isTombstone(obj) ? obj.key : objectKey(obj));
   }
 
   add(key: string): void {
     this.queue.add(key);
+    workqueueMetrics.adds.inc({ name: this.opts.name });
+    workqueueMetrics.depth.set({ name: this.opts.name }, this.queue.len());
   }
 
   addAfter(key: string, ms: number): void {
@@ -96,6 +99,9 @@ export class KeyedWorker {
     for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return;
+      const name = this.opts.name;
+      workqueueMetrics.depth.set({ name }, this.queue.len());
+      const stopTimer = workqueueMetrics.workDuration.startTimer({ name });
       try {
         await this.opts.sync(key);
         this.queue.forget(key);
@@ -108,8 +114,10 @@ export class KeyedWorker {
           if (isConflict(e)) this.ctx.logger.debug(fields, 'sync conflict, requeuing');
           else this.ctx.logger.warn(fields, 'sync failed, requeuing');
           this.queue.addRateLimited(key);
+          workqueueMetrics.retries.inc({ name });
         }
       } finally {
+        stopTimer();
         this.queue.done(key);
       }
     }
