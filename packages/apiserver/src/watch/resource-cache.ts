@@ -43,9 +43,13 @@ export function deliveryFor(w: CacheWatcher, ev: CacheEvent): CacheEventType | u
   return undefined;
 }
 
-/** Watcher count from which deliveries are coalesced, and the coalescing window. */
+/** Watcher count from which deliveries are coalesced. */
 const FANOUT_THRESHOLD = 64;
-const FANOUT_COALESCE_MS = 25;
+
+/** The coalescing window grows with the audience: 11.6 ms at 64 watchers, 35 ms at 1,000, at most 40. */
+function coalesceMs(watchers: number): number {
+  return Math.min(40, 10 + watchers / 40);
+}
 
 export class ResourceCache {
   readonly objects = new Map<string, CachedObject>();
@@ -131,7 +135,7 @@ export class ResourceCache {
 
   /**
    * Hands events to the watchers. With many watchers, deliveries are coalesced to at most one per
-   * FANOUT_COALESCE_MS per watcher: one socket write carries several events, which is what keeps
+   * coalesceMs() per watcher: one socket write carries several events, which is what keeps
    * fan-out to 1,000 watchers cheap. With few watchers every event goes out at once.
    */
   dispatch(events: CacheEvent[]): void {
@@ -142,7 +146,7 @@ export class ResourceCache {
     }
     for (const ev of events) this.pending.push(ev);
     if (this.flushTimer) return;
-    const wait = Math.max(0, this.lastFlush + FANOUT_COALESCE_MS - performance.now());
+    const wait = Math.max(0, this.lastFlush + coalesceMs(this.watchers.size) - performance.now());
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
       this.lastFlush = performance.now();
