@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { R, StatusError, type Pod, type ReplicaSet } from '@kemu/api';
+import { R, StatusError, formatTime, type Pod, type ReplicaSet } from '@kemu/api';
 import { fakeContext, settle, type FakeEnv } from '../testing/context.ts';
 import { ReplicaSetController } from './replicaset.ts';
 import { getControllerOf, podsToDelete } from './pods.ts';
@@ -99,6 +99,30 @@ describe('replicaset-controller', () => {
     await env.api.update(R.replicasets, 'default', { ...again, spec: { ...again.spec, replicas: 6 } });
     await settle();
     expect(activePods(env)).toHaveLength(6);
+  });
+
+  it('counts a ready pod as available only after minReadySeconds', async () => {
+    const env = await start();
+    await env.api.create(R.replicasets, 'default', rsObj('web', 2, { minReadySeconds: 10 }));
+    await settle();
+    // Mid-second, as a real clock always is (conditions carry whole seconds).
+    await env.clock.advance(500);
+    for (const p of activePods(env)) {
+      await env.api.updateStatus(R.pods, 'default', {
+        ...p,
+        status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: formatTime(env.clock.now()) }] },
+      });
+    }
+    await settle();
+    const status = async () => (await env.api.get<ReplicaSet>(R.replicasets, 'default', 'web')).status;
+    expect(await status()).toMatchObject({ readyReplicas: 2, availableReplicas: 0 });
+    // Nothing else happens; the controller looks again once minReadySeconds have passed.
+    for (let i = 0; i < 12; i++) {
+      await env.clock.advance(1000);
+      await settle(5);
+    }
+    await settle();
+    expect(await status()).toMatchObject({ readyReplicas: 2, availableReplicas: 2 });
   });
 
   it('adopts matching orphans and releases pods that stop matching', async () => {
