@@ -276,16 +276,33 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       Math.log((c.topologyKey === LabelHostname ? filtered.length - ignored.size : (counts[i] as Map<string, number>).size) + 2),
     );
     const affinity = requiredNodeAffinity(pod.pod);
-    for (const n of all) {
-      if (!n.node || (requireAll && !hasAllKeys(n.labels, cs))) continue;
-      cs.forEach((c, i) => {
-        if (c.topologyKey === LabelHostname) return;
+    const snap = this.handle.snapshot();
+    const eligible = (n: NodeInfo, c: Constraint) => !!n.node && (!requireAll || hasAllKeys(n.labels, cs)) && includesNode(c, pod, n, affinity);
+    cs.forEach((c, i) => {
+      if (c.topologyKey === LabelHostname) return;
+      const m = counts[i] as Map<string, number>;
+      const ik = c.selector.indexKey;
+      if (ik) {
+        // Count matching pods from the label index instead of walking every node's pods.
+        const ok = new Map<string, boolean>();
+        for (const p of snap.podsWithLabel(pod.namespace, ik[0], ik[1])) {
+          const nodeName = p.pod.spec.nodeName;
+          if (!nodeName || p.pod.metadata.deletionTimestamp || !c.selector(p.labels)) continue;
+          const n = snap.get(nodeName);
+          const v = n?.labels?.[c.topologyKey];
+          if (!n || v === undefined || !m.has(v)) continue;
+          let e = ok.get(nodeName);
+          if (e === undefined) ok.set(nodeName, (e = eligible(n, c)));
+          if (e) m.set(v, (m.get(v) as number) + 1);
+        }
+        return;
+      }
+      for (const n of all) {
         const v = n.labels?.[c.topologyKey];
-        const m = counts[i] as Map<string, number>;
-        if (v === undefined || !m.has(v) || !includesNode(c, pod, n, affinity)) return;
+        if (v === undefined || !m.has(v) || !eligible(n, c)) continue;
         m.set(v, (m.get(v) as number) + countMatching(n.pods, c.selector, pod.namespace));
-      });
-    }
+      }
+    });
     state.write(PRE_SCORE_KEY, new ScoreState(cs, ignored, counts, weights));
     return null;
   }
