@@ -27,6 +27,8 @@ export class WatchHub {
     private readonly opts: HubOptions,
   ) {
     this.ticker = setInterval(() => {
+      // A bookmark promises every earlier event was sent: deliver coalesced events first.
+      for (const c of this.cacher.caches.values()) c.flushPending();
       for (const s of this.sessions) s.bookmark(this.cacher.rv);
     }, opts.bookmarkIntervalMs);
     this.ticker.unref();
