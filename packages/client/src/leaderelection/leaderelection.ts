@@ -7,14 +7,26 @@
 // - Renew: every retryPeriod. If no renewal succeeds within renewDeadline, leadership is lost: the
 //   signal given to onStartedLeading aborts at once and onStoppedLeading runs.
 // - releaseOnCancel: when run()'s signal aborts while leading, the record is rewritten with an empty
-//   holder and a 1 s lease duration, so a follower takes over within about one retry period.
+//   holder and a 1 s lease duration, so a follower can take over at once.
+// - Following (beyond client-go, same semantics): a follower also watches the lock, so it learns of each
+//   change the moment it is written rather than up to a poll later, and it schedules its next attempt at
+//   min(next jittered poll, observedTime + leaseDuration + EXPIRY_SLACK_MS) — or at once after a release or
+//   deletion. The poll remains the fallback whenever the watch is down.
 import { randomUUID } from 'node:crypto';
 import { realClock, silentLogger, type Clock, type Logger } from '@kemu/base';
 import type { EventRecorder } from '../events.ts';
 import type { RestClient } from '../rest.ts';
-import { LeaseLock, type LeaderElectionRecord, type ResourceLock } from './leaselock.ts';
+import { LeaseLock, type LeaderElectionRecord, type LockFollower, type ObservedRecord, type ResourceLock } from './leaselock.ts';
 
 export const JITTER_FACTOR = 1.2;
+/** A follower's expiry-time attempt comes this much after the computed expiry, so timer rounding never wakes it a hair early. */
+export const EXPIRY_SLACK_MS = 10;
+
+/** True when both are integers and a is older than b (kemu's resourceVersions are; anything else compares as "not older"). */
+function olderVersion(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
+  return a.length !== b.length ? a.length < b.length : a < b;
+}
 
 export interface LeaderCallbacks {
   /** Runs once leadership is acquired; `signal` aborts the moment it is lost or released. */
@@ -78,8 +90,20 @@ export class LeaderElector {
   private observed: LeaderElectionRecord | undefined;
   private observedRaw = '';
   private observedTime = 0;
+  private observedRV: string | undefined;
   private reportedLeader = '';
   private leading = false;
+  // What the last acquire attempt decided on: the record it judged (raw) and whether it chose to wait for
+  // that record to expire. A record that changed since, or a judged one reaching expiry, earns an attempt
+  // before the next poll; an attempt that tried and lost (409) waits for news (watch) or the poll.
+  private judgedRaw = '';
+  private judgedWait = false;
+  /** Set by the watch when the lock object was deleted: attempt (create) at once. */
+  private goneSeen = false;
+  /** Aborted to wake the follower's wait when the watch brings news. */
+  private wake: AbortController | undefined;
+  private follower: LockFollower | undefined;
+  private lastWatchedAt = 0;
 
   constructor(cfg: LeaderElectionConfig) {
     if (cfg.leaseDurationMs <= cfg.renewDeadlineMs) throw new Error('leaseDuration must be greater than renewDeadline');
@@ -142,19 +166,66 @@ export class LeaderElector {
 
   private async acquire(signal: AbortSignal): Promise<boolean> {
     this.log.info(`attempting to acquire leader lease ${this.lock.describe()}...`);
-    for (;;) {
-      if (signal.aborted) return false;
-      const t = clockTimeout(this.clock, this.cfg.renewDeadlineMs, signal);
-      const ok = await this.tryAcquireOrRenew(t.signal);
-      t.cancel();
-      if (ok && !signal.aborted) return true;
-      const wait = this.cfg.retryPeriodMs * (1 + Math.random() * JITTER_FACTOR);
-      try {
-        await this.clock.sleep(wait, signal);
-      } catch {
-        return false;
-      }
+    const following = new AbortController();
+    const onAbort = () => following.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (this.lock.follow) {
+      // Late events from a stream being torn down (we just won) must not touch the record we lead with.
+      this.follower = this.lock.follow((o) => void (following.signal.aborted || this.onWatched(o)), { clock: this.clock, logger: this.log });
+      this.lastWatchedAt = this.clock.now();
+      void this.follower.run(following.signal);
     }
+    try {
+      for (;;) {
+        if (signal.aborted) return false;
+        this.goneSeen = false;
+        const t = clockTimeout(this.clock, this.cfg.renewDeadlineMs, signal);
+        const ok = await this.tryAcquireOrRenew(t.signal);
+        t.cancel();
+        if (ok && !signal.aborted) return true;
+        const pollAt = this.clock.now() + this.cfg.retryPeriodMs * (1 + Math.random() * JITTER_FACTOR);
+        for (;;) {
+          const wait = this.nextAttemptAt(pollAt) - this.clock.now();
+          if (wait <= 0) break;
+          const wake = new AbortController();
+          this.wake = wake;
+          try {
+            await this.clock.sleep(wait, AbortSignal.any([signal, wake.signal]));
+          } catch {
+            if (signal.aborted) return false;
+          } finally {
+            this.wake = undefined;
+          }
+        }
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      following.abort();
+      this.follower = undefined;
+    }
+  }
+
+  /** When the follower should try next: the poll, or earlier when the observed record allows a take-over. */
+  private nextAttemptAt(pollAt: number): number {
+    if (this.goneSeen) return this.clock.now();
+    const o = this.observed;
+    if (!o || o.holderIdentity === this.cfg.identity) return pollAt;
+    if (this.observedRaw === this.judgedRaw && !this.judgedWait) return pollAt;
+    const at = o.holderIdentity === '' ? this.observedTime : this.observedTime + this.leaseMs() + EXPIRY_SLACK_MS;
+    return Math.min(pollAt, at);
+  }
+
+  /** A version from the watch: a change is observed now (on our clock), and the follower re-plans. */
+  private onWatched(o: ObservedRecord | undefined): void {
+    if (this.leading) return;
+    this.lastWatchedAt = this.clock.now();
+    if (!o) {
+      this.goneSeen = true;
+    } else {
+      if (olderVersion(o.resourceVersion, this.observedRV) || o.raw === this.observedRaw) return;
+      this.setObserved(o.record, o.raw, o.resourceVersion);
+    }
+    this.wake?.abort();
   }
 
   private async renew(signal: AbortSignal): Promise<void> {
@@ -204,7 +275,7 @@ export class LeaderElector {
       desired.leaderTransitions = this.observed.leaderTransitions;
       try {
         const got = await this.lock.update(desired, signal);
-        this.setObserved(got.record, got.raw);
+        this.setObserved(got.record, got.raw, got.resourceVersion);
         return true;
       } catch (e) {
         this.log.debug({ err: String(e) }, 'optimistic renewal failed, falling back to a read');
@@ -213,6 +284,8 @@ export class LeaderElector {
     }
 
     let current;
+    this.judgedRaw = this.observedRaw;
+    this.judgedWait = false;
     try {
       current = await this.lock.get(signal);
     } catch (e) {
@@ -222,20 +295,34 @@ export class LeaderElector {
     if (!current) {
       try {
         const got = await this.lock.create(desired, signal);
-        this.setObserved(got.record, got.raw);
+        this.setObserved(got.record, got.raw, got.resourceVersion);
         return true;
       } catch (e) {
         this.log.info({ err: String(e) }, 'error initially creating leader election record');
         return false;
       }
     }
+    // A read from a replica behind what the watch already delivered: acting on it could only 409.
+    if (olderVersion(current.resourceVersion, this.observedRV)) {
+      this.log.debug('read an older lock version than already observed');
+      return false;
+    }
 
     // The record changed since we last looked: remember when, on our clock.
-    if (current.raw !== this.observedRaw) this.setObserved(current.record, current.raw);
+    if (current.raw !== this.observedRaw) {
+      this.setObserved(current.record, current.raw, current.resourceVersion);
+      // A leader is renewing but the watch did not bring it for two renew periods: presume the stream dead.
+      if (this.follower && current.record.holderIdentity !== '' && this.clock.now() - this.lastWatchedAt > 2 * JITTER_FACTOR * this.cfg.retryPeriodMs) {
+        this.lastWatchedAt = this.clock.now();
+        this.follower.restart();
+      }
+    }
+    this.judgedRaw = current.raw;
     const old = current.record;
     const isSelf = old.holderIdentity === this.cfg.identity;
     if (old.holderIdentity !== '' && !isSelf && this.isLeaseValid(now)) {
       this.log.debug({ holder: old.holderIdentity }, 'lock is held and has not yet expired');
+      this.judgedWait = true;
       return false;
     }
     if (isSelf) {
@@ -246,9 +333,11 @@ export class LeaderElector {
     }
     try {
       const got = await this.lock.update(desired, signal);
-      this.setObserved(got.record, got.raw);
+      this.setObserved(got.record, got.raw, got.resourceVersion);
       return true;
     } catch (e) {
+      // Typically 409: another candidate won the race. observedTime stays what it was (we saw no new record);
+      // the watch (or the next poll) brings the winner's record.
       this.log.info({ err: String(e) }, 'failed to update lock');
       return false;
     }
@@ -256,14 +345,19 @@ export class LeaderElector {
 
   /** The observed record is still within its lease duration, measured from when we saw it change. */
   private isLeaseValid(now: number): boolean {
-    const secs = this.observed?.leaseDurationSeconds ?? 0;
-    const ms = secs > 0 ? secs * 1000 : this.cfg.leaseDurationMs;
-    return this.observedTime + ms > now;
+    return this.observedTime + this.leaseMs() > now;
   }
 
-  private setObserved(record: LeaderElectionRecord, raw: string): void {
+  /** The observed record's lease duration (client-go uses the record's, not our own). */
+  private leaseMs(): number {
+    const secs = this.observed?.leaseDurationSeconds ?? 0;
+    return secs > 0 ? secs * 1000 : this.cfg.leaseDurationMs;
+  }
+
+  private setObserved(record: LeaderElectionRecord, raw: string, resourceVersion?: string): void {
     this.observed = record;
     this.observedRaw = raw;
+    this.observedRV = resourceVersion;
     this.observedTime = this.clock.now();
     if (record.holderIdentity !== this.reportedLeader) {
       this.reportedLeader = record.holderIdentity;
@@ -297,7 +391,7 @@ export class LeaderElector {
       for (let attempt = 0; attempt < 2; attempt++) {
         try {
           const got = await this.lock.update(record, t.signal);
-          this.setObserved(got.record, got.raw);
+          this.setObserved(got.record, got.raw, got.resourceVersion);
           this.log.info(`released lease ${this.lock.describe()}`);
           return;
         } catch (e) {

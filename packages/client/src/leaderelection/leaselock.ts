@@ -2,8 +2,10 @@
 // implementation on a coordination.k8s.io/v1 Lease. Updates carry the resourceVersion last read, so two
 // candidates racing for the same record cannot both win (the loser gets 409 Conflict).
 import { R, formatMicroTime, parseTime, type Lease, type LeaseSpec } from '@kemu/api';
+import type { Clock, Logger } from '@kemu/base';
 import type { EventRecorder } from '../events.ts';
 import type { RestClient } from '../rest.ts';
+import { LeaseFollower } from './leasewatch.ts';
 
 export interface LeaderElectionRecord {
   holderIdentity: string;
@@ -18,6 +20,15 @@ export interface LeaderElectionRecord {
 export interface ObservedRecord {
   record: LeaderElectionRecord;
   raw: string;
+  /** The lock object's resourceVersion, to drop a read older than one already seen. */
+  resourceVersion?: string;
+}
+
+/** Streams changes of the lock object (see LeaseFollower). */
+export interface LockFollower {
+  run(signal: AbortSignal): Promise<void>;
+  /** The stream is presumed dead: reconnect from the last version seen. */
+  restart(): void;
 }
 
 export interface ResourceLock {
@@ -27,6 +38,11 @@ export interface ResourceLock {
   /** Replaces the record of the object last read or written (409 if it changed meanwhile). */
   update(record: LeaderElectionRecord, signal?: AbortSignal): Promise<ObservedRecord>;
   recordEvent(message: string): void;
+  /**
+   * Optional: follow the lock object so a candidate sees changes as they are written (undefined = deleted).
+   * Must not touch what get/create/update use for their resourceVersion.
+   */
+  follow?(onChange: (o: ObservedRecord | undefined) => void, opts: { clock: Clock; logger: Logger }): LockFollower;
   identity(): string;
   describe(): string;
 }
@@ -41,7 +57,7 @@ function toSpec(r: LeaderElectionRecord): LeaseSpec {
   };
 }
 
-function fromLease(l: Lease): ObservedRecord {
+export function fromLease(l: Lease): ObservedRecord {
   const s = l.spec ?? {};
   const record: LeaderElectionRecord = {
     holderIdentity: s.holderIdentity ?? '',
@@ -50,7 +66,11 @@ function fromLease(l: Lease): ObservedRecord {
     renewTime: parseTime(s.renewTime) || 0,
     leaderTransitions: s.leaseTransitions ?? 0,
   };
-  return { record, raw: JSON.stringify([s.holderIdentity, s.leaseDurationSeconds, s.acquireTime, s.renewTime, s.leaseTransitions]) };
+  return {
+    record,
+    raw: JSON.stringify([s.holderIdentity, s.leaseDurationSeconds, s.acquireTime, s.renewTime, s.leaseTransitions]),
+    resourceVersion: l.metadata.resourceVersion,
+  };
 }
 
 export class LeaseLock implements ResourceLock {
@@ -93,6 +113,10 @@ export class LeaseLock implements ResourceLock {
   recordEvent(message: string): void {
     if (!this.recorder || !this.lease) return;
     this.recorder.event(this.lease, 'Normal', 'LeaderElection', `${this.id} ${message}`);
+  }
+
+  follow(onChange: (o: ObservedRecord | undefined) => void, opts: { clock: Clock; logger: Logger }): LockFollower {
+    return new LeaseFollower(this.client, this.namespace, this.name, (l) => onChange(l ? fromLease(l) : undefined), opts);
   }
 
   identity(): string {
