@@ -119,6 +119,27 @@ describe('Deployment with kube-controller-manager', () => {
     expect(pods.active('web-').every((p) => p.spec.containers[0]?.image === 'nginx:1.27')).toBe(true);
   }, 90_000);
 
+  it('kubectl rollout pause holds a template change back; resume and restart roll out', async () => {
+    await env.kubectl('rollout', 'pause', 'deployment/web');
+    await env.kubectl('set', 'image', 'deployment/web', 'web=nginx:1.29');
+    await waitFor('the pause to be observed', async () => {
+      const d = await deployment();
+      return (d.status?.observedGeneration ?? 0) >= (d.metadata.generation ?? 0) && d.status?.conditions?.some((c) => c.type === 'Progressing' && c.reason === 'DeploymentPaused');
+    }, 30_000, 100);
+    expect((await replicaSets()).some((r) => r.spec.template?.spec.containers[0]?.image === 'nginx:1.29')).toBe(false);
+    await env.kubectl('rollout', 'resume', 'deployment/web');
+    await rolledOut();
+    expect(pods.active('web-').every((p) => p.spec.containers[0]?.image === 'nginx:1.29')).toBe(true);
+    const before = new Set(pods.active('web-').map((p) => p.metadata.uid));
+    await env.kubectl('rollout', 'restart', 'deployment/web');
+    await waitFor('restarted pods', () => {
+      const live = pods.active('web-');
+      return live.length === 6 && live.every((p) => !before.has(p.metadata.uid));
+    }, 60_000, 100);
+    await rolledOut();
+    expect(await env.kubectl('rollout', 'history', 'deployment/web')).toMatch(/\b5\b/);
+  }, 120_000);
+
   it('kubectl delete deployment: its ReplicaSets and pods are garbage collected', async () => {
     await env.kubectl('delete', 'deployment', 'web');
     await waitFor('replica sets to go', async () => (await replicaSets()).length === 0, 30_000, 100);
