@@ -144,6 +144,23 @@ describe('watch', () => {
     for (const m of msgs) expect((JSON.parse(m) as Ev).type).toBe('ADDED');
   });
 
+  it('coalesced fan-out: 70 watchers each get every event once, in order, including one that joins mid-stream', async () => {
+    const start = (await post('/api/v1/namespaces/default/configmaps', cm('fan-start'))).metadata.resourceVersion;
+    const N = 40;
+    const url = `/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${start}`;
+    const watchers = Array.from({ length: 70 }, () => watch(url, (e) => e.length >= N));
+    const deadline = Date.now() + 10_000;
+    while (srv.ctx.hub.count() < 70 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    const rvs: string[] = [];
+    let late: Promise<{ events: Ev[] }> | undefined;
+    for (let i = 0; i < N; i++) {
+      rvs.push((await post('/api/v1/namespaces/default/configmaps', cm(`fan-${i}`))).metadata.resourceVersion);
+      if (i === N / 2) late = watch(`/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${rvs[5]}`, (e) => e.length >= N - 6);
+    }
+    for (const w of watchers) expect((await w).events.map((e) => e.object.metadata.resourceVersion)).toEqual(rvs);
+    expect((await (late as Promise<{ events: Ev[] }>)).events.map((e) => e.object.metadata.resourceVersion)).toEqual(rvs.slice(6));
+  });
+
   it('cuts off a watcher that does not read, without holding up the others', async () => {
     const slow = await createApiServer({ backend: new MemoryBackend(), logger: silentLogger(), maxWatchBufferBytes: 256 * 1024 });
     await slow.start();
