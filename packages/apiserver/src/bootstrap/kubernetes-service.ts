@@ -25,6 +25,8 @@ export async function ensureKubernetesService(registry: Registry, clusterIP: str
     metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
     spec: { type: 'ClusterIP', clusterIP, clusterIPs: [clusterIP], ports, sessionAffinity: 'None', ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack', internalTrafficPolicy: 'Cluster' },
   };
+  // Check first: replicas starting together would otherwise race their ClusterIP claims for one Service.
+  if (await registry.getKV(R.services, 'default', 'kubernetes')) return;
   try {
     await registry.create(R.services, svc);
   } catch (e) {
