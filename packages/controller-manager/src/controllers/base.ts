@@ -80,7 +80,7 @@ export class KeyedWorker {
     try {
       const ok = await this.waitForSync(signal);
       if (!ok) return;
-      const workers = Array.from({ length: Math.max(1, this.opts.workers) }, () => this.worker());
+      const workers = Array.from({ length: Math.max(1, this.opts.workers) }, () => this.worker(signal));
       await Promise.all(workers);
     } finally {
       signal.removeEventListener('abort', stop);
@@ -95,10 +95,15 @@ export class KeyedWorker {
     return this.synced.every((i) => i.hasSynced());
   }
 
-  private async worker(): Promise<void> {
+  private async worker(signal: AbortSignal): Promise<void> {
     for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return;
+      // Leadership may have ended while this key waited: do no more work at all.
+      if (signal.aborted) {
+        this.queue.done(key);
+        return;
+      }
       const name = this.opts.name;
       workqueueMetrics.depth.set({ name }, this.queue.len());
       const stopTimer = workqueueMetrics.workDuration.startTimer({ name });
@@ -108,7 +113,7 @@ export class KeyedWorker {
       } catch (e) {
         if (isNotFound(e)) {
           this.queue.forget(key);
-        } else if (!this.ctx.signal.aborted) {
+        } else if (!signal.aborted) {
           // Conflicts are the normal price of optimistic concurrency; anything else is worth seeing.
           const fields = { queue: this.opts.name, key, err: String(e) };
           if (isConflict(e)) this.ctx.logger.debug(fields, 'sync conflict, requeuing');
