@@ -6,7 +6,7 @@ import type { ObjectFilter } from '../registry/filter.ts';
 import type { TablePrinter } from '../strategy/types.ts';
 import { rowFor, type IncludeObject } from '../table.ts';
 import { lineFor, type CacheEvent, type CacheEventType } from './event.ts';
-import type { CachedObject, CacheWatcher, Delivery, ResourceCache } from './resource-cache.ts';
+import { deliveryFor, type CachedObject, type CacheWatcher, type Delivery, type ResourceCache } from './resource-cache.ts';
 
 export interface WatchSink {
   /** The sink writes HTTP chunks itself: buffers must come chunk-framed (see frame()). */
@@ -92,12 +92,7 @@ export class WatchSession implements CacheWatcher {
   }
 
   private typeFor(ev: CacheEvent): CacheEventType | undefined {
-    if (this.namespace !== undefined && ev.object.metadata.namespace !== this.namespace) return undefined;
-    if (!this.filter) return ev.type;
-    const cur = this.filter(ev.object);
-    if (ev.type !== 'MODIFIED' || !ev.prev) return cur ? ev.type : undefined;
-    const old = this.filter(ev.prev);
-    return cur && old ? 'MODIFIED' : cur ? 'ADDED' : old ? 'DELETED' : undefined;
+    return deliveryFor(this, ev);
   }
 
   deliver(batch: Delivery[]): void {
