@@ -8,6 +8,12 @@ import { REGISTRY_PREFIX } from '../storage.ts';
 import type { CacheEvent } from './event.ts';
 import { ResourceCache } from './resource-cache.ts';
 
+/**
+ * The whole keyspace, not just /registry/: every store write moves the global revision, and the cache's
+ * revision must follow all of them or a client's resourceVersion could look like the future.
+ */
+const WATCH_PREFIX = '';
+
 export interface CacherOptions {
   backend: Backend;
   logger: Logger;
@@ -54,10 +60,10 @@ export class Cacher {
     let from = Math.max(compacted, current - (this.opts.bootstrapHistory ?? 5_000), 0);
     let list;
     try {
-      list = await backend.list(REGISTRY_PREFIX, { revision: from });
+      list = await backend.list(WATCH_PREFIX, { revision: from });
     } catch (e) {
       if (!(e instanceof CompactedError)) throw e;
-      list = await backend.list(REGISTRY_PREFIX);
+      list = await backend.list(WATCH_PREFIX);
     }
     from = list.revision;
     this.caches.clear();
@@ -70,7 +76,7 @@ export class Cacher {
       this.cache(r).load({ key: kv.key, object, json: JSON.stringify(object), rv: kv.modRevision });
     }
     this.rv = from;
-    this.storeWatch = backend.watch(REGISTRY_PREFIX, from, {
+    this.storeWatch = backend.watch(WATCH_PREFIX, from, {
       onEvents: (events) => this.applyBatch(events),
       onError: (err) => this.onStoreError(err),
     });
@@ -86,6 +92,7 @@ export class Cacher {
   }
 
   private resourceOf(key: string): ResourceInfo | undefined {
+    if (!key.startsWith(REGISTRY_PREFIX)) return undefined;
     const rest = key.slice(REGISTRY_PREFIX.length);
     const slash = rest.indexOf('/');
     return slash < 0 ? undefined : this.byPrefix.get(rest.slice(0, slash));
