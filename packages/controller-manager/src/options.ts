@@ -43,10 +43,10 @@ export const FLAGS = {
   'node-cidr-mask-size': { type: 'int', default: 24, usage: 'Mask size for node cidr in cluster. Default is 24 for IPv4.' },
   'service-cluster-ip-range': { type: 'string', default: '', usage: 'CIDR Range for Services in cluster.' },
   'node-monitor-period': { type: 'duration', default: 5_000, usage: 'The period for syncing NodeStatus in cloud-node-lifecycle-controller.' },
-  // 40s is the 1.31 default (raised to 50s in 1.32, kubernetes/kubernetes#126287).
+  // The architecture contract fixes 50s (Kubernetes' default since 1.32, kubernetes/kubernetes#126287; 1.31 had 40s).
   'node-monitor-grace-period': {
     type: 'duration',
-    default: 40_000,
+    default: 50_000,
     usage: 'Amount of time which we allow running Node to be unresponsive before marking it unhealthy.',
   },
   'node-startup-grace-period': { type: 'duration', default: 60_000, usage: 'Amount of time which we allow starting Node to be unresponsive before marking it unhealthy.' },

@@ -41,7 +41,7 @@ describe('options', () => {
     expect(o['leader-elect-resource-name']).toBe('kube-controller-manager');
     expect(o['secure-port']).toBe(10257);
     expect(o.controllers).toEqual(['*']);
-    expect(o['node-monitor-grace-period']).toBe(40_000);
+    expect(o['node-monitor-grace-period']).toBe(50_000);
     expect(o['kube-api-qps']).toBe(20);
   });
   it('validates leader election timing', () => {
