@@ -26,9 +26,13 @@ export interface EventRecorderOptions {
   spamRefillMs?: number;
 }
 
-/** Per-event extras: `fieldPath` names a part of the object (the kubelet's `spec.containers{web}`). */
+/**
+ * Per-event extras: `fieldPath` names a part of the object (the kubelet's `spec.containers{web}`); `host`
+ * overrides the source host for this event (one recorder serving many emulated nodes).
+ */
 export interface EventOptions {
   fieldPath?: string;
+  host?: string;
 }
 
 interface Seen {
@@ -75,12 +79,13 @@ export class EventRecorder {
       if (opts?.fieldPath) ref.fieldPath = opts.fieldPath;
       const namespace = obj.metadata.namespace || 'default';
       const now = this.clock.now();
-      if (!this.allowed(ref)) {
+      const source = opts?.host !== undefined ? { component: this.source.component, host: opts.host } : this.source;
+      if (!this.allowed(ref, source)) {
         this.log.debug({ reason, object: ref.name }, 'event dropped by the spam filter');
         return;
       }
       this.chain = this.chain
-        .then(() => this.write(ref, namespace, type, reason, message, now))
+        .then(() => this.write(ref, source, namespace, type, reason, message, now))
         .catch((e: unknown) => this.log.warn({ err: String(e), reason, object: ref.name }, 'could not write event'));
     } catch (e) {
       this.log.warn({ err: String(e) }, 'could not record event');
@@ -92,9 +97,9 @@ export class EventRecorder {
     return this.chain;
   }
 
-  private allowed(ref: ObjectReference): boolean {
+  private allowed(ref: ObjectReference, source: EventSourceInfo): boolean {
     if (this.spamBurst <= 0) return true;
-    const key = [this.source.component, this.source.host ?? '', ref.kind, ref.namespace, ref.name, ref.uid, ref.apiVersion].join('\u0000');
+    const key = [source.component, source.host ?? '', ref.kind, ref.namespace, ref.name, ref.uid, ref.apiVersion].join('\u0000');
     let b = this.spam.get(key);
     if (!b) {
       if (this.spam.size >= this.cacheSize) this.spam.delete(this.spam.keys().next().value as string);
@@ -104,8 +109,8 @@ export class EventRecorder {
     return b.tryAccept();
   }
 
-  private async write(ref: ObjectReference, namespace: string, type: string, reason: string, message: string, now: number): Promise<void> {
-    const key = [this.source.component, this.source.host ?? '', ref.kind, ref.namespace, ref.name, ref.fieldPath, ref.uid, ref.apiVersion, type, reason, message].join('\u0000');
+  private async write(ref: ObjectReference, source: EventSourceInfo, namespace: string, type: string, reason: string, message: string, now: number): Promise<void> {
+    const key = [source.component, source.host ?? '', ref.kind, ref.namespace, ref.name, ref.fieldPath, ref.uid, ref.apiVersion, type, reason, message].join('\u0000');
     const prev = this.seen.get(key);
     const ts = formatTime(now);
     if (prev) {
@@ -128,13 +133,13 @@ export class EventRecorder {
       reason,
       message,
       type: type === 'Warning' ? 'Warning' : 'Normal',
-      source: this.source.host ? { component: this.source.component, host: this.source.host } : { component: this.source.component },
+      source: source.host ? { component: source.component, host: source.host } : { component: source.component },
       firstTimestamp: ts,
       lastTimestamp: ts,
       count: 1,
       eventTime: null,
-      reportingComponent: this.source.component,
-      reportingInstance: this.source.host ?? '',
+      reportingComponent: source.component,
+      reportingInstance: source.host ?? '',
     };
     await this.createWithRetry(namespace, ev);
     this.remember(key, { name, namespace, count: 1, firstTimestamp: ts });

@@ -38,6 +38,8 @@ export interface RestClientOptions {
   maxRetries?: number;
   /** First back-off for connection errors and 5xx (default 200 ms, doubling, capped at 2 s). */
   retryBackoffMs?: number;
+  /** Most connections open to the server at once (default: no limit); requests beyond it wait for one. */
+  maxConnections?: number;
 }
 
 interface SendOptions {
@@ -144,7 +146,13 @@ export class RestClient {
     if (config.keyData) connect.key = config.keyData;
     if (config.insecureSkipTLSVerify) connect.rejectUnauthorized = false;
     // Watches live for minutes: the Agent's own body/headers timeouts are off; each request carries its own.
-    this.agent = new Agent({ connect, keepAliveTimeout: 30_000, bodyTimeout: 0, headersTimeout: 0 });
+    this.agent = new Agent({
+      connect,
+      keepAliveTimeout: 30_000,
+      bodyTimeout: 0,
+      headersTimeout: 0,
+      ...(opts.maxConnections ? { connections: opts.maxConnections } : {}),
+    });
     this.baseHeaders = { 'user-agent': config.userAgent ?? 'kemu/v0.1.0', accept: 'application/json' };
     if (config.token) this.baseHeaders.authorization = `Bearer ${config.token}`;
   }

@@ -5,6 +5,7 @@ import type { Clock, Logger } from '@kemu/base';
 import { EventRecorder, type RestClient } from '@kemu/client';
 import { NodeAgent, Semaphore } from './node/agent.ts';
 import { nodeIdentities, type NodeConfig } from './node/status.ts';
+import type { EventSink } from './events.ts';
 import type { KubeletOptions } from './options.ts';
 import { TimerQueue } from './timers.ts';
 import { runThinWatch } from './watch.ts';
@@ -37,11 +38,16 @@ export class Kubelet {
       kubeletPort: f['secure-port'] || 10250,
     };
     const registrations = new Semaphore(16);
-    // One recorder per node (the source host is the node's name), with a small aggregation cache each: a
-    // node's own events are few, and a pod's repeat only while it crash-loops.
-    const recorder = (host: string) =>
-      new EventRecorder(deps.client, { component: 'kubelet', host }, { clock: deps.clock, logger: deps.logger, cacheSize: 64 });
     const ids = nodeIdentities(opts.hostname, f['node-count'], f['node-ip'], f['pod-cidr']);
+    // Events: a few recorders shared by all nodes (each event names its node as source host), so memory
+    // for aggregation is bounded per process, not per node, and up to 16 nodes' events are written at once.
+    const recorders = Array.from({ length: Math.min(16, ids.length) }, () =>
+      new EventRecorder(deps.client, { component: 'kubelet' }, { clock: deps.clock, logger: deps.logger, cacheSize: ids.length === 1 ? 4096 : 256 }),
+    );
+    const recorder = (host: string, index: number): EventSink => {
+      const r = recorders[index % recorders.length] as EventRecorder;
+      return { event: (obj, type, reason, message, o) => r.event(obj, type, reason, message, { fieldPath: o?.fieldPath, host }) };
+    };
     for (const id of ids) {
       const agent = new NodeAgent(
         id,

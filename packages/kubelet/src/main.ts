@@ -39,7 +39,9 @@ async function main(): Promise<void> {
   } catch (e) {
     fail(`invalid configuration: ${(e as Error).message}`, 1);
   }
-  const client = new RestClient(config, { logger });
+  // One connection pool for all nodes: a few dozen keep-alive connections carry every heartbeat (sockets
+  // per node would cost more than the nodes themselves).
+  const client = new RestClient(config, { logger, maxConnections: Math.min(64, 8 + 4 * n) });
   const kubelet = new Kubelet(opts, { client, clock: realClock, logger });
 
   const registry = newMetricsRegistry();

@@ -13,7 +13,7 @@ import type { LifecycleEnv } from '../pods/lifecycle.ts';
 import { PodWorker, type WorkerHost } from '../pods/worker.ts';
 import { Heartbeat, type HeartbeatOptions } from './heartbeat.ts';
 import { registerNode } from './registration.ts';
-import { buildNode, buildNodeStatus, imageSize, type NodeConfig, type NodeIdentity } from './status.ts';
+import { buildNode, buildNodeStatus, conditionMemo, imageSize, memoStatus, type ConditionMemo, type NodeConfig, type NodeIdentity } from './status.ts';
 
 export interface AgentDeps {
   client: KubeApi;
@@ -26,7 +26,7 @@ export interface AgentDeps {
   preloadedImages: readonly string[];
   registerNode: boolean;
   /** The event recorder for one node (source kubelet, host = the node's name); none: no events. */
-  recorder?: (nodeName: string) => EventSink;
+  recorder?: (nodeName: string, index: number) => EventSink;
   /** Bounds how many nodes register at once (a thousand at once would open a thousand connections). */
   registrations: Semaphore;
 }
@@ -50,7 +50,7 @@ export class Semaphore {
 
 export class NodeAgent {
   /** What the kubelet keeps of its Node: not the object, only what it needs. */
-  private node: { uid: string; conditions?: Condition[] } | undefined;
+  private node: { uid: string; conditions: ConditionMemo } | undefined;
   private readonly bootID = randomUUID();
   private readonly images: Set<string>;
   private imagesVersion = 0;
@@ -65,8 +65,9 @@ export class NodeAgent {
   private readonly pending = new Map<string, Pod>();
   private stopped = false;
   private readonly events: EventSink | undefined;
-  /** The Node conditions (as last seen from the API) that condition events were already recorded against. */
-  private eventsAgainst: Condition[] | undefined;
+  /** Counts changes of the Node's condition statuses seen from the API; events were recorded against `eventsGen`. */
+  private conditionsGen = 0;
+  private eventsGen = -1;
   /** When the Node was registered, and when it was last re-read for a podCIDR (see onPod). */
   private registeredAt = 0;
   private cidrCheckedAt = -Infinity;
@@ -80,7 +81,7 @@ export class NodeAgent {
     this.images = new Set(deps.preloadedImages);
     this.ipam = new PodIPAllocator(id.fallbackPodCIDR);
     this.allocatable = parseAllocatable(deps.config.capacity);
-    this.events = deps.recorder?.(id.name);
+    this.events = deps.recorder?.(id.name, id.index);
     this.heartbeat = new Heartbeat(deps.client, deps.timers, deps.clock, deps.logger, {
       name: id.name,
       nodeUID: () => this.node?.uid,
@@ -145,8 +146,8 @@ export class NodeAgent {
     const status = buildNodeStatus(this.id, this.deps.config, this.bootID, this.images, now, previous);
     // As the kubelet's condition setters: an event for each condition whose status changed from what the
     // API holds (e.g. Ready=Unknown set by the node controller while this kubelet was away).
-    if (previous && previous !== this.eventsAgainst) {
-      this.eventsAgainst = previous;
+    if (previous && this.eventsGen !== this.conditionsGen) {
+      this.eventsGen = this.conditionsGen;
       this.conditionEvents(previous, status.conditions ?? []);
     }
     return status;
@@ -156,10 +157,10 @@ export class NodeAgent {
     this.events?.event(nodeRefObject(this.id.name), type, reason, message);
   }
 
-  private conditionEvents(previous: Condition[] | undefined, next: Condition[]): void {
+  private conditionEvents(previous: ConditionMemo | undefined, next: Condition[]): void {
     if (!this.events) return;
     for (const c of next) {
-      if (previous?.find((p) => p.type === c.type)?.status === c.status) continue;
+      if (memoStatus(previous, c.type) === memoStatus(conditionMemo([c]), c.type)) continue;
       const ev = conditionEvent(c.type, c.status);
       if (ev) this.nodeEvent('Normal', ev, Message.nodeStatus(this.id.name, ev));
     }
@@ -186,7 +187,7 @@ export class NodeAgent {
         if (registered.created) {
           // A new Node: its first conditions are reported now (an adopted one's are compared by status()).
           this.conditionEvents(undefined, node.status?.conditions ?? []);
-          this.eventsAgainst = this.node?.conditions;
+          this.eventsGen = this.conditionsGen;
         }
         this.heartbeat.statusNow();
         ok = true;
@@ -203,7 +204,9 @@ export class NodeAgent {
   }
 
   private setNode(node: Node): void {
-    this.node = { uid: node.metadata.uid ?? '', conditions: node.status?.conditions };
+    const conditions = conditionMemo(node.status?.conditions);
+    if (conditions.sig !== this.node?.conditions.sig) this.conditionsGen++;
+    this.node = { uid: node.metadata.uid ?? '', conditions };
     const cidr = node.spec?.podCIDR;
     if (cidr && cidr !== this.ipam.cidr && this.ipam.inUse() === 0) {
       try {
@@ -228,11 +231,11 @@ export class NodeAgent {
       if (this.deps.registerNode) void this.register();
       return;
     }
-    const prevReady = this.node?.conditions?.find((c) => c.type === 'Ready');
+    const prevReady = memoStatus(this.node?.conditions, 'Ready');
     this.setNode(node);
     const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
     // A controller marked the node (e.g. Ready=Unknown): report the real status at once.
-    if (ready && (ready.status !== 'True' || ready.reason !== 'KubeletReady') && prevReady?.status !== ready.status) this.heartbeat.statusNow();
+    if (ready && (ready.status !== 'True' || ready.reason !== 'KubeletReady') && prevReady !== memoStatus(this.node?.conditions, 'Ready')) this.heartbeat.statusNow();
   }
 
   onPod(pod: Pod): void {

@@ -27,8 +27,24 @@ export interface HeartbeatTarget {
   version(): number;
 }
 
+/**
+ * A Lease with nothing but what the kubelet writes (the usual case): then only its resourceVersion is kept and
+ * each renewal body is built afresh. Anything else on it (labels, other spec fields) makes us keep the object.
+ */
+function plainLease(l: Lease, name: string): boolean {
+  const m = l.metadata;
+  if (m.labels || m.annotations || m.finalizers || (m.ownerReferences?.length ?? 0) > 1) return false;
+  const o = m.ownerReferences?.[0];
+  if (o && (o.kind !== 'Node' || o.name !== name || o.apiVersion !== 'v1' || o.controller !== undefined || o.blockOwnerDeletion !== undefined)) return false;
+  for (const k of Object.keys(l.spec ?? {})) if (k !== 'holderIdentity' && k !== 'leaseDurationSeconds' && k !== 'renewTime') return false;
+  return true;
+}
+
 export class Heartbeat {
-  private lease: Lease | undefined;
+  /** The Lease as last written: its resourceVersion and owner (plain leases), or the object (others). */
+  private leaseRV: string | undefined;
+  private leaseOwner: string | undefined;
+  private leaseObject: Lease | undefined;
   private leaseTimer: TimerHandle | undefined;
   private statusTimer: TimerHandle | undefined;
   private leaseFailures = 0;
@@ -93,36 +109,52 @@ export class Heartbeat {
     if (!this.stopped) this.leaseTimer = this.timers.after(delay, () => void this.renewLease());
   }
 
-  private desiredLease(base: Lease | undefined): Lease {
-    const now = formatMicroTime(this.clock.now());
-    const uid = this.target.nodeUID();
+  /** The renewal body: built from what is known of the Lease (`base` when it has more than we write). */
+  private desiredLease(base: Lease | undefined, rv: string | undefined, owner: string | undefined): Lease {
+    const name = this.target.name;
+    const uid = this.target.nodeUID() ?? owner;
     const lease: Lease = base
       ? { ...base, metadata: { ...base.metadata }, spec: { ...base.spec } }
-      : { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.target.name, namespace: NODE_LEASE_NAMESPACE }, spec: {} };
-    lease.spec = { ...lease.spec, holderIdentity: this.target.name, leaseDurationSeconds: this.opts.leaseDurationSeconds, renewTime: now };
+      : { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: NODE_LEASE_NAMESPACE }, spec: {} };
+    if (!base && rv !== undefined) lease.metadata.resourceVersion = rv;
+    lease.spec = { ...lease.spec, holderIdentity: name, leaseDurationSeconds: this.opts.leaseDurationSeconds, renewTime: formatMicroTime(this.clock.now()) };
     if (uid && !(lease.metadata.ownerReferences ?? []).some((o) => o.uid === uid)) {
-      lease.metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'Node', name: this.target.name, uid }];
+      lease.metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'Node', name, uid }];
     }
     return lease;
   }
 
+  private remember(l: Lease): void {
+    if (plainLease(l, this.target.name)) {
+      this.leaseObject = undefined;
+      this.leaseRV = l.metadata.resourceVersion;
+      this.leaseOwner = l.metadata.ownerReferences?.[0]?.uid;
+    } else {
+      this.leaseObject = l;
+      this.leaseRV = undefined;
+      this.leaseOwner = undefined;
+    }
+  }
+
   private async tryRenew(): Promise<void> {
     const name = this.target.name;
-    if (this.lease) {
+    if (this.leaseObject || this.leaseRV !== undefined) {
       try {
-        this.lease = await this.client.update<Lease>(R.leases, NODE_LEASE_NAMESPACE, this.desiredLease(this.lease));
+        this.remember(await this.client.update<Lease>(R.leases, NODE_LEASE_NAMESPACE, this.desiredLease(this.leaseObject, this.leaseRV, this.leaseOwner)));
         return;
       } catch (e) {
         if (!(e instanceof StatusError) || (e.code !== 409 && e.code !== 404)) throw e;
-        this.lease = undefined;
+        this.leaseObject = undefined;
+        this.leaseRV = undefined;
+        this.leaseOwner = undefined;
       }
     }
     try {
       const current = await this.client.get<Lease>(R.leases, NODE_LEASE_NAMESPACE, name);
-      this.lease = await this.client.update<Lease>(R.leases, NODE_LEASE_NAMESPACE, this.desiredLease(current));
+      this.remember(await this.client.update<Lease>(R.leases, NODE_LEASE_NAMESPACE, this.desiredLease(current, undefined, undefined)));
     } catch (e) {
       if (!(e instanceof StatusError) || e.code !== 404) throw e;
-      this.lease = await this.client.create<Lease>(R.leases, NODE_LEASE_NAMESPACE, this.desiredLease(undefined));
+      this.remember(await this.client.create<Lease>(R.leases, NODE_LEASE_NAMESPACE, this.desiredLease(undefined, undefined, undefined)));
     }
   }
 

@@ -2,7 +2,7 @@
 // addresses, nodeInfo, images, and the four conditions with Kubernetes' reasons and messages.
 import os from 'node:os';
 import { createHash } from 'node:crypto';
-import { formatTime, type Condition, type ContainerImage, type Node, type NodeStatus, type Taint } from '@kemu/api';
+import { formatTime, parseTime, type Condition, type ContainerImage, type Node, type NodeStatus, type Taint } from '@kemu/api';
 import { imageID, normalizeImage } from '../pods/status.ts';
 
 export const KUBELET_VERSION = 'v1.31.0';
@@ -77,12 +77,41 @@ const CONDITIONS: readonly [string, 'True' | 'False', string, string][] = [
   ['Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'],
 ];
 
-export function nodeConditions(now: number, previous: Condition[] | undefined): Condition[] {
+/**
+ * What the kubelet keeps of the Node's conditions as the API has them: for each of the four (in CONDITIONS'
+ * order) the status as one letter in `sig` ('T', 'F', 'U'nknown, '-' absent) and its lastTransitionTime in ms.
+ * A few bytes instead of the condition objects, for a thousand nodes.
+ */
+export interface ConditionMemo {
+  sig: string;
+  since: number[];
+}
+
+const letter = (status: string | undefined) => (status === 'True' ? 'T' : status === 'False' ? 'F' : status === undefined ? '-' : 'U');
+
+export function conditionMemo(conditions: readonly Condition[] | undefined): ConditionMemo {
+  let sig = '';
+  const since: number[] = [];
+  for (const [type] of CONDITIONS) {
+    const c = conditions?.find((x) => x.type === type);
+    sig += letter(c?.status);
+    since.push(c?.lastTransitionTime ? parseTime(c.lastTransitionTime) : NaN);
+  }
+  return { sig, since };
+}
+
+/** The status letter `memo` holds for a condition type ('-' when unknown). */
+export function memoStatus(memo: ConditionMemo | undefined, type: string): string {
+  const i = CONDITIONS.findIndex(([t]) => t === type);
+  return memo?.sig[i] ?? '-';
+}
+
+export function nodeConditions(now: number, previous: ConditionMemo | undefined): Condition[] {
   const t = formatTime(now);
-  return CONDITIONS.map(([type, status, reason, message]) => {
-    const prev = previous?.find((c) => c.type === type);
-    const since = prev && prev.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : t;
-    return { type, status, lastHeartbeatTime: t, lastTransitionTime: since, reason, message };
+  return CONDITIONS.map(([type, status, reason, message], i) => {
+    const prevSince = previous?.since[i] ?? NaN;
+    const kept = previous?.sig[i] === letter(status) && Number.isFinite(prevSince);
+    return { type, status, lastHeartbeatTime: t, lastTransitionTime: kept ? formatTime(prevSince) : t, reason, message };
   });
 }
 
@@ -106,7 +135,7 @@ export function buildNodeStatus(
   bootID: string,
   images: Iterable<string>,
   now: number,
-  previous: Condition[] | undefined,
+  previous: ConditionMemo | undefined,
 ): NodeStatus {
   const capacity = { ...cfg.capacity, 'hugepages-1Gi': '0', 'hugepages-2Mi': '0' };
   return {
