@@ -127,6 +127,7 @@ async function main(): Promise<void> {
       selectorLister: workloadSelectorLister(serviceInformer.store, rsInformer.store),
       namespaceLabels: (ns) => nsInformer.store.get(ns)?.metadata.labels,
       currentPod: (key) => podInformer.store.get(key),
+      maxInUnschedulableMs: flags['pod-max-in-unschedulable-pods-duration'],
       metrics,
     });
   } catch (e) {

@@ -35,6 +35,8 @@ export interface SchedulerOptions {
   /** Looks up the informer's current copy of a pod (to skip requeueing pods bound or deleted meanwhile). */
   currentPod?: (key: string) => Pod | undefined;
   random?: () => number;
+  /** podMaxInUnschedulablePodsDuration (default 5 minutes). */
+  maxInUnschedulableMs?: number;
 }
 
 const isAssigned = (p: Pod) => !!p.spec.nodeName;
@@ -77,6 +79,7 @@ export class Scheduler {
       clock: o.clock,
       initialBackoffMs: o.config.podInitialBackoffSeconds * 1000,
       maxBackoffMs: o.config.podMaxBackoffSeconds * 1000,
+      ...(o.maxInUnschedulableMs !== undefined ? { maxInUnschedulableMs: o.maxInUnschedulableMs } : {}),
       preEnqueue: (p) => this.profileFor(p.pod)?.runPreEnqueuePlugins(p) ?? null,
     });
     queueRef = this.queue;
