@@ -46,6 +46,7 @@ export class LeaseFollower {
       const stream = new AbortController();
       this.stream = stream;
       const both = AbortSignal.any([signal, stream.signal]);
+      let delivered = false;
       try {
         if (!rv) {
           const list = await this.client.list<Lease>(R.leases, this.namespace, { fieldSelector, signal: both });
@@ -61,6 +62,7 @@ export class LeaseFollower {
           signal: both,
         });
         for await (const ev of events) {
+          delivered = true;
           this.failures = 0;
           const v = ev.object.metadata.resourceVersion;
           if (v) rv = v;
@@ -76,6 +78,7 @@ export class LeaseFollower {
           rv = ''; // history compacted past our version: list again
           continue;
         }
+        if (delivered) continue; // a healthy stream broke (a replica went away): resume at once
         this.failures++;
         const wait = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** (this.failures - 1)) * (1 + Math.random() * 0.5);
         this.opts.logger.debug({ err: String(e), retryInMs: Math.round(wait) }, 'lease watch failed');
