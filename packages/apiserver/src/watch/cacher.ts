@@ -1,12 +1,12 @@
 // One store watch over /registry/ feeding a ResourceCache per resource. It starts from a past revision
 // when the store still has it, so the history ring already covers recent resourceVersions that clients
 // got from other replicas; it tracks the global revision so watches and lists can wait for it.
-import { errors, qualifiedResource, RESOURCES, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
+import { errors, qualifiedResource, RESOURCES, StatusError, type ResourceInfo } from '@kemu/api';
 import type { Logger } from '@kemu/base';
 import { CompactedError, type Backend, type Watch, type WatchEvent } from '@kemu/store';
-import { REGISTRY_PREFIX } from '../storage.ts';
+import { rawWithResourceVersion, REGISTRY_PREFIX } from '../storage.ts';
 import type { CacheEvent } from './event.ts';
-import { ResourceCache } from './resource-cache.ts';
+import { CachedObject, ResourceCache } from './resource-cache.ts';
 
 /**
  * The whole keyspace, not just /registry/: every store write moves the global revision, and the cache's
@@ -71,9 +71,8 @@ export class Cacher {
     for (const kv of list.items) {
       const r = this.resourceOf(kv.key);
       if (!r) continue;
-      const object = parse(kv.value, kv.modRevision);
-      if (!object) continue;
-      this.cache(r).load({ key: kv.key, object, json: JSON.stringify(object), rv: kv.modRevision });
+      const obj = this.cached(r, kv);
+      if (obj) this.cache(r).load(obj);
     }
     this.rv = from;
     this.storeWatch = backend.watch(WATCH_PREFIX, from, {
@@ -91,6 +90,23 @@ export class Cacher {
     this.waiters = [];
   }
 
+  /** The stored JSON with its resourceVersion spliced in (no parse); undefined for a value that is not JSON. */
+  private cached(r: ResourceInfo, kv: { key: string; value: string; modRevision: number }): CachedObject | undefined {
+    let json: string;
+    try {
+      json = rawWithResourceVersion(kv);
+    } catch {
+      return undefined; // not JSON: nothing a client could decode
+    }
+    let namespace: string | undefined;
+    if (r.namespaced) {
+      const rest = kv.key.slice(REGISTRY_PREFIX.length);
+      const parts = rest.split('/');
+      namespace = parts[1];
+    }
+    return new CachedObject(kv.key, json, kv.modRevision, namespace);
+  }
+
   private resourceOf(key: string): ResourceInfo | undefined {
     if (!key.startsWith(REGISTRY_PREFIX)) return undefined;
     const rest = key.slice(REGISTRY_PREFIX.length);
@@ -106,10 +122,10 @@ export class Cacher {
       this.rv = e.revision;
       const r = this.resourceOf(e.kv.key);
       if (!r) continue;
-      const object = parse(e.kv.value, e.kv.modRevision);
-      if (!object) continue;
+      const obj = this.cached(r, { ...e.kv, modRevision: e.revision });
+      if (!obj) continue;
       const cache = this.cache(r);
-      const ev = cache.apply(e.type, e.kv.key, object, JSON.stringify(object), e.revision);
+      const ev = cache.apply(e.type, obj);
       let list = touched.get(cache);
       if (!list) touched.set(cache, (list = []));
       list.push(ev);
@@ -156,16 +172,5 @@ export class Cacher {
       };
       this.waiters.push(waiter);
     });
-  }
-}
-
-function parse(value: string, rv: number): KubeObject | undefined {
-  try {
-    const o = JSON.parse(value) as KubeObject;
-    if (typeof o.metadata !== 'object' || o.metadata === null) o.metadata = {};
-    o.metadata.resourceVersion = String(rv);
-    return o;
-  } catch {
-    return undefined;
   }
 }

@@ -1,6 +1,7 @@
 // One change as the watch cache holds it: the object is serialized once, and each wire form of the
 // event (per type, raw or Table) is built once and shared by every watcher that needs it.
 import type { KubeObject } from '@kemu/api';
+import type { CachedObject } from './resource-cache.ts';
 
 export type CacheEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -10,13 +11,34 @@ export class CacheEvent {
 
   constructor(
     readonly type: CacheEventType,
-    readonly rv: number,
-    readonly key: string,
-    /** Shared, never mutated. */
-    readonly object: KubeObject,
-    readonly json: string,
-    readonly prev?: KubeObject,
+    private readonly cur: CachedObject,
+    private readonly before?: CachedObject,
   ) {}
+
+  get rv(): number {
+    return this.cur.rv;
+  }
+
+  get key(): string {
+    return this.cur.key;
+  }
+
+  get namespace(): string | undefined {
+    return this.cur.namespace;
+  }
+
+  get json(): string {
+    return this.cur.json;
+  }
+
+  /** Shared, never mutated (parsed on first use). */
+  get object(): KubeObject {
+    return this.cur.object;
+  }
+
+  get prev(): KubeObject | undefined {
+    return this.before?.object;
+  }
 
   /** The wire line for this event as `type` (a selector can turn MODIFIED into ADDED or DELETED). */
   line(type: CacheEventType): Buffer {

@@ -4,11 +4,27 @@ import type { KubeObject, ResourceInfo } from '@kemu/api';
 import type { ObjectFilter } from '../registry/filter.ts';
 import { CacheEvent, type CacheEventType } from './event.ts';
 
-export interface CachedObject {
-  key: string;
-  object: KubeObject;
-  json: string;
-  rv: number;
+/** One object as the cache holds it: its JSON (with resourceVersion); parsed only when someone asks. */
+export class CachedObject {
+  private parsed: KubeObject | undefined;
+
+  constructor(
+    readonly key: string,
+    readonly json: string,
+    readonly rv: number,
+    /** From the key (no parse needed to filter by namespace). */
+    readonly namespace: string | undefined,
+  ) {}
+
+  /** Shared, never mutated. */
+  get object(): KubeObject {
+    if (!this.parsed) {
+      const o = JSON.parse(this.json) as KubeObject;
+      if (typeof o.metadata !== 'object' || o.metadata === null) o.metadata = {};
+      this.parsed = o;
+    }
+    return this.parsed;
+  }
 }
 
 export interface Delivery {
@@ -32,7 +48,7 @@ export interface CacheWatcher {
 
 /** What a watcher sees of an event, given its namespace and selector. */
 export function deliveryFor(w: CacheWatcher, ev: CacheEvent): CacheEventType | undefined {
-  if (w.namespace !== undefined && ev.object.metadata.namespace !== w.namespace) return undefined;
+  if (w.namespace !== undefined && ev.namespace !== w.namespace) return undefined;
   if (!w.filter) return ev.type;
   const cur = w.filter(ev.object);
   if (ev.type !== 'MODIFIED' || !ev.prev) return cur ? ev.type : undefined;
@@ -74,15 +90,15 @@ export class ResourceCache {
     this.objects.set(obj.key, obj);
   }
 
-  apply(type: 'create' | 'update' | 'delete', key: string, object: KubeObject, json: string, rv: number): CacheEvent {
-    const prev = this.objects.get(key);
+  apply(type: 'create' | 'update' | 'delete', cur: CachedObject): CacheEvent {
+    const prev = this.objects.get(cur.key);
     let ev: CacheEvent;
     if (type === 'delete') {
-      this.objects.delete(key);
-      ev = new CacheEvent('DELETED', rv, key, object, json, prev?.object);
+      this.objects.delete(cur.key);
+      ev = new CacheEvent('DELETED', cur, prev);
     } else {
-      this.objects.set(key, { key, object, json, rv });
-      ev = new CacheEvent(prev ? 'MODIFIED' : 'ADDED', rv, key, object, json, prev?.object);
+      this.objects.set(cur.key, cur);
+      ev = new CacheEvent(prev ? 'MODIFIED' : 'ADDED', cur, prev);
     }
     this.push(ev);
     return ev;
@@ -121,7 +137,7 @@ export class ResourceCache {
   snapshot(namespace: string | undefined, filter: ObjectFilter | undefined): CachedObject[] {
     const out: CachedObject[] = [];
     for (const o of this.objects.values()) {
-      if (namespace !== undefined && o.object.metadata.namespace !== namespace) continue;
+      if (namespace !== undefined && o.namespace !== namespace) continue;
       if (filter && !filter(o.object)) continue;
       out.push(o);
     }
