@@ -105,6 +105,7 @@ async function phase(env: Env, nodes: number, workload: string): Promise<void> {
     await watching;
     await sched.kill('SIGKILL');
   }
+  const violations = workload === 'spread' ? await checkSpread(env, ns, nodes) : 0;
   const first = boundAt[0] ?? t0;
   const last = boundAt[boundAt.length - 1] ?? t0;
   const total = (last - first) / 1000;
@@ -125,8 +126,32 @@ async function phase(env: Env, nodes: number, workload: string): Promise<void> {
       podsPerSecond: Math.round(PODS / Math.max(total, 0.001)),
       sustainedPodsPerSecond: median,
       failedAttempts: sched.output().split('unable to schedule pod').length - 1,
+      ...(workload === 'spread' ? { constraintViolations: violations } : {}),
     }),
   );
+}
+
+/** Counts placements that break the workload's rules: zone skew > 1 within a group, or two group pods on a node. */
+async function checkSpread(env: Env, ns: string, nodes: number): Promise<number> {
+  const pods = (await env.client.list<Pod>(R.pods, ns)).items;
+  const zoneOf = (node: string) => `zone-${Number(node.slice('node-'.length)) % ZONES}`;
+  const perZone = new Map<string, Map<string, number>>();
+  const perNode = new Set<string>();
+  let bad = 0;
+  for (const p of pods) {
+    const g = p.metadata.labels?.group ?? '';
+    const n = p.spec.nodeName ?? '';
+    if (perNode.has(`${g}/${n}`)) bad++;
+    perNode.add(`${g}/${n}`);
+    const z = perZone.get(g) ?? new Map<string, number>();
+    z.set(zoneOf(n), (z.get(zoneOf(n)) ?? 0) + 1);
+    perZone.set(g, z);
+  }
+  for (const z of perZone.values()) {
+    const counts = Array.from({ length: Math.min(ZONES, nodes) }, (_, i) => z.get(`zone-${i}`) ?? 0);
+    if (Math.max(...counts) - Math.min(...counts) > 1) bad++;
+  }
+  return bad;
 }
 
 async function main(): Promise<void> {

@@ -87,6 +87,8 @@ class FilterState implements StateData {
     /** Per constraint: domain value → matching pods. */
     readonly counts: Map<string, number>[],
     readonly mins: number[],
+    /** 1 where the incoming pod matches the constraint's own selector (computed once per cycle). */
+    readonly self: number[],
   ) {}
   recomputeMin(i: number): void {
     let m = Number.MAX_SAFE_INTEGER;
@@ -94,7 +96,7 @@ class FilterState implements StateData {
     this.mins[i] = m;
   }
   clone(): StateData {
-    return new FilterState(this.constraints, this.counts.map((m) => new Map(m)), [...this.mins]);
+    return new FilterState(this.constraints, this.counts.map((m) => new Map(m)), [...this.mins], this.self);
   }
 }
 
@@ -191,7 +193,7 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
         if (v !== undefined) m.set(v, (m.get(v) ?? 0) + 1);
       }
     }
-    const st = new FilterState(cs, counts, cs.map(() => 0));
+    const st = new FilterState(cs, counts, cs.map(() => 0), cs.map((c) => (c.selector(pod.labels) ? 1 : 0)));
     for (let i = 0; i < cs.length; i++) st.recomputeMin(i);
     state.write(PRE_FILTER_KEY, st);
     return null;
@@ -244,7 +246,7 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       const c = st.constraints[i] as Constraint;
       const v = labels?.[c.topologyKey];
       if (v === undefined) return Status.unresolvable(ErrReasonNodeLabelNotMatch);
-      const self = c.selector(pod.labels) ? 1 : 0;
+      const self = st.self[i] as number;
       const m = st.counts[i] as Map<string, number>;
       const min = m.size < c.minDomains ? 0 : (st.mins[i] as number);
       const skew = (m.get(v) ?? 0) + self - min;
