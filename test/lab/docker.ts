@@ -24,6 +24,7 @@ export interface Engine {
 export function dockerUnavailable(): string | undefined {
   if (!which('docker')) return 'skipped: no docker CLI (apt-get install docker.io)';
   if (!which('docker-compose')) return 'skipped: no docker-compose (apt-get install docker-compose)';
+  if (!which('debootstrap')) return 'skipped: no debootstrap to build the base images (apt-get install debootstrap)';
   return undefined;
 }
 

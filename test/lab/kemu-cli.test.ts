@@ -5,6 +5,7 @@ import { parse } from 'yaml';
 import { waitFor } from '@kemu/base/testing/processes';
 import { pidAlive, leaseHolder } from '@kemu/kemu';
 import { startLab, missing, hasKubectl, type Lab } from './lab.ts';
+import { LeaseWatch } from './api.ts';
 
 const skip = missing('apiserver');
 if (skip) console.warn(`test/lab/kemu-cli.test.ts: ${skip}`);
@@ -90,14 +91,17 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
     // Released on SIGTERM: the follower takes over on its next retry; at worst after the lease expires.
     expect(movedMs).toBeLessThan(3_000 + 3 * 500 + 2_000);
 
-    // Held down: several back-off periods later it is still stopped, with no pid.
-    const rec = () => lab.state().components.find((c) => c.name === first)!;
-    const until = Date.now() + 2_000;
-    while (Date.now() < until) {
-      expect(rec().state).toBe('stopped');
-      expect(rec().pid).toBeNull();
-      await new Promise((r) => setTimeout(r, 200));
+    // Held down: several restart back-offs (0.5 s, 1 s) later — counted as 4 renewals by the new holder,
+    // 500 ms apart — it is still stopped, with no pid.
+    const lease = new LeaseWatch(lab.server, 'kube-controller-manager');
+    await lease.start();
+    try {
+      await waitFor('4 renewals by the new holder', () => lease.events.filter((e) => e.holder.startsWith(`${next}_`)).length >= 5, 30_000, 50);
+    } finally {
+      lease.stop();
     }
+    const rec = lab.state().components.find((c) => c.name === first)!;
+    expect(rec).toMatchObject({ state: 'stopped', pid: null });
     const started = await lab.kemu('start', first);
     expect(started.code).toBe(0);
     await lab.waitRunning([first], 30_000);
