@@ -167,7 +167,11 @@ export class LeaderElector {
   private async acquire(signal: AbortSignal): Promise<boolean> {
     this.log.info(`attempting to acquire leader lease ${this.lock.describe()}...`);
     const following = new AbortController();
-    const onAbort = () => following.abort();
+    // One listener for the whole wait (no AbortSignal.any per sleep: this loop runs for the process's life).
+    const onAbort = () => {
+      following.abort();
+      this.wake?.abort();
+    };
     signal.addEventListener('abort', onAbort, { once: true });
     if (this.lock.follow) {
       // Late events from a stream being torn down (we just won) must not touch the record we lead with.
@@ -185,12 +189,13 @@ export class LeaderElector {
         if (ok && !signal.aborted) return true;
         const pollAt = this.clock.now() + this.cfg.retryPeriodMs * (1 + Math.random() * JITTER_FACTOR);
         for (;;) {
+          if (signal.aborted) return false;
           const wait = this.nextAttemptAt(pollAt) - this.clock.now();
           if (wait <= 0) break;
           const wake = new AbortController();
           this.wake = wake;
           try {
-            await this.clock.sleep(wait, AbortSignal.any([signal, wake.signal]));
+            await this.clock.sleep(wait, wake.signal);
           } catch {
             if (signal.aborted) return false;
           } finally {
