@@ -39,6 +39,16 @@ describe('three replicas on one store', () => {
     expect(conflict.status).toBe(409);
   });
 
+  it('a consistent list on one replica includes a write just made through another', async () => {
+    for (let i = 0; i < 20; i++) {
+      const c = await api(`${(i % 2 ? A : C).url}/api/v1/namespaces/default/secrets`, 'POST', { metadata: { name: `ryw-${i}` } });
+      expect(c.status).toBe(201);
+      const l = await api(`${B.url}/api/v1/namespaces/default/secrets`, 'GET');
+      expect(l.body.items?.some((x) => x.metadata.name === `ryw-${i}`)).toBe(true);
+      expect(Number(l.body.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(c.body.metadata.resourceVersion));
+    }
+  });
+
   it('a watch on B sees every write through A and C in order, none lost or doubled', async () => {
     const start = (await api(`${B.url}${cms}`, 'GET')).body.metadata.resourceVersion;
     const N = 60;

@@ -50,8 +50,16 @@ export async function listObjects(ctx: ApiContext, req: ApiRequest): Promise<Api
   const rv = rvParam === '' ? 0 : Number(rvParam);
   if (!Number.isInteger(rv) || rv < 0) throw errors.badRequest(`invalid resource version: "${rvParam}"`);
 
+  // Consistent reads from the cache (Kubernetes' ConsistentListFromCache): an unpaginated list at the
+  // store's current revision, served once the cache has caught up with it; the store if it lags.
+  let fromCache = rvParam !== '' && !cont && match !== 'Exact';
+  let waitRV = rv;
+  if (rvParam === '' && !cont && !limit && ctx.cacher.isReady()) {
+    waitRV = await ctx.backend.currentRevision();
+    fromCache = ctx.cacher.rv >= waitRV || (await ctx.cacher.waitFor(waitRV, 1_000).then(() => true, () => false));
+  }
   let list: KubeList;
-  if ((rvParam === '' || cont || match === 'Exact') && !filter && !wantsTable(header(req, 'accept'))) {
+  if (!fromCache && (rvParam === '' || cont || match === 'Exact') && !filter && !wantsTable(header(req, 'accept'))) {
     const json = await listJsonFromStore(ctx.backend, t.resource, {
       ...(t.namespace !== undefined ? { namespace: t.namespace } : {}),
       ...(limit ? { limit } : {}),
@@ -60,7 +68,7 @@ export async function listObjects(ctx: ApiContext, req: ApiRequest): Promise<Api
     });
     return { code: 200, body: undefined, json };
   }
-  if (rvParam === '' || cont || match === 'Exact') {
+  if (!fromCache) {
     list = await listFromStore(ctx.backend, t.resource, {
       ...(t.namespace !== undefined ? { namespace: t.namespace } : {}),
       ...(limit ? { limit } : {}),
@@ -69,7 +77,7 @@ export async function listObjects(ctx: ApiContext, req: ApiRequest): Promise<Api
       ...(filter ? { filter } : {}),
     });
   } else {
-    await ctx.cacher.waitFor(rv);
+    await ctx.cacher.waitFor(waitRV);
     const cache = ctx.cacher.cache(t.resource);
     const snapshot = cache.snapshot(t.namespace, filter);
     const metadata = { resourceVersion: String(ctx.cacher.rv) };
@@ -78,7 +86,7 @@ export async function listObjects(ctx: ApiContext, req: ApiRequest): Promise<Api
       const head = JSON.stringify({ kind: t.resource.listKind, apiVersion: groupVersion(t.resource), metadata }).slice(0, -1);
       return { code: 200, body: undefined, json: `${head},"items":[${snapshot.map((o) => o.json).join(',')}]}` };
     }
-    const items = snapshot.map((o) => JSON.parse(o.json) as KubeObject);
+    const items = snapshot.map((o) => o.object);
     list = { kind: t.resource.listKind, apiVersion: groupVersion(t.resource), metadata, items };
   }
   return { code: 200, body: tableOr(ctx, req, list.items, list.metadata, list) };
