@@ -5,6 +5,7 @@ import type { Clock, Logger } from '@kemu/base';
 import { EventRecorder, type RestClient } from '@kemu/client';
 import { NodeAgent, Semaphore } from './node/agent.ts';
 import { nodeIdentities, type NodeConfig } from './node/status.ts';
+import { EventQueue } from './event-queue.ts';
 import type { EventSink } from './events.ts';
 import type { KubeletOptions } from './options.ts';
 import { TimerQueue } from './timers.ts';
@@ -19,6 +20,7 @@ export interface KubeletDeps {
 export class Kubelet {
   readonly agents = new Map<string, NodeAgent>();
   readonly timers: TimerQueue;
+  readonly eventQueues: EventQueue[];
 
   constructor(
     private readonly opts: KubeletOptions,
@@ -41,11 +43,12 @@ export class Kubelet {
     const ids = nodeIdentities(opts.hostname, f['node-count'], f['node-ip'], f['pod-cidr']);
     // Events: a few recorders shared by all nodes (each event names its node as source host), so memory
     // for aggregation is bounded per process, not per node, and up to 16 nodes' events are written at once.
-    const recorders = Array.from({ length: Math.min(16, ids.length) }, () =>
-      new EventRecorder(deps.client, { component: 'kubelet' }, { clock: deps.clock, logger: deps.logger, cacheSize: ids.length === 1 ? 4096 : 256 }),
+    // Each has a bounded queue in front (client-go's broadcaster drops beyond 1000 queued events too).
+    this.eventQueues = Array.from({ length: Math.min(16, ids.length) }, () =>
+      new EventQueue(new EventRecorder(deps.client, { component: 'kubelet' }, { clock: deps.clock, logger: deps.logger, cacheSize: ids.length === 1 ? 4096 : 256 })),
     );
     const recorder = (host: string, index: number): EventSink => {
-      const r = recorders[index % recorders.length] as EventRecorder;
+      const r = this.eventQueues[index % this.eventQueues.length] as EventQueue;
       return { event: (obj, type, reason, message, o) => r.event(obj, type, reason, message, { fieldPath: o?.fieldPath, host }) };
     };
     for (const id of ids) {

@@ -240,6 +240,8 @@ export class NodeAgent {
 
   onPod(pod: Pod): void {
     if (this.stopped) return;
+    // The worker holds the pod until the next update: not the server's field-ownership bookkeeping.
+    if (pod.metadata.managedFields) delete pod.metadata.managedFields;
     const uid = pod.metadata.uid ?? '';
     const existing = this.workers.get(uid);
     if (existing) {

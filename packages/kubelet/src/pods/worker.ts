@@ -1,6 +1,7 @@
 // One pod on one emulated node: drives its PodLifecycle on the shared timer, reports each change through
 // pods/<name>/status (one request in flight per pod, the latest state wins), stops it gracefully when the pod
 // is deleted, and finally deletes it with gracePeriodSeconds 0 and a uid precondition, as the kubelet does.
+import { createHash } from 'node:crypto';
 import { R, StatusError, type Condition, type Pod, type PodStatus } from '@kemu/api';
 import type { Clock, Logger } from '@kemu/base';
 import type { KubeApi } from '../api.ts';
@@ -29,12 +30,19 @@ export interface WorkerHost {
 
 const RETRY_MS = 1000;
 
+/** A digest of a status: enough to tell whether it changed since it was posted. */
+function statusHash(status: PodStatus): string {
+  return createHash('sha1').update(JSON.stringify(status)).digest('base64');
+}
+
 export class PodWorker {
   private lc: PodLifecycle | undefined;
   private podIP: string | undefined;
   private timer: TimerHandle | undefined;
-  private lastSent: PodStatus | undefined;
-  private lastSentJSON = '';
+  /** Of the status last posted: its hash, top-level keys and conditions (not the whole object). */
+  private lastSentHash = '';
+  private lastSentKeys: string[] | undefined;
+  private lastSentConditions: Condition[] | undefined;
   private inflight = false;
   private dirty = false;
   private deleteSent = false;
@@ -125,7 +133,7 @@ export class PodWorker {
     }
     if (!this.lc) return this.pod.status ?? {};
     const server = this.pod.status?.conditions ?? [];
-    const ours = this.lastSent?.conditions ?? [];
+    const ours = this.lastSentConditions ?? [];
     const merged: Condition[] = server.map((c) => ours.find((o) => o.type === c.type) ?? c);
     for (const o of ours) if (!merged.some((c) => c.type === o.type)) merged.push(o);
     const previous: PodStatus = { ...(this.pod.status ?? {}), conditions: merged };
@@ -142,26 +150,27 @@ export class PodWorker {
     const finished = this.rejected !== undefined || !this.lc || this.lc.finished();
     if (finished) this.releaseResources();
     const status = this.desiredStatus(now);
-    const json = JSON.stringify(status);
-    if (json !== this.lastSentJSON && (this.lc || this.rejected)) {
-      void this.send(status, json);
+    const hash = statusHash(status);
+    if (hash !== this.lastSentHash && (this.lc || this.rejected)) {
+      void this.send(status, hash);
       return;
     }
     if (finished && this.pod.metadata.deletionTimestamp && !this.deleteSent) void this.deletePod();
   }
 
-  private async send(status: PodStatus, json: string): Promise<void> {
+  private async send(status: PodStatus, hash: string): Promise<void> {
     this.inflight = true;
     const body: Record<string, unknown> = { ...status };
     // A merge patch keeps fields it does not mention: clear the ones that went away.
-    for (const k of Object.keys(this.lastSent ?? this.pod.status ?? {})) if (!(k in body)) body[k] = null;
+    for (const k of this.lastSentKeys ?? Object.keys(this.pod.status ?? {})) if (!(k in body)) body[k] = null;
     let retry = false;
     try {
       await this.host.client.patch<Pod>(R.pods, this.pod.metadata.namespace, this.pod.metadata.name ?? '', { metadata: { uid: this.uid }, status: body }, 'merge', {
         subresource: 'status',
       });
-      this.lastSent = status;
-      this.lastSentJSON = json;
+      this.lastSentHash = hash;
+      this.lastSentKeys = Object.keys(status);
+      this.lastSentConditions = status.conditions;
     } catch (e) {
       if (e instanceof StatusError && (e.code === 404 || e.code === 409 && /UID/i.test(e.message))) {
         this.inflight = false;
