@@ -3,38 +3,18 @@
 // controller-manager leader and see the Lease move (the restarted one comes back as a follower), and
 // `kubectl get cs`.
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@kemu/base/testing/processes';
 import { startLab, missing, hasKubectl, type Lab } from '../lab/lab.ts';
+import { ROOT } from '@kemu/kemu';
 import { LeaseWatch } from '../lab/api.ts';
 
 const skip = missing('apiserver', 'controller-manager', 'scheduler', 'worker') ?? (hasKubectl() ? undefined : 'skipped: kubectl is not installed');
 if (skip) console.warn(`test/e2e/seed-walkthrough.test.ts: ${skip}`);
 
-const NGINX = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: nginx
-  labels:
-    app: nginx
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: nginx
-  template:
-    metadata:
-      labels:
-        app: nginx
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-        ports:
-        - containerPort: 80
-`;
+/** What the README's quick start applies. */
+const NGINX = path.join(ROOT, 'deploy/examples/nginx.yaml');
 
 /** `kubectl get pods -w --no-headers`, keeping each pod's STATUS column in the order the watch printed it. */
 function kubectlWatch(lab: Lab, args: string[]): { child: ChildProcess; statuses: Map<string, string[]>; output: () => string } {
@@ -72,16 +52,14 @@ describe.skipIf(skip)('seed walkthrough (kubectl against kemu up)', () => {
     await lab?.down();
   }, 60_000);
 
-  it('kubectl apply -f nginx.yaml → the watch shows each pod ContainerCreating, then Running on a worker', async () => {
-    const file = path.join(lab.dir, 'nginx.yaml');
-    fs.writeFileSync(file, NGINX);
+  it('kubectl apply -f deploy/examples/nginx.yaml → the watch shows each pod ContainerCreating, then Running on a worker', async () => {
     const w = kubectlWatch(lab, ['get', 'pods', '-w', '--no-headers']);
     try {
       // A pod of its own, printed by the watch, shows kubectl is watching before the Deployment exists.
       const p = await lab.kubectl('run', 'hello', '--image=busybox', '--restart=Never', '--', 'sleep', '3600');
       expect(p.code, p.stderr).toBe(0);
       await waitFor('kubectl get pods -w printing', () => w.statuses.has('hello'), 30_000, 100);
-      const a = await lab.kubectl('apply', '-f', file);
+      const a = await lab.kubectl('apply', '-f', NGINX);
       expect(a.code, a.stderr).toBe(0);
       expect(a.stdout).toContain('deployment.apps/nginx created');
       const shown = await waitFor('3 pods seen ContainerCreating then Running', () => {
