@@ -97,7 +97,8 @@ export class Scheduler {
   addPod(pod: Pod): void {
     if (isAssigned(pod)) {
       this.cache.addOrUpdatePod(pod);
-      this.queue.deleteNominatedPod(new PodInfo(pod));
+      // Created already bound (or bound elsewhere): not ours to schedule, and no longer nominated.
+      this.queue.delete(podKey(pod));
       this.queue.moveAllToActiveOrBackoffQueue(ClusterEvent.AssignedPodAdd);
       return;
     }
@@ -113,7 +114,9 @@ export class Scheduler {
       if (isTerminated(pod)) {
         this.cache.removePod(key);
         this.queue.moveAllToActiveOrBackoffQueue(ClusterEvent.AssignedPodDelete);
-      } else this.queue.moveAllToActiveOrBackoffQueue(isAssigned(oldPod) ? ClusterEvent.AssignedPodUpdate : ClusterEvent.AssignedPodAdd);
+      } else if (!isAssigned(oldPod)) this.queue.moveAllToActiveOrBackoffQueue(ClusterEvent.AssignedPodAdd);
+      // Status-only updates (the kubelet's) cannot make another pod schedulable; label or request changes can.
+      else if (assignedPodChangeMatters(oldPod, pod)) this.queue.moveAllToActiveOrBackoffQueue(ClusterEvent.AssignedPodUpdate);
       return;
     }
     if (this.cache.isAssumed(key)) return;
@@ -301,6 +304,12 @@ export class Scheduler {
   pendingBinds(): number {
     return this.bindsInFlight;
   }
+}
+
+function assignedPodChangeMatters(a: Pod, b: Pod): boolean {
+  if (JSON.stringify(a.metadata.labels) !== JSON.stringify(b.metadata.labels)) return true;
+  const req = (p: Pod) => JSON.stringify(p.spec.containers?.map((c) => c.resources?.requests));
+  return req(a) !== req(b);
 }
 
 /** Changes that can make pods schedulable (not heartbeats or condition timestamps). */
