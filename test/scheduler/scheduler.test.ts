@@ -93,7 +93,9 @@ describe('kube-scheduler', () => {
     // Big enough for the earlier unschedulable pods (3 cpu) as well.
     await createNode(env.client, 'big-1', { cpu: '16' });
     expect(await waitBound(env.client, 'waiter', 5000)).toBe('big-1');
-    expect(Date.now() - t0).toBeLessThan(1000);
+    const latency = Date.now() - t0;
+    console.log(`pod bound ${latency} ms after its node was created`);
+    expect(latency).toBeLessThan(1000);
   });
 
   it('a pod naming the second profile is scheduled by it', async () => {
