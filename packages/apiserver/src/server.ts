@@ -134,9 +134,11 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
   const maxRW = opts.maxMutatingRequestsInflight ?? 200;
   let inflightRO = 0;
   let inflightRW = 0;
-  const started = new WeakMap<FastifyRequest, { t0: number; verb: string; resource: string }>();
+  const started = new WeakMap<FastifyRequest, { verb: string; resource: string }>();
+  const arrived = new WeakMap<FastifyRequest, number>();
 
   app.addHook('onRequest', async (req, reply) => {
+    arrived.set(req, performance.now());
     reply.header('cache-control', 'no-cache, private');
     const url = req.url;
     const longRunning = /[?&]watch=(true|1)(&|$)/.test(url) || /\/watch\//.test(url) || /[?&]follow=true/.test(url);
@@ -160,7 +162,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     const s = started.get(req);
     const verb = s?.verb ?? req.method;
     const resource = s?.resource ?? '';
-    const seconds = (performance.now() - (s?.t0 ?? performance.now())) / 1000;
+    const seconds = (performance.now() - (arrived.get(req) ?? performance.now())) / 1000;
     metrics.requests.inc({ verb, resource, code: String(reply.statusCode) });
     if (s) metrics.duration.observe({ verb, resource }, seconds);
     if (logger.isLevelEnabled('debug')) {
@@ -230,7 +232,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
       body: undefined,
     };
     const verb = requestVerb(apiReq);
-    started.set(req, { t0: performance.now(), verb, resource: target.resource.plural });
+    started.set(req, { verb, resource: target.resource.plural });
     if (verb === 'WATCH' || (req.method === 'GET' && target.watchPath)) {
       const prepared = prepareWatch(ctx, target, u.searchParams, accept);
       await serveHttpWatch(ctx, prepared, reply.raw, () => reply.hijack());
