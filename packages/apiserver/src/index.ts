@@ -4,3 +4,6 @@
 export { createApiServer, type ApiServer, type ApiServerOptions, BODY_LIMIT } from './server.ts';
 export { loadExtensions, noExtensions, type Extensions } from './extensions.ts';
 export type { Clock } from './clock.ts';
+export { ensureSystemNamespaces, SYSTEM_NAMESPACES } from './bootstrap/system-namespaces.ts';
+export { ensureKubernetesService, firstServiceIP } from './bootstrap/kubernetes-service.ts';
+export { startIdentityLease, identityLeaseName } from './bootstrap/identity-lease.ts';
