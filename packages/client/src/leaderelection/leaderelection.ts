@@ -16,17 +16,12 @@ import { randomUUID } from 'node:crypto';
 import { realClock, silentLogger, type Clock, type Logger } from '@kemu/base';
 import type { EventRecorder } from '../events.ts';
 import type { RestClient } from '../rest.ts';
-import { LeaseLock, type LeaderElectionRecord, type LockFollower, type ObservedRecord, type ResourceLock } from './leaselock.ts';
+import { clockTimeout } from './clock-timeout.ts';
+import { LeaseLock, olderVersion, type LeaderElectionRecord, type LockFollower, type ObservedRecord, type ResourceLock } from './leaselock.ts';
 
 export const JITTER_FACTOR = 1.2;
 /** A follower's expiry-time attempt comes this much after the computed expiry, so timer rounding never wakes it a hair early. */
 export const EXPIRY_SLACK_MS = 10;
-
-/** True when both are integers and a is older than b (kemu's resourceVersions are; anything else compares as "not older"). */
-function olderVersion(a: string | undefined, b: string | undefined): boolean {
-  if (!a || !b || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
-  return a.length !== b.length ? a.length < b.length : a < b;
-}
 
 export interface LeaderCallbacks {
   /** Runs once leadership is acquired; `signal` aborts the moment it is lost or released. */
@@ -59,26 +54,6 @@ export interface LeaderElectionConfig {
 /** `<hostname>_<uuid>`, as kube-controller-manager and kube-scheduler name themselves. */
 export function leaderIdentity(hostname: string): string {
   return `${hostname}_${randomUUID()}`;
-}
-
-/** A signal that aborts after ms on the given clock, or when the parent aborts. */
-function clockTimeout(clock: Clock, ms: number, parent: AbortSignal): { signal: AbortSignal; cancel(): void } {
-  const ctrl = new AbortController();
-  const timer = new AbortController();
-  const onParent = () => ctrl.abort(parent.reason);
-  if (parent.aborted) ctrl.abort(parent.reason);
-  else parent.addEventListener('abort', onParent, { once: true });
-  clock.sleep(ms, timer.signal).then(
-    () => ctrl.abort(new Error(`timed out after ${ms}ms`)),
-    () => undefined,
-  );
-  return {
-    signal: ctrl.signal,
-    cancel: () => {
-      timer.abort();
-      parent.removeEventListener('abort', onParent);
-    },
-  };
 }
 
 export class LeaderElector {

@@ -47,6 +47,12 @@ export interface ResourceLock {
   describe(): string;
 }
 
+/** True when both are integers and a is older than b (kemu's resourceVersions are; anything else compares as "not older"). */
+export function olderVersion(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
+  return a.length !== b.length ? a.length < b.length : a < b;
+}
+
 function toSpec(r: LeaderElectionRecord): LeaseSpec {
   return {
     holderIdentity: r.holderIdentity,
