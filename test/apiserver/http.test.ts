@@ -137,6 +137,21 @@ describe('verbs', () => {
     expect(tolerations.map((t) => t.key)).toContain('node.kubernetes.io/not-ready');
   });
 
+  it('Priority admission resolves PriorityClasses created through the API', async () => {
+    const pc = await api(`${U}/apis/scheduling.k8s.io/v1/priorityclasses`, 'POST', { metadata: { name: 'high' }, value: 1000 });
+    expect(pc.status).toBe(201);
+    const deadline = Date.now() + 5_000;
+    let priority: unknown;
+    for (let i = 0; priority !== 1000 && Date.now() < deadline; i++) {
+      const pod = await api(`${U}/api/v1/namespaces/default/pods`, 'POST', { metadata: { name: `prio-${i}` }, spec: { priorityClassName: 'high', containers: [{ name: 'c', image: 'nginx' }] } });
+      priority = (pod.body.spec as { priority?: number } | undefined)?.priority;
+    }
+    expect(priority).toBe(1000);
+    const missing = await api(`${U}/api/v1/namespaces/default/pods`, 'POST', { metadata: { name: 'prio-x' }, spec: { priorityClassName: 'nope', containers: [{ name: 'c', image: 'nginx' }] } });
+    expect(missing.status).toBeGreaterThanOrEqual(400);
+    expect(missing.status).toBeLessThan(500);
+  });
+
   it('405 for verbs a resource lacks, 404 for unknown paths', async () => {
     expect((await api(`${U}/api/v1/componentstatuses/etcd-0`, 'DELETE')).status).toBe(405);
     expect((await api(`${U}/api/v1/namespaces`, 'DELETE')).status).toBe(405);

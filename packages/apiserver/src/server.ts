@@ -86,11 +86,20 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
   const ext =
     opts.ext ??
     loadExtensions({
+      // Every pod create asks; the watch cache answers without a store read once it is filled.
       getPriorityClass: async (name) => {
-        const kv = await backend.get(objectKey(R.priorityclasses, undefined, name));
+        const key = objectKey(R.priorityclasses, undefined, name);
+        if (cacher.isReady()) {
+          const hit = cacher.cache(R.priorityclasses).objects.get(key);
+          return hit ? (structuredClone(hit.object) as PriorityClass) : undefined;
+        }
+        const kv = await backend.get(key);
         return kv ? (decodeObject(kv) as PriorityClass) : undefined;
       },
-      listPriorityClasses: async () => (await listFromStore(backend, R.priorityclasses, {})).items as PriorityClass[],
+      listPriorityClasses: async () => {
+        if (cacher.isReady()) return cacher.cache(R.priorityclasses).snapshot(undefined, undefined).map((o) => structuredClone(o.object) as PriorityClass);
+        return (await listFromStore(backend, R.priorityclasses, {})).items as PriorityClass[];
+      },
     });
   const allocator = new ServiceAllocator(backend, {
     serviceClusterIPRange: opts.serviceClusterIPRange ?? '10.96.0.0/12',
