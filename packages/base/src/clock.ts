@@ -37,16 +37,19 @@ export class FakeClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const w = { at: this.t + ms, resolve };
-      this.waiters.push(w);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.waiters = this.waiters.filter((x) => x !== w);
-          reject(signal.reason);
+      const onAbort = () => {
+        this.waiters = this.waiters.filter((x) => x !== w);
+        reject(signal?.reason);
+      };
+      const w = {
+        at: this.t + ms,
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
         },
-        { once: true },
-      );
+      };
+      this.waiters.push(w);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
   /** Moves time forward, waking sleepers in order; yields to the microtask queue between wake-ups. */
