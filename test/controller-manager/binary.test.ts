@@ -40,10 +40,16 @@ describe('kube-controller-manager health and metrics', () => {
     expect(await h.body.text()).toBe('ok');
     const v = await request(`http://127.0.0.1:${port}/healthz?verbose`);
     expect(await v.body.text()).toContain('[+]leaderElection ok');
-    const m = await request(`http://127.0.0.1:${port}/metrics`);
-    const text = await m.body.text();
+    // Controllers start (and register their queues' series) only after leading and syncing their caches.
+    const text = await waitFor(
+      'serviceaccount workqueue metrics',
+      async () => {
+        const body = await (await request(`http://127.0.0.1:${port}/metrics`)).body.text();
+        return /workqueue_adds_total\{name="serviceaccount-controller"\} \d+/.test(body) ? body : undefined;
+      },
+      30_000,
+    );
     expect(text).toContain('leader_election_master_status{name="kube-controller-manager"} 1');
-    expect(text).toMatch(/workqueue_adds_total\{name="serviceaccount-controller"\} \d+/);
   });
 });
 
