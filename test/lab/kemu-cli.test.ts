@@ -24,9 +24,10 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
 
   it('brings every component up and says which balancer it uses', async () => {
     await lab.waitRunning();
-    const out = lab.proc.output();
+    // kemu up prints its summary once it has seen every component running (it polls, a moment after kemu.json).
+    const out = await waitFor('the summary line', () => (lab.proc.output().includes(`export KUBECONFIG=${lab.kubeconfig}`) ? lab.proc.output() : undefined), 30_000, 50);
     expect(out).toContain('built-in TCP balancer (--lb=builtin)');
-    expect(out).toContain(`export KUBECONFIG=${lab.kubeconfig}`);
+    expect(out).toMatch(/all \d+ components up in [\d.]+s/);
     const s = lab.state();
     expect(s.lb).toBe('builtin');
     for (const c of s.components) {

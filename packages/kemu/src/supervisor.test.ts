@@ -68,7 +68,10 @@ describe('supervisor', () => {
     await s.stop('a');
     await s.kill('b');
     expect(pidAlive(pa)).toBe(false);
-    await new Promise((r) => setTimeout(r, 300)); // several back-off periods: nothing may come back
+    // A failing neighbour restarted three times shows several back-off periods have passed: nothing may come back.
+    s.add(node('clock', 'process.exit(1)'));
+    s.start('clock');
+    await until('three restarts of the neighbour', () => rec(s, 'clock').restarts >= 3);
     expect(rec(s, 'a')).toMatchObject({ state: 'stopped', pid: null, restarts: 0 });
     expect(rec(s, 'b')).toMatchObject({ state: 'killed', pid: null, restarts: 0 });
     s.start('a');
@@ -85,10 +88,12 @@ describe('supervisor', () => {
 
   it('SIGKILLs a process that ignores SIGTERM after the grace period', async () => {
     const s = make();
-    s.add(node('stubborn', 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1000)'));
+    s.add(node('stubborn', 'process.on("SIGTERM", () => {}); console.log("handler " + "installed"); setInterval(() => {}, 1000)'));
     s.start('stubborn');
     const pid = await until('pid', () => rec(s, 'stubborn').pid);
-    await new Promise((r) => setTimeout(r, 300)); // let it install its handler
+    // A SIGTERM before the handler exists would simply end it. (The log's first line holds the command itself,
+    // hence the split string.)
+    await until('its SIGTERM handler installed', () => fs.readFileSync(s.logFile('stubborn'), 'utf8').includes('handler installed'));
     const t0 = Date.now();
     await s.stop('stubborn', 300);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
