@@ -10,6 +10,7 @@ import { ensureKubernetesService, firstServiceIP } from './bootstrap/kubernetes-
 import { ensureSystemNamespaces } from './bootstrap/system-namespaces.ts';
 import { createMetrics } from './metrics.ts';
 import { createApiServer } from './server.ts';
+import { DEFAULT_WATCH_BOOKMARK_INTERVAL_MS } from './watch/hub.ts';
 
 const flags = parseCommandLine('kube-apiserver', {
   'bind-address': { type: 'string', default: '0.0.0.0', usage: 'The IP address on which to listen for the --secure-port port.' },
@@ -23,7 +24,7 @@ const flags = parseCommandLine('kube-apiserver', {
   'max-requests-inflight': { type: 'int', default: 400, usage: 'The maximum number of non-mutating requests in flight at a given time. 0 means no limit.' },
   'max-mutating-requests-inflight': { type: 'int', default: 200, usage: 'The maximum number of mutating requests in flight at a given time. 0 means no limit.' },
   'min-request-timeout': { type: 'int', default: 1800, usage: 'The minimum number of seconds a watch is held open (randomised up to twice this).' },
-  'watch-bookmark-interval': { type: 'duration', default: 60_000, usage: 'How often watches with allowWatchBookmarks=true get a BOOKMARK event.' },
+  'watch-bookmark-interval': { type: 'duration', default: DEFAULT_WATCH_BOOKMARK_INTERVAL_MS, usage: 'How often watches with allowWatchBookmarks=true get a BOOKMARK event (keep it well under clients\' 15s dead-watch deadline).' },
   'default-watch-cache-size': { type: 'int', default: 10_000, usage: 'Events of history kept per resource for resuming watches.' },
   'identity-lease-renew-interval': { type: 'duration', default: 10_000, usage: 'How often this replica renews its identity Lease.' },
   'hostname-override': { type: 'string', default: '', usage: 'The identity of this replica (its Lease is kube-system/apiserver-<id>).' },

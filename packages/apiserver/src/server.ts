@@ -27,7 +27,7 @@ import { boolParam, type ApiRequest, type ResourceTarget } from './routes/reques
 import { parseTarget } from './routes/target.ts';
 import { VERSION_INFO } from './version.ts';
 import { Cacher } from './watch/cacher.ts';
-import { WatchHub } from './watch/hub.ts';
+import { DEFAULT_WATCH_BOOKMARK_INTERVAL_MS, WatchHub } from './watch/hub.ts';
 import { prepareWatch, serveHttpWatch, trackWatcher, wsSink } from './watch/route.ts';
 
 export const BODY_LIMIT = 3 * 1024 * 1024;
@@ -42,6 +42,7 @@ export interface ApiServerOptions {
   advertise?: string;
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
+  /** BOOKMARK interval for watches that allow them (default 5 s, under clients' 15 s dead-stream deadline). */
   bookmarkIntervalMs?: number;
   minRequestTimeoutMs?: number;
   historySize?: number;
@@ -106,7 +107,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     serviceNodePortRange: opts.serviceNodePortRange ?? '30000-32767',
   });
   const cacher = new Cacher({ backend, logger, ...(opts.historySize ? { historySize: opts.historySize } : {}), onReset: () => hub.closeAll() });
-  const hub = new WatchHub(cacher, { bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000, maxBufferedBytes: opts.maxWatchBufferBytes ?? 16 * 1024 * 1024 });
+  const hub = new WatchHub(cacher, { bookmarkIntervalMs: opts.bookmarkIntervalMs ?? DEFAULT_WATCH_BOOKMARK_INTERVAL_MS, maxBufferedBytes: opts.maxWatchBufferBytes ?? 16 * 1024 * 1024 });
   let registry: Registry;
   registry = new Registry({ backend, clock, ext, allocator, namespaceCheck: namespaceLifecycle(cacher, () => registry) });
   const ctx: ApiContext = {

@@ -12,6 +12,13 @@ export interface WatchParams {
   timeoutMs: number;
 }
 
+/**
+ * Default BOOKMARK interval for watches with allowWatchBookmarks=true. Clients treat a watch that sends
+ * nothing for a while as dead (kemu's reflector: 15 s) and reconnect; a bookmark every 5 s keeps a quiet
+ * watch well inside that deadline (three bookmarks per deadline, so one delayed tick is harmless).
+ */
+export const DEFAULT_WATCH_BOOKMARK_INTERVAL_MS = 5_000;
+
 export interface HubOptions {
   bookmarkIntervalMs: number;
   /** A watcher whose unsent output exceeds this is cut off (its client resumes from its last RV). */

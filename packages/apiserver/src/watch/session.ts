@@ -130,8 +130,9 @@ export class WatchSession implements CacheWatcher {
     if (this.sink.buffered() > this.opts.maxBufferedBytes) this.close();
   }
 
+  /** Sent even when nothing changed (rv equal to the last one): the bytes are what tell the client the stream is alive. */
   bookmark(rv: number): void {
-    if (this.closed || !this.opts.bookmarks || rv <= this.lastRV) return;
+    if (this.closed || !this.opts.bookmarks || rv < this.lastRV) return;
     this.lastRV = rv;
     this.write(this.bookmarkLine(rv, false));
   }
