@@ -7,6 +7,7 @@ import { createLogger, newMetricsRegistry, parseCommandLine, realClock, startHea
 import { FLAGS, resolveOptions, type KubeletOptions } from './options.ts';
 import { Kubelet } from './kubelet.ts';
 import { KUBELET_VERSION } from './node/status.ts';
+import { capYoungGeneration } from './heap.ts';
 
 const PROGRAM = 'kubelet';
 
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(PROGRAM, flags.v);
   const n = flags['node-count'];
+  if (n > 1) capYoungGeneration(Number(process.env.KEMU_KUBELET_YOUNG_GEN_MB ?? 8));
   let config;
   try {
     // Each real kubelet has its own client: N emulated nodes get N times the QPS.
