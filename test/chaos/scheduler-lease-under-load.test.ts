@@ -1,5 +1,5 @@
-// A kube-scheduler leader busy binding a burst of pods must keep renewing its Lease, and release it when
-// SIGTERMed. Kubernetes gives leader election a client of its own ("leader-election" user agent, its own rate
+// A kube-scheduler leader busy binding a burst of pods (more than its client's burst of 100, so binds queue at
+// --kube-api-qps) must keep renewing its Lease, and release it when SIGTERMed. Kubernetes gives leader election a client of its own ("leader-election" user agent, its own rate
 // limiter), so renewals never queue behind binds (cmd/kube-scheduler/app/options: createClients).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@kemu/base/testing/processes';
@@ -57,6 +57,42 @@ describe.skipIf(skip)('kube-scheduler Lease while binding a burst', () => {
       lease.stop();
       pods.stop();
       await call(lab.server, 'DELETE', '/api/v1/namespaces/default/pods?gracePeriodSeconds=0&labelSelector=burst%3Dyes').catch(() => undefined);
+    }
+  }, 300_000);
+
+  it('keeps renewing its Lease (every retry period, never near the 2 s renew deadline) while it binds a burst alone', async () => {
+    const schedulers = ['scheduler-0', 'scheduler-1'];
+    await Promise.all(schedulers.map((s) => lab.kemu('stop', s)));
+    const lease = new LeaseWatch(lab.server, 'kube-scheduler');
+    await lease.start();
+    const pods = new PodWatch(lab.server, 'default', 'burst=alone');
+    await pods.start();
+    const bound = () => [...pods.pods.values()].filter((p) => p.nodeName).length;
+    try {
+      const pod = (i: number) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `alone-${i}`, labels: { burst: 'alone' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+      for (let i = 0; i < 450; i += 25)
+        await Promise.all(Array.from({ length: 25 }, (_, k) => call(lab.server, 'POST', '/api/v1/namespaces/default/pods', pod(i + k)).then((r) => expect(r.status).toBe(201))));
+      await waitFor('450 pods in the watch', () => pods.pods.size === 450, 30_000);
+      const restarts = lab.state().components.find((c) => c.name === 'scheduler-0')!.restarts;
+      await lab.kemu('start', 'scheduler-0');
+      const t0 = Date.now();
+      await waitFor('scheduler-0 leading', () => lease.events.find((e) => e.at >= t0 && e.holder.startsWith('scheduler-0_')), 60_000, 20);
+      await waitFor('the first binding', () => bound() > 0, 60_000, 10);
+      const tBind = Date.now();
+      await waitFor('all 450 bound', () => bound() === 450, 120_000, 50);
+      const tDone = Date.now();
+      const renewals = lease.events.filter((e) => e.at >= tBind && e.at <= tDone + 500).map((e) => e.at);
+      let gap = 0;
+      for (let k = 1; k < renewals.length; k++) gap = Math.max(gap, renewals[k]! - renewals[k - 1]!);
+      gap = Math.max(gap, (renewals[0] ?? tDone) - tBind);
+      console.log(`binding 450 pods took ${tDone - tBind} ms; ${renewals.length} Lease renewals meanwhile, longest gap ${gap} ms`);
+      expect(lab.state().components.find((c) => c.name === 'scheduler-0')!.restarts, 'scheduler-0 lost its Lease and was restarted').toBe(restarts);
+      expect(gap).toBeLessThan(1_500);
+    } finally {
+      lease.stop();
+      pods.stop();
+      await call(lab.server, 'DELETE', '/api/v1/namespaces/default/pods?gracePeriodSeconds=0&labelSelector=burst%3Dalone').catch(() => undefined);
+      await lab.kemu('start', 'scheduler-1');
     }
   }, 300_000);
 });
