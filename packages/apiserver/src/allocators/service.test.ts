@@ -6,8 +6,10 @@ import { ServiceAllocator } from './service.ts';
 
 const opts = { serviceClusterIPRange: '10.96.0.0/24', serviceNodePortRange: '30000-30002' };
 
+let uids = 0;
+/** A Service as the registry hands it to the allocator: with its uid already set. */
 const svc = (name: string, spec: Record<string, unknown>): KubeObject => ({
-  metadata: { name, namespace: 'default' },
+  metadata: { name, namespace: 'default', uid: `uid-${++uids}` },
   spec: { type: 'ClusterIP', ports: [{ port: 80 }], ...spec },
 });
 
@@ -51,8 +53,10 @@ describe('ServiceAllocator', () => {
     expect(await invalidMessage(a.allocateForCreate(svc('y', { clusterIP: '10.0.0.5' })))).toBe(
       'Service "y" is invalid: spec.clusterIPs: Invalid value: []string{"10.0.0.5"}: failed to allocate IP 10.0.0.5: the provided IP (10.0.0.5) is not in the valid range. The range of valid IPs is 10.96.0.0/24',
     );
-    // A retried create of the same Service reuses its own claim, and a rollback of that retry keeps it.
-    const again = await a.allocateForCreate(svc('kubernetes', { clusterIP: '10.96.0.1' }));
+    // Another create of the same name (another uid) neither gets the IP nor frees it.
+    await expect(a.allocateForCreate(svc('kubernetes', { clusterIP: '10.96.0.1' }))).rejects.toThrow(/already allocated/);
+    // Allocating again for the same Service (same uid) reuses its claim, and undoing that keeps it.
+    const again = await a.allocateForCreate({ ...structuredClone(k), spec: { type: 'ClusterIP', clusterIP: '10.96.0.1' } });
     await again.rollback();
     expect(await invalidMessage(a.allocateForCreate(svc('z', { clusterIP: '10.96.0.1' })))).toMatch(/already allocated/);
   });
@@ -119,5 +123,33 @@ describe('ServiceAllocator', () => {
     const a = new ServiceAllocator(new MemoryBackend(), opts);
     await a.allocateForCreate(svc('d', { clusterIP: '10.96.0.50' }), { dryRun: true });
     await a.allocateForCreate(svc('d2', { clusterIP: '10.96.0.50' }));
+  });
+});
+
+describe('ServiceAllocator ownership', () => {
+  it('a claim whose Service never got stored is reclaimed only after the grace period', async () => {
+    let now = 1_000_000;
+    const store = new MemoryBackend();
+    const a = new ServiceAllocator(store, { ...opts, leakGraceMs: 60_000, now: () => now });
+    // A create that claimed the IP and then died before storing its Service (nothing rolled back).
+    await a.allocateForCreate(svc('crashed', { clusterIP: '10.96.0.9' }));
+    expect(await invalidMessage(a.allocateForCreate(svc('retry', { clusterIP: '10.96.0.9' })))).toMatch(/already allocated/);
+    now += 61_000;
+    const retry = svc('retry', { clusterIP: '10.96.0.9' });
+    await a.allocateForCreate(retry);
+    expect((retry.spec as { clusterIP: string }).clusterIP).toBe('10.96.0.9');
+    const kv = await store.get('/registry/allocations/serviceips/10.96.0.9');
+    expect(JSON.parse(kv?.value ?? '{}')).toMatchObject({ name: 'retry', uid: retry.metadata.uid });
+  });
+
+  it('releasing a Service frees only what still names it', async () => {
+    const a = new ServiceAllocator(new MemoryBackend(), opts);
+    const first = svc('s', { clusterIP: '10.96.0.20' });
+    await a.allocateForCreate(first);
+    // A stale copy of another Service that claims the same IP (e.g. a replayed delete) frees nothing.
+    await a.release({ ...svc('other', { clusterIP: '10.96.0.20' }) });
+    expect(await invalidMessage(a.allocateForCreate(svc('third', { clusterIP: '10.96.0.20' })))).toMatch(/already allocated/);
+    await a.release(first);
+    await a.allocateForCreate(svc('third', { clusterIP: '10.96.0.20' }));
   });
 });

@@ -2,11 +2,12 @@
 // values from --service-cluster-ip-range / --service-node-port-range, requested values checked for range
 // and availability (422 with Kubernetes' messages), released when a Service is deleted or stops using them.
 // The first address of the range is only handed out on request (it belongs to default/kubernetes).
-import { errors } from '@kemu/api';
+import { errors, R } from '@kemu/api';
 import type { KubeObject, StatusCause } from '@kemu/api';
 import type { Backend } from '@kemu/store';
 import { ClaimSet } from './claims.ts';
-import type { Owner } from './claims.ts';
+import type { ClaimRecord, ClaimResult, Owner } from './claims.ts';
+import { objectKey } from '../storage.ts';
 import { contains, intToIp, ipToInt, parseCIDR, parsePortRange } from './cidr.ts';
 import type { IPv4Range, PortRange } from './cidr.ts';
 import { fieldErrors } from '../validation/field.ts';
@@ -17,6 +18,30 @@ export const NODE_PORT_PREFIX = '/registry/allocations/servicenodeports/';
 export interface ServiceAllocatorOptions {
   serviceClusterIPRange: string;
   serviceNodePortRange: string;
+  /** A claim whose Service never appeared is reclaimed after this long (default 60 s). */
+  leakGraceMs?: number;
+  now?: () => number;
+}
+
+/** A claim this request created, to undo it by revision. */
+interface Claimed {
+  set: ClaimSet;
+  value: string | number;
+  revision: number;
+}
+
+function undo(claimed: Claimed[]): () => Promise<void> {
+  return async () => {
+    for (const c of claimed.reverse()) await c.set.releaseClaimed(c.value, c.revision);
+    claimed.length = 0;
+  };
+}
+
+/** Records a fresh claim for rollback; false when the value belongs to someone else. */
+function took(r: ClaimResult, set: ClaimSet, value: string | number, claimed: Claimed[]): boolean {
+  if (r.status === 'taken') return false;
+  if (r.status === 'claimed') claimed.push({ set, value, revision: r.revision });
+  return true;
 }
 
 /** The outcome of an allocation: undo it if the write fails, or finish it (release what is no longer used). */
@@ -34,7 +59,7 @@ function specOf(svc: KubeObject): Obj {
 }
 
 function ownerOf(svc: KubeObject): Owner {
-  return { namespace: svc.metadata.namespace ?? '', name: svc.metadata.name ?? '' };
+  return { namespace: svc.metadata.namespace ?? '', name: svc.metadata.name ?? '', uid: svc.metadata.uid ?? '' };
 }
 
 function needsClusterIP(spec: Obj): boolean {
@@ -55,11 +80,33 @@ export class ServiceAllocator {
   private readonly ips: ClaimSet;
   private readonly nodePorts: ClaimSet;
 
-  constructor(backend: Backend, opts: ServiceAllocatorOptions) {
+  constructor(
+    private readonly backend: Backend,
+    opts: ServiceAllocatorOptions,
+  ) {
     this.ipRange = parseCIDR(opts.serviceClusterIPRange);
     this.portRange = parsePortRange(opts.serviceNodePortRange);
-    this.ips = new ClaimSet(backend, SERVICE_IP_PREFIX);
-    this.nodePorts = new ClaimSet(backend, NODE_PORT_PREFIX);
+    const claimOpts = {
+      ownerExists: (c: ClaimRecord) => this.ownerExists(c),
+      ...(opts.leakGraceMs !== undefined ? { leakGraceMs: opts.leakGraceMs } : {}),
+      ...(opts.now ? { now: opts.now } : {}),
+    };
+    this.ips = new ClaimSet(backend, SERVICE_IP_PREFIX, claimOpts);
+    this.nodePorts = new ClaimSet(backend, NODE_PORT_PREFIX, claimOpts);
+  }
+
+  /** The stored Service a claim names (with its uid, when the claim records one). */
+  private async ownerExists(c: ClaimRecord): Promise<boolean> {
+    if (c.name === undefined || c.namespace === undefined) return false;
+    const kv = await this.backend.get(objectKey(R.services, c.namespace, c.name));
+    if (!kv) return false;
+    if (c.uid === undefined) return true;
+    try {
+      const o = JSON.parse(kv.value) as { metadata?: { uid?: unknown } };
+      return o.metadata?.uid === c.uid;
+    } catch {
+      return true; // unreadable: assume held rather than hand the value out twice
+    }
   }
 
   private invalid(svc: KubeObject, cause: StatusCause): Error {
@@ -68,10 +115,8 @@ export class ServiceAllocator {
 
   /** Allocates the Service's cluster IP and node ports in place (before it is stored). */
   async allocateForCreate(svc: KubeObject, opts: { dryRun?: boolean } = {}): Promise<AllocationTxn> {
-    const claimed: { set: ClaimSet; value: string | number }[] = [];
-    const rollback = async (): Promise<void> => {
-      for (const c of claimed.reverse()) await c.set.release(c.value);
-    };
+    const claimed: Claimed[] = [];
+    const rollback = undo(claimed);
     try {
       const spec = specOf(svc);
       if (needsClusterIP(spec)) await this.allocateIP(svc, spec, claimed, !!opts.dryRun);
@@ -88,10 +133,9 @@ export class ServiceAllocator {
    * commit() releases what the old object held and the new one does not.
    */
   async allocateForUpdate(svc: KubeObject, old: KubeObject, opts: { dryRun?: boolean } = {}): Promise<AllocationTxn> {
-    const claimed: { set: ClaimSet; value: string | number }[] = [];
-    const rollback = async (): Promise<void> => {
-      for (const c of claimed.reverse()) await c.set.release(c.value);
-    };
+    const claimed: Claimed[] = [];
+    const rollback = undo(claimed);
+    const owner = ownerOf(svc);
     const spec = specOf(svc);
     const oldSpec = specOf(old);
     const oldPorts = new Set(needsNodePorts(oldSpec) ? ports(oldSpec).map((p) => p.nodePort).filter((n): n is number => typeof n === 'number' && n > 0) : []);
@@ -108,9 +152,9 @@ export class ServiceAllocator {
       commit: async () => {
         if (opts.dryRun) return;
         const newPorts = new Set(needsNodePorts(spec) ? ports(spec).map((p) => p.nodePort) : []);
-        for (const p of oldPorts) if (!newPorts.has(p)) await this.nodePorts.release(p);
+        for (const p of oldPorts) if (!newPorts.has(p)) await this.nodePorts.releaseOwned(p, owner);
         const oldIP = oldSpec.clusterIP;
-        if (typeof oldIP === 'string' && oldIP !== '' && oldIP !== 'None' && spec.clusterIP !== oldIP) await this.ips.release(oldIP);
+        if (typeof oldIP === 'string' && oldIP !== '' && oldIP !== 'None' && spec.clusterIP !== oldIP) await this.ips.releaseOwned(oldIP, owner);
       },
     };
   }
@@ -118,12 +162,13 @@ export class ServiceAllocator {
   /** Frees everything a deleted Service held. */
   async release(svc: KubeObject): Promise<void> {
     const spec = specOf(svc);
+    const owner = ownerOf(svc);
     const ip = spec.clusterIP;
-    if (typeof ip === 'string' && ip !== '' && ip !== 'None') await this.ips.release(ip);
-    for (const p of ports(spec)) if (typeof p.nodePort === 'number' && p.nodePort > 0) await this.nodePorts.release(p.nodePort);
+    if (typeof ip === 'string' && ip !== '' && ip !== 'None') await this.ips.releaseOwned(ip, owner);
+    for (const p of ports(spec)) if (typeof p.nodePort === 'number' && p.nodePort > 0) await this.nodePorts.releaseOwned(p.nodePort, owner);
   }
 
-  private async allocateIP(svc: KubeObject, spec: Obj, claimed: { set: ClaimSet; value: string | number }[], dryRun: boolean): Promise<void> {
+  private async allocateIP(svc: KubeObject, spec: Obj, claimed: Claimed[], dryRun: boolean): Promise<void> {
     const owner = ownerOf(svc);
     const requested = typeof spec.clusterIP === 'string' && spec.clusterIP !== '' ? spec.clusterIP : Array.isArray(spec.clusterIPs) ? spec.clusterIPs[0] : undefined;
     if (typeof requested === 'string' && requested !== '') {
@@ -135,9 +180,7 @@ export class ServiceAllocator {
       if (dryRun) {
         if (!(await this.ips.isFree(requested, owner))) throw fail('provided IP is already allocated');
       } else {
-        const r = await this.ips.claim(requested, owner);
-        if (r === 'taken') throw fail('provided IP is already allocated');
-        if (r === 'claimed') claimed.push({ set: this.ips, value: requested });
+        if (!took(await this.ips.claim(requested, owner), this.ips, requested, claimed)) throw fail('provided IP is already allocated');
       }
       spec.clusterIP = requested;
       spec.clusterIPs = [requested];
@@ -148,7 +191,7 @@ export class ServiceAllocator {
     spec.clusterIPs = [ip];
   }
 
-  private async pickIP(owner: Owner, claimed: { set: ClaimSet; value: string | number }[], dryRun: boolean): Promise<string> {
+  private async pickIP(owner: Owner, claimed: Claimed[], dryRun: boolean): Promise<string> {
     const { network, size } = this.ipRange;
     const usable = size - 2;
     const taken = await this.ips.taken();
@@ -161,9 +204,7 @@ export class ServiceAllocator {
       const ip = intToIp(network + offset);
       if (taken.has(ip)) continue;
       if (dryRun) return ip;
-      const r = await this.ips.claim(ip, owner);
-      if (r === 'taken') continue;
-      if (r === 'claimed') claimed.push({ set: this.ips, value: ip });
+      if (!took(await this.ips.claim(ip, owner), this.ips, ip, claimed)) continue;
       return ip;
     }
     throw errors.internal(`failed to allocate a serviceIP: range is full`);
@@ -173,7 +214,7 @@ export class ServiceAllocator {
     svc: KubeObject,
     spec: Obj,
     alreadyOurs: Set<number>,
-    claimed: { set: ClaimSet; value: string | number }[],
+    claimed: Claimed[],
     dryRun: boolean,
   ): Promise<void> {
     const owner = ownerOf(svc);
@@ -191,9 +232,8 @@ export class ServiceAllocator {
         inThisService.set(n, true);
         continue;
       }
-      const ok = dryRun ? await this.nodePorts.isFree(n, owner) : (await this.nodePorts.claim(n, owner)) !== 'taken';
+      const ok = dryRun ? await this.nodePorts.isFree(n, owner) : took(await this.nodePorts.claim(n, owner), this.nodePorts, n, claimed);
       if (!ok) throw this.invalid(svc, fieldErrors.invalid(field, n, 'provided port is already allocated'));
-      if (!dryRun) claimed.push({ set: this.nodePorts, value: n });
       inThisService.set(n, true);
     }
     const unassigned = list.filter((p) => p.nodePort === undefined || p.nodePort === null || p.nodePort === 0);
@@ -209,9 +249,7 @@ export class ServiceAllocator {
           got = n;
           break;
         }
-        const r = await this.nodePorts.claim(n, owner);
-        if (r === 'taken') continue;
-        if (r === 'claimed') claimed.push({ set: this.nodePorts, value: n });
+        if (!took(await this.nodePorts.claim(n, owner), this.nodePorts, n, claimed)) continue;
         got = n;
         break;
       }

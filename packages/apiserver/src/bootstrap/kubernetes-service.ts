@@ -25,11 +25,18 @@ export async function ensureKubernetesService(registry: Registry, clusterIP: str
     metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
     spec: { type: 'ClusterIP', clusterIP, clusterIPs: [clusterIP], ports, sessionAffinity: 'None', ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack', internalTrafficPolicy: 'Cluster' },
   };
-  // Check first: replicas starting together would otherwise race their ClusterIP claims for one Service.
-  if (await registry.getKV(R.services, 'default', 'kubernetes')) return;
-  try {
-    await registry.create(R.services, svc);
-  } catch (e) {
-    if (!(e instanceof StatusError && e.reason === 'AlreadyExists')) throw e;
+  // Replicas starting together race for it: one create wins; a loser sees AlreadyExists, or (while the
+  // winner's create is still in flight) its ClusterIP claim, and looks again shortly.
+  for (let attempt = 0; ; attempt++) {
+    if (await registry.getKV(R.services, 'default', 'kubernetes')) return;
+    try {
+      await registry.create(R.services, structuredClone(svc));
+      return;
+    } catch (e) {
+      if (e instanceof StatusError && e.reason === 'AlreadyExists') return;
+      // A claim leaked by a crashed create is reclaimed after the allocator's 60 s grace: wait that long at most.
+      if (!(e instanceof StatusError && e.reason === 'Invalid') || attempt >= 700) throw e;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -69,7 +69,7 @@ export class Registry {
       if (r === R.services && this.opts.allocator) await this.opts.allocator.allocateForCreate(obj, { dryRun: true });
       return obj;
     }
-    const txn = r === R.services && this.opts.allocator ? await this.opts.allocator.allocateForCreate(obj) : undefined;
+    const txn = r === R.services && this.opts.allocator ? await this.allocateService(obj, ns, name) : undefined;
     try {
       const kv = await this.opts.backend.create(objectKey(r, ns, name), encodeObject(obj));
       this.opts.onWrite?.(kv.modRevision);
@@ -160,6 +160,23 @@ export class Registry {
         if (e instanceof RevisionMismatchError && attempt < MAX_RETRIES) continue;
         throw mapStoreError(e, r, name);
       }
+    }
+  }
+
+  /**
+   * A Service's ClusterIP/NodePorts for a create. A value held by a concurrent create of the same name
+   * fails the allocation; when that other create has landed, the answer is AlreadyExists, as it would
+   * have been had the two not overlapped.
+   */
+  private async allocateService(obj: KubeObject, ns: string | undefined, name: string): Promise<AllocationTxn> {
+    const allocator = this.opts.allocator as ServiceAllocator;
+    try {
+      return await allocator.allocateForCreate(obj);
+    } catch (e) {
+      if (e instanceof StatusError && e.reason === 'Invalid' && (await this.getKV(R.services, ns, name))) {
+        throw errors.alreadyExists(qualifiedResource(R.services), name);
+      }
+      throw e;
     }
   }
 
