@@ -90,8 +90,10 @@ async function main(): Promise<void> {
     fail(`invalid configuration: ${(e as Error).message}`, 1);
   }
   const client = new RestClient(clientConfig, { logger });
-  // Events go through their own client so they never queue behind binds.
+  // Events and leader election go through clients of their own (as Kubernetes does), so neither queues
+  // behind a burst of binds in the main client's rate limiter: a busy leader still renews and releases.
   const eventClient = new RestClient(clientConfig, { logger });
+  const electionClient = new RestClient({ ...clientConfig, userAgent: `${clientConfig.userAgent ?? PROGRAM}/leader-election` }, { logger });
   const recorders = new Map<string, EventRecorder>();
   const recorder = (name: string) => {
     let r = recorders.get(name);
@@ -168,13 +170,15 @@ async function main(): Promise<void> {
     shuttingDown = true;
     logger.info({ signal: sig }, 'Received termination signal, shutting down');
     loopStop.abort(new Error(`received ${sig}`));
-    // Give binds already sent a moment to land, then release the Lease.
+    // Give binds already sent a moment to land, then release the Lease. Binds still queued in the rate
+    // limiter are dropped with the process: the next leader schedules those pods (a bind that races it
+    // gets 409 and is forgotten), so waiting longer would only delay the hand-over.
     const drained = (async () => {
       await loop;
-      const until = Date.now() + 2000;
+      const until = Date.now() + 500;
       while (sched.pendingBinds() > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
     })();
-    void Promise.race([drained, new Promise((r) => setTimeout(r, 2500))]).then(() => stopping.abort(new Error(`received ${sig}`)));
+    void Promise.race([drained, new Promise((r) => setTimeout(r, 1000))]).then(() => stopping.abort(new Error(`received ${sig}`)));
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
@@ -197,7 +201,7 @@ async function main(): Promise<void> {
   logger.info({ identity }, 'Attempting to acquire leader lease');
   try {
     elector = new LeaderElector({
-      client,
+      client: electionClient,
       namespace: cfg.leaderElection.resourceNamespace,
       name: cfg.leaderElection.resourceName,
       identity,
