@@ -5,6 +5,7 @@ import { createLogger, onShutdown, parseCommandLine } from '@kemu/base';
 import { openBackend } from '@kemu/store';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
+import { advertisedIP, ENDPOINT_ANNOTATION, formatEndpoint, parseEndpoint, startEndpointReconciler } from './bootstrap/endpoint-reconciler.ts';
 import { identityLeaseName, startIdentityLease } from './bootstrap/identity-lease.ts';
 import { ensureKubernetesService, firstServiceIP } from './bootstrap/kubernetes-service.ts';
 import { ensureSystemNamespaces } from './bootstrap/system-namespaces.ts';
@@ -27,6 +28,8 @@ const flags = parseCommandLine('kube-apiserver', {
   'watch-bookmark-interval': { type: 'duration', default: DEFAULT_WATCH_BOOKMARK_INTERVAL_MS, usage: 'How often watches with allowWatchBookmarks=true get a BOOKMARK event (keep it well under clients\' 15s dead-watch deadline).' },
   'default-watch-cache-size': { type: 'int', default: 10_000, usage: 'Events of history kept per resource for resuming watches.' },
   'identity-lease-renew-interval': { type: 'duration', default: 10_000, usage: 'How often this replica renews its identity Lease.' },
+  'identity-lease-duration-seconds': { type: 'int', default: 3600, usage: 'The duration of this replica\'s identity Lease in seconds.' },
+  'endpoint-reconciler-type': { type: 'string', default: 'lease', usage: 'Use an endpoint reconciler (lease, none) for the default/kubernetes Endpoints and EndpointSlice.' },
   'hostname-override': { type: 'string', default: '', usage: 'The identity of this replica (its Lease is kube-system/apiserver-<id>).' },
   'apiserver-id': { type: 'string', default: '', usage: 'Alias of --hostname-override for the identity Lease name.' },
   v: { type: 'int', default: 0, usage: 'Number for the log level verbosity.' },
@@ -48,7 +51,17 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const port = flags['secure-port'];
-  const advertiseHost = flags['advertise-address'] || (flags['bind-address'] === '0.0.0.0' ? '127.0.0.1' : flags['bind-address']);
+  const advertiseHost = advertisedIP(flags['advertise-address'], flags['bind-address']);
+  const reconcilerType = flags['endpoint-reconciler-type'];
+  if (reconcilerType !== 'lease' && reconcilerType !== 'none') {
+    process.stderr.write(`Error: --endpoint-reconciler-type: unsupported value "${reconcilerType}" (supported: lease, none)\n`);
+    process.exit(2);
+  }
+  const self = { ip: advertiseHost, port };
+  if (reconcilerType === 'lease' && !parseEndpoint(formatEndpoint(self))) {
+    process.stderr.write(`Error: --advertise-address: "${advertiseHost}" is not an IPv4 address\n`);
+    process.exit(2);
+  }
   const srv = await createApiServer({
     backend,
     logger,
@@ -75,12 +88,20 @@ async function main(): Promise<void> {
     name: leaseName,
     holder: `${leaseName}_${randomUUID()}`,
     renewIntervalMs: flags['identity-lease-renew-interval'],
+    leaseDurationSeconds: flags['identity-lease-duration-seconds'],
+    ...(reconcilerType === 'lease' ? { annotations: { [ENDPOINT_ANNOTATION]: formatEndpoint(self) } } : {}),
   });
   await lease.renew();
+  const endpoints =
+    reconcilerType === 'lease'
+      ? startEndpointReconciler({ registry: srv.ctx.registry, clock: srv.ctx.clock, logger, self, intervalMs: flags['identity-lease-renew-interval'] })
+      : undefined;
+  await endpoints?.reconcile().catch((e: unknown) => logger.warn({ err: String(e) }, 'reconciling default/kubernetes endpoints failed'));
   const address = await srv.app.listen({ host: flags['bind-address'], port });
   logger.info({ address, https: !!https, identity: leaseName, datastore: endpoint || 'sqlite://./db/state.db' }, https ? 'Serving securely' : 'Serving insecurely (plain HTTP: no --tls-cert-file given)');
   onShutdown(async () => {
     lease.stop();
+    endpoints?.stop();
     await srv.close();
     await backend.close();
   });

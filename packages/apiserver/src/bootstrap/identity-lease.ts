@@ -24,6 +24,8 @@ export interface IdentityLeaseOptions {
   holder: string;
   renewIntervalMs: number;
   leaseDurationSeconds?: number;
+  /** Kept on the Lease (e.g. where this replica serves, for the endpoint reconciler). */
+  annotations?: Record<string, string>;
 }
 
 export function startIdentityLease(o: IdentityLeaseOptions): { stop(): void; renew(): Promise<void> } {
@@ -32,6 +34,7 @@ export function startIdentityLease(o: IdentityLeaseOptions): { stop(): void; ren
     try {
       await o.registry.guaranteedUpdate(R.leases, 'kube-system', o.name, (cur) => {
         cur.spec = { ...((cur.spec as object | undefined) ?? {}), holderIdentity: o.holder, leaseDurationSeconds: o.leaseDurationSeconds ?? 3600, renewTime: now };
+        if (o.annotations) cur.metadata.annotations = { ...(cur.metadata.annotations ?? {}), ...o.annotations };
         return cur;
       });
     } catch (e) {
@@ -39,7 +42,12 @@ export function startIdentityLease(o: IdentityLeaseOptions): { stop(): void; ren
       const lease: KubeObject = {
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
-        metadata: { name: o.name, namespace: 'kube-system', labels: { [IDENTITY_LABEL]: 'kube-apiserver', 'kubernetes.io/hostname': hostname() } },
+        metadata: {
+          name: o.name,
+          namespace: 'kube-system',
+          labels: { [IDENTITY_LABEL]: 'kube-apiserver', 'kubernetes.io/hostname': hostname() },
+          ...(o.annotations ? { annotations: { ...o.annotations } } : {}),
+        },
         spec: { holderIdentity: o.holder, leaseDurationSeconds: o.leaseDurationSeconds ?? 3600, acquireTime: now, renewTime: now },
       };
       try {
