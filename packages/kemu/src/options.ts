@@ -22,7 +22,7 @@ export const UP_FLAGS = {
   'node-status-update-frequency': { type: 'duration', default: 10_000, usage: 'Passed to kubelets' },
   'node-lease-duration-seconds': { type: 'int', default: 40, usage: 'Passed to kubelets' },
   'max-pods': { type: 'int', default: 110, usage: 'Pods each emulated kubelet accepts; passed to kubelets' },
-  'image-pull-delay': { type: 'duration', default: 0, usage: 'How long an emulated image pull takes (pods show ContainerCreating meanwhile); passed to kubelets' },
+  'image-pull-delay': { type: 'duration', default: 1000, usage: 'How long an emulated image pull takes (pods show ContainerCreating meanwhile; images already on the node skip it); passed to kubelets' },
   'stop-grace-period': { type: 'duration', default: 10_000, usage: 'Time between SIGTERM and SIGKILL when stopping a component' },
   v: { type: 'int', default: 0, usage: 'Log verbosity passed to every component' },
 } as const satisfies FlagSpecs;
