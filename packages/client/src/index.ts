@@ -28,3 +28,4 @@ export * from './factory.ts';
 export * from './events.ts';
 export * from './leaderelection/leaselock.ts';
 export * from './leaderelection/leaderelection.ts';
+export * from './leaderelection/flags.ts';

@@ -1,38 +1,13 @@
 // kube-controller-manager's flags: Kubernetes' names and 1.31 defaults (durations in milliseconds).
 import { parseFlags, type FlagValues } from '@kemu/base';
+import { leaderElectionFlags } from '@kemu/client';
 
 export const FLAGS = {
   master: { type: 'string', default: '', usage: 'The address of the Kubernetes API server (overrides any value in kubeconfig).' },
   kubeconfig: { type: 'string', default: '', usage: 'Path to kubeconfig file with authorization and master location information.' },
   'kube-api-qps': { type: 'float', default: 20, usage: 'QPS to use while talking with kubernetes apiserver.' },
   'kube-api-burst': { type: 'int', default: 30, usage: 'Burst to use while talking with kubernetes apiserver.' },
-  'leader-elect': {
-    type: 'bool',
-    default: true,
-    usage: 'Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability.',
-  },
-  'leader-elect-lease-duration': {
-    type: 'duration',
-    default: 15_000,
-    usage: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot.',
-  },
-  'leader-elect-renew-deadline': {
-    type: 'duration',
-    default: 10_000,
-    usage: 'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration.',
-  },
-  'leader-elect-retry-period': {
-    type: 'duration',
-    default: 2_000,
-    usage: 'The duration the clients should wait between attempting acquisition and renewal of a leadership.',
-  },
-  'leader-elect-resource-lock': {
-    type: 'string',
-    default: 'leases',
-    usage: "The type of resource object that is used for locking during leader election. Supported options are 'leases'.",
-  },
-  'leader-elect-resource-name': { type: 'string', default: 'kube-controller-manager', usage: 'The name of resource object that is used for locking during leader election.' },
-  'leader-elect-resource-namespace': { type: 'string', default: 'kube-system', usage: 'The namespace of resource object that is used for locking during leader election.' },
+  ...leaderElectionFlags('kube-controller-manager'),
   controllers: {
     type: 'stringArray',
     default: ['*'],

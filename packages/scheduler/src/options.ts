@@ -1,6 +1,7 @@
 // kube-scheduler's flags (Kubernetes' names and defaults; durations in milliseconds). Flags given on the
 // command line override the matching fields of the --config file.
 import type { FlagValues } from '@kemu/base';
+import { leaderElectionFlags } from '@kemu/client';
 import type { KubeSchedulerConfiguration } from './config/types.ts';
 
 export const FLAGS = {
@@ -9,33 +10,7 @@ export const FLAGS = {
   kubeconfig: { type: 'string', default: '', usage: 'DEPRECATED: path to kubeconfig file with authorization and master location information.' },
   'kube-api-qps': { type: 'float', default: 50, usage: 'DEPRECATED: QPS to use while talking with kubernetes apiserver.' },
   'kube-api-burst': { type: 'int', default: 100, usage: 'DEPRECATED: burst to use while talking with kubernetes apiserver.' },
-  'leader-elect': {
-    type: 'bool',
-    default: true,
-    usage: 'Start a leader election client and gain leadership before executing the main loop. Enable this when running replicated components for high availability.',
-  },
-  'leader-elect-lease-duration': {
-    type: 'duration',
-    default: 15_000,
-    usage: 'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot.',
-  },
-  'leader-elect-renew-deadline': {
-    type: 'duration',
-    default: 10_000,
-    usage: 'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration.',
-  },
-  'leader-elect-retry-period': {
-    type: 'duration',
-    default: 2_000,
-    usage: 'The duration the clients should wait between attempting acquisition and renewal of a leadership.',
-  },
-  'leader-elect-resource-lock': {
-    type: 'string',
-    default: 'leases',
-    usage: "The type of resource object that is used for locking during leader election. Supported options are 'leases'.",
-  },
-  'leader-elect-resource-name': { type: 'string', default: 'kube-scheduler', usage: 'The name of resource object that is used for locking during leader election.' },
-  'leader-elect-resource-namespace': { type: 'string', default: 'kube-system', usage: 'The namespace of resource object that is used for locking during leader election.' },
+  ...leaderElectionFlags('kube-scheduler'),
   'bind-address': { type: 'string', default: '0.0.0.0', usage: 'The IP address on which to listen for the --secure-port port.' },
   'secure-port': { type: 'int', default: 10259, usage: "The port on which to serve HTTPS with authentication and authorization. If 0, don't serve HTTPS at all." },
   'hostname-override': { type: 'string', default: '', usage: 'If non-empty, will use this string as identification instead of the actual hostname.' },
