@@ -73,7 +73,11 @@ describe('kube-scheduler leader election', () => {
     // One Scheduled event per pod (an aggregated repeat would show count > 1).
     const sample = ['p-0', `p-${N / 2 - 1}`, `p-${N - 1}`];
     for (const name of sample) {
-      const ev = await waitFor(`Scheduled for ${name}`, async () => (await eventsFor(env.client, name)).filter((e) => e.reason === 'Scheduled'));
+      // Events are recorded asynchronously after the bind: wait until one is there (an empty list is truthy).
+      const ev = await waitFor(`Scheduled for ${name}`, async () => {
+        const scheduled = (await eventsFor(env.client, name)).filter((e) => e.reason === 'Scheduled');
+        return scheduled.length > 0 ? scheduled : undefined;
+      });
       expect(ev.length).toBe(1);
       expect(ev[0]?.count ?? 1).toBe(1);
     }
