@@ -42,6 +42,11 @@ export function isDeletedFinalStateUnknown<T>(v: unknown): v is DeletedFinalStat
   return typeof v === 'object' && v !== null && (v as { deletedFinalStateUnknown?: unknown }).deletedFinalStateUnknown === true;
 }
 
+/** The object inside a delete notification, whether it came as the object or as a tombstone. */
+export function unwrapDeleted<T>(obj: T | DeletedFinalStateUnknown<T>): T {
+  return isDeletedFinalStateUnknown<T>(obj) ? obj.obj : obj;
+}
+
 export const NAMESPACE_INDEX = 'namespace';
 
 /** The built-in index: an object's namespace (cluster-scoped objects index under ""). */

@@ -4,4 +4,4 @@
 export type * from './controller.ts';
 export * from './registry.ts';
 export * from './options.ts';
-export { KeyedWorker, isNotFound, isConflict, isAlreadyExists, isTombstone, unwrapDeleted } from './controllers/base.ts';
+export { KeyedWorker } from './controllers/base.ts';

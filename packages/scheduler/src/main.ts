@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { KubeObject, Namespace, Node, Pod, Service } from '@kemu/api';
 import { R } from '@kemu/api';
-import { EventRecorder, RestClient, SharedInformerFactory, leaderElectedRun, loadClientConfig, type DeletedFinalStateUnknown } from '@kemu/client';
+import { EventRecorder, RestClient, SharedInformerFactory, leaderElectedRun, loadClientConfig, unwrapDeleted } from '@kemu/client';
 import { createLogger, newMetricsRegistry, parseCommandLine, realClock, startHealthServer } from '@kemu/base';
 import { restSchedulerClient } from './api-client.ts';
 import { defaultConfiguration } from './config/defaults.ts';
@@ -47,7 +47,6 @@ function loadConfig(argv: string[], flags: ReturnType<typeof parseCommandLine<ty
   return cfg;
 }
 
-const unwrap = <T>(o: T | DeletedFinalStateUnknown<T>): T => ('deletedFinalStateUnknown' in (o as object) ? (o as DeletedFinalStateUnknown<T>).obj : (o as T));
 const asPod = (p: Pod): Pod => ({ ...p, apiVersion: 'v1', kind: 'Pod' });
 
 async function main(): Promise<void> {
@@ -114,12 +113,12 @@ async function main(): Promise<void> {
   podInformer.addEventHandler({
     onAdd: (p) => sched.addPod(p),
     onUpdate: (a, b) => sched.updatePod(a, b),
-    onDelete: (p) => sched.deletePod(unwrap(p)),
+    onDelete: (p) => sched.deletePod(unwrapDeleted(p)),
   });
   nodeInformer.addEventHandler({
     onAdd: (n) => sched.addNode(n),
     onUpdate: (a, b) => sched.updateNode(a, b),
-    onDelete: (n) => sched.deleteNode(unwrap(n)),
+    onDelete: (n) => sched.deleteNode(unwrapDeleted(n)),
   });
 
   const runLoop = async (signal: AbortSignal) => {

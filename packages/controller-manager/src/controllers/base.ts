@@ -1,35 +1,10 @@
 // The sample-controller recipe, written once for every controller: event handlers only enqueue keys; run()
 // waits for the caches to sync and starts N workers; each key is get → sync → forget, or addRateLimited on
 // error → done. A sync that hits NotFound is finished (the object is gone, nothing left to do).
-import { RateLimitingQueue, type DeletedFinalStateUnknown, type SharedInformer } from '@kemu/client';
-import { StatusError, type KubeObject } from '@kemu/api';
+import { RateLimitingQueue, isConflict, isNotFound, metaKey, type DeletedFinalStateUnknown, type SharedInformer } from '@kemu/client';
+import type { KubeObject } from '@kemu/api';
 import type { ControllerContext } from '../controller.ts';
 import { workqueueMetrics } from '../metrics.ts';
-
-export function isNotFound(e: unknown): boolean {
-  return e instanceof StatusError && e.code === 404;
-}
-export function isConflict(e: unknown): boolean {
-  return e instanceof StatusError && e.code === 409 && e.reason === 'Conflict';
-}
-export function isAlreadyExists(e: unknown): boolean {
-  return e instanceof StatusError && e.code === 409 && e.reason === 'AlreadyExists';
-}
-
-export function isTombstone<T>(obj: T | DeletedFinalStateUnknown<T>): obj is DeletedFinalStateUnknown<T> {
-  return typeof obj === 'object' && obj !== null && (obj as { deletedFinalStateUnknown?: unknown }).deletedFinalStateUnknown === true;
-}
-
-/** The object inside a delete notification, whether it came as an object or a tombstone. */
-export function unwrapDeleted<T>(obj: T | DeletedFinalStateUnknown<T>): T {
-  return isTombstone(obj) ? obj.obj : obj;
-}
-
-/** "namespace/name" or "name" (client-go's MetaNamespaceKeyFunc). */
-export function objectKey(obj: KubeObject): string {
-  const ns = obj.metadata.namespace;
-  return ns ? `${ns}/${obj.metadata.name ?? ''}` : (obj.metadata.name ?? '');
-}
 
 export interface KeyedWorkerOptions {
   name: string;
@@ -57,7 +32,7 @@ export class KeyedWorker {
   }
 
   enqueue(obj: KubeObject | DeletedFinalStateUnknown<KubeObject>): void {
-    this.add(isTombstone(obj) ? obj.key : objectKey(obj));
+    this.add(metaKey(obj));
   }
 
   add(key: string): void {

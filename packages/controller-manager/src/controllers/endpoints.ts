@@ -2,9 +2,9 @@
 // with the matching pods' IPs in addresses (Ready) or notReadyAddresses, grouped into subsets by their
 // resolved ports. Services without a selector are left to whoever manages their Endpoints.
 import { R, selectorFromSet, selectorMatches, type EndpointAddress, type EndpointPort, type EndpointSubset, type Endpoints, type Pod, type Service, type ServicePort } from '@kemu/api';
-import type { SharedInformer } from '@kemu/client';
+import { isAlreadyExists, isNotFound, metaKey, unwrapDeleted, type SharedInformer } from '@kemu/client';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../controller.ts';
-import { KeyedWorker, isAlreadyExists, isNotFound, objectKey, unwrapDeleted } from './base.ts';
+import { KeyedWorker } from './base.ts';
 
 /** Pods a Service selects: same namespace, matching labels, with an IP, not terminal. */
 export function servicePods(svc: Service, pods: readonly Pod[]): Pod[] {
@@ -90,7 +90,7 @@ export function servicesForPod(services: SharedInformer<Service>, pod: Pod): str
   return services.store
     .byIndex('namespace', pod.metadata.namespace ?? '')
     .filter((s) => s.spec?.selector && selectorMatches(selectorFromSet(s.spec.selector), pod.metadata.labels))
-    .map(objectKey);
+    .map(metaKey);
 }
 
 export class EndpointsController implements Controller {

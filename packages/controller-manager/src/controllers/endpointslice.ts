@@ -2,9 +2,9 @@
 // kubernetes.io/service-name and managed-by endpointslice-controller.k8s.io, owned by the Service, one group
 // per distinct port set, at most 100 endpoints each, with ready/serving/terminating conditions.
 import { R, type Endpoint, type EndpointPort, type EndpointSlice, type Pod, type Service } from '@kemu/api';
-import type { SharedInformer } from '@kemu/client';
+import { isNotFound, metaKey, unwrapDeleted, type SharedInformer } from '@kemu/client';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../controller.ts';
-import { KeyedWorker, isNotFound, objectKey, unwrapDeleted } from './base.ts';
+import { KeyedWorker } from './base.ts';
 import { endpointPorts, podReady, servicePods, servicesForPod } from './endpoints.ts';
 
 export const LABEL_SERVICE_NAME = 'kubernetes.io/service-name';

@@ -1,3 +1,4 @@
+import { isConflict, isNotFound, unwrapDeleted } from '@kemu/client';
 // garbage-collector-controller: deletes objects whose owners are gone, and carries out the two non-default
 // propagation policies. It watches every listable kind in the resource table (events aside) and keeps an
 // ownership graph (graph.ts). Nothing is deleted on the graph's word alone: the dependent and every owner the
@@ -10,7 +11,7 @@
 //     finalizer.
 import { RESOURCES, findResourceByKind, type KubeObject, type OwnerReference, type ResourceInfo } from '@kemu/api';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../controller.ts';
-import { KeyedWorker, isConflict, isNotFound, unwrapDeleted } from './base.ts';
+import { KeyedWorker } from './base.ts';
 import { FOREGROUND_FINALIZER, Graph, ORPHAN_FINALIZER, type GraphNode } from './graph.ts';
 
 /** Kinds the collector does not track (Kubernetes ignores events too: they are many and never owners). */

@@ -3,9 +3,9 @@
 // left, the "kubernetes" finalizer removed through PUT namespaces/<name>/finalize (the apiserver then
 // deletes the namespace).
 import { R, RESOURCES, formatTime, type Condition, type KubeObject, type Namespace, type Pod, type ResourceInfo } from '@kemu/api';
-import type { SharedInformer } from '@kemu/client';
+import { isConflict, isNotFound, type SharedInformer } from '@kemu/client';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../controller.ts';
-import { KeyedWorker, isConflict, isNotFound } from './base.ts';
+import { KeyedWorker } from './base.ts';
 
 export const FINALIZER_KUBERNETES = 'kubernetes';
 

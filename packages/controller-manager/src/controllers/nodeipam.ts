@@ -2,9 +2,9 @@
 // --node-cidr-mask-size out of --cluster-cidr, released when the Node is deleted. The allocation map is
 // rebuilt from the Nodes' existing podCIDRs before anything is handed out, so a new leader never repeats one.
 import { R, type Node } from '@kemu/api';
-import type { SharedInformer } from '@kemu/client';
+import { unwrapDeleted, type SharedInformer } from '@kemu/client';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../controller.ts';
-import { KeyedWorker, unwrapDeleted } from './base.ts';
+import { KeyedWorker } from './base.ts';
 
 function ipToInt(ip: string): number {
   const p = ip.split('.').map(Number);

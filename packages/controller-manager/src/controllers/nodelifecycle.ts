@@ -5,9 +5,8 @@
 // second; pods that do not tolerate them (or whose tolerationSeconds ran out) are deleted. Taints go when the
 // Node is healthy again.
 import { R, formatTime, parseTime, type Condition, type Lease, type Node, type Pod, type Taint, type Toleration } from '@kemu/api';
-import type { SharedInformer } from '@kemu/client';
+import { isNotFound, type SharedInformer } from '@kemu/client';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../controller.ts';
-import { isNotFound } from './base.ts';
 
 export const TAINT_UNREACHABLE = 'node.kubernetes.io/unreachable';
 export const TAINT_NOT_READY = 'node.kubernetes.io/not-ready';

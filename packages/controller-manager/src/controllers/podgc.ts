@@ -2,9 +2,8 @@
 // with the apiserver, not only the cache), terminating pods that were never scheduled, and the oldest
 // terminated pods beyond --terminated-pod-gc-threshold (<= 0 turns that part off).
 import { R, parseTime, type Node, type Pod } from '@kemu/api';
-import type { SharedInformer } from '@kemu/client';
+import { isNotFound, type SharedInformer } from '@kemu/client';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../controller.ts';
-import { isNotFound } from './base.ts';
 
 export const GC_CHECK_PERIOD_MS = 20_000;
 

@@ -2,9 +2,8 @@
 // controls that still match its selector, adopts matching orphans (after re-checking with a live GET that
 // it is not being deleted) and releases the ones that no longer match.
 import { StatusError, selectorMatches, type KubeObject, type OwnerReference, type ParsedSelector, type ResourceInfo } from '@kemu/api';
-import type { RestClient } from '@kemu/client';
+import { isNotFound, type RestClient } from '@kemu/client';
 import { getControllerOf } from './pods.ts';
-import { isNotFound } from './base.ts';
 
 export interface ClaimOptions {
   client: RestClient;

@@ -13,9 +13,9 @@ import {
   type ReplicaSetStatus,
   type ParsedSelector,
 } from '@kemu/api';
-import type { SharedInformer } from '@kemu/client';
+import { isNotFound, unwrapDeleted, type SharedInformer } from '@kemu/client';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../controller.ts';
-import { KeyedWorker, isNotFound, unwrapDeleted } from './base.ts';
+import { KeyedWorker } from './base.ts';
 import { Expectations } from './expectations.ts';
 import { PodControl, SLOW_START_INITIAL_BATCH, controllerRef, definitelyNotApplied, slowStartBatch } from './podcontrol.ts';
 import { claimCandidates, ensureControllerIndex, getControllerOf, isPodActive, isPodAvailable, isPodReady, podsToDelete } from './pods.ts';

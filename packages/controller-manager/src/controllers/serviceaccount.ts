@@ -1,9 +1,9 @@
 // serviceaccount-controller: every active namespace has a "default" ServiceAccount; one that is deleted is
 // created again. Terminating namespaces are left alone (their content is being removed).
 import { R, type Namespace, type ServiceAccount } from '@kemu/api';
-import type { SharedInformer } from '@kemu/client';
+import { isAlreadyExists, unwrapDeleted, type SharedInformer } from '@kemu/client';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../controller.ts';
-import { KeyedWorker, isAlreadyExists, unwrapDeleted } from './base.ts';
+import { KeyedWorker } from './base.ts';
 
 export const SERVICE_ACCOUNTS = ['default'] as const;
 const WORKERS = 1;

@@ -2,9 +2,9 @@
 // Each sync claims the deployment's replica sets, then either only scales (paused, or spec.replicas changed)
 // or runs the strategy (RollingUpdate, Recreate), and writes status and conditions for `kubectl rollout`.
 import { R, labelSelectorAsSelector, selectorMatches, type Deployment, type ParsedSelector, type Pod, type ReplicaSet } from '@kemu/api';
-import type { SharedInformer } from '@kemu/client';
+import { unwrapDeleted, type SharedInformer } from '@kemu/client';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../../controller.ts';
-import { KeyedWorker, unwrapDeleted } from '../base.ts';
+import { KeyedWorker } from '../base.ts';
 import { controllerRef } from '../podcontrol.ts';
 import { claimCandidates, ensureControllerIndex, getControllerOf } from '../pods.ts';
 import { claimObjects, recheckOwner } from '../refmanager.ts';

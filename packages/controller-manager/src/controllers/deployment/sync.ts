@@ -1,9 +1,8 @@
 // The deployment controller's shared steps (Kubernetes' deployment/sync.go): find or create the new replica
 // set and keep revisions in step, proportional scaling, history cleanup, and status.
 import { R, type Deployment, type DeploymentStatus, type ReplicaSet } from '@kemu/api';
-import type { RestClient, EventRecorder } from '@kemu/client';
+import { isAlreadyExists, isNotFound, type RestClient, type EventRecorder } from '@kemu/client';
 import type { Clock, Logger } from '@kemu/base';
-import { isAlreadyExists, isNotFound } from '../base.ts';
 import { controllerRef } from '../podcontrol.ts';
 import { getControllerOf } from '../pods.ts';
 import * as u from './util.ts';
