@@ -106,7 +106,8 @@ export function deleteRequest(r: ResourceInfo, opts: DeleteOptions): DeleteReque
       if (grace === 0 && (m.finalizers ?? []).length === 0) return { kind: 'delete' };
       m.deletionTimestamp = formatTime(now + grace * 1000);
       m.deletionGracePeriodSeconds = grace;
-      m.generation = (m.generation ?? 0) + 1;
+      // rest.BeforeDelete bumps generation only for kinds that track it (generation > 0).
+      if ((m.generation ?? 0) > 0) m.generation = (m.generation ?? 0) + 1;
       return { kind: 'mark', object: next };
     },
   };

@@ -29,10 +29,12 @@ export function prepareCreate(obj: KubeObject, r: ResourceInfo, strategy: Resour
   delete meta.resourceVersion;
   delete meta.deletionTimestamp;
   delete meta.deletionGracePeriodSeconds;
-  meta.generation = 1;
+  // Only kinds whose strategy tracks it start at generation 1; the strategy sets (or clears) it.
+  if (strategy?.tracksGeneration) meta.generation = 1;
+  else delete meta.generation;
   strategy?.defaults?.(obj);
   strategy?.prepareForCreate?.(obj);
-  meta.generation = 1;
+  if (strategy?.tracksGeneration) meta.generation = 1;
 }
 
 /** Validation after mutating admission (Kubernetes' order: mutate, validate, validating admission). */
@@ -45,7 +47,7 @@ export function validateUpdate(out: KubeObject, cur: KubeObject, r: ResourceInfo
   else if (subresource === undefined) validateOrThrow(r, out, strategy?.validateUpdate?.(out, cur) ?? strategy?.validate?.(out));
 }
 
-/** generation tracks spec changes (kinds without a spec, like ConfigMap, keep generation 1). */
+/** generation tracks spec changes, for the kinds whose strategy tracks it. */
 function specPart(obj: KubeObject): string {
   return JSON.stringify(obj.spec ?? null);
 }
@@ -73,7 +75,8 @@ export function prepareUpdate(next: KubeObject, cur: KubeObject, r: ResourceInfo
   const gen = cur.metadata.generation ?? 1;
   if (subresource !== undefined) {
     // Server-internal subresources (binding, scale, finalize) change exactly what their handler set.
-    out.metadata.generation = specPart(out) === specPart(cur) ? gen : gen + 1;
+    if (strategy?.tracksGeneration) out.metadata.generation = specPart(out) === specPart(cur) ? gen : gen + 1;
+    else keepGeneration(out, cur);
     return out;
   }
   if (strategy?.defaults) strategy.defaults(out);
@@ -83,8 +86,15 @@ export function prepareUpdate(next: KubeObject, cur: KubeObject, r: ResourceInfo
   }
   strategy?.prepareForUpdate?.(out, cur);
   keepSystemMeta(out, cur);
-  if ((out.metadata.generation ?? gen) <= gen) out.metadata.generation = specPart(out) === specPart(cur) ? gen : gen + 1;
+  if (!strategy?.tracksGeneration) keepGeneration(out, cur);
+  else if ((out.metadata.generation ?? gen) <= gen) out.metadata.generation = specPart(out) === specPart(cur) ? gen : gen + 1;
   return out;
+}
+
+/** Kinds without generation tracking keep whatever the stored object has (usually none). */
+function keepGeneration(next: KubeObject, cur: KubeObject): void {
+  if (cur.metadata.generation === undefined) delete next.metadata.generation;
+  else next.metadata.generation = cur.metadata.generation;
 }
 
 /** Fields no update may change (Kubernetes resets them from the stored object). */

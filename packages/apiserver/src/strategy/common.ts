@@ -15,7 +15,7 @@ export interface StrategyOptions {
    * with (Kubernetes clears what the client sent); `keepOnCreate` lets the client set it (nodes).
    */
   status?: { initial?: (obj: KubeObject) => unknown; keepOnCreate?: boolean };
-  /** The kind tracks metadata.generation (Deployments, ReplicaSets). */
+  /** The kind tracks metadata.generation (Deployments, ReplicaSets, EndpointSlices). */
   generation?: boolean;
   /** Metadata fields a /status write may not change besides the system ones. */
   statusKeepsMeta?: ('labels' | 'annotations' | 'ownerReferences' | 'finalizers')[];
@@ -38,6 +38,7 @@ export function buildStrategy(resource: ResourceInfo, o: StrategyOptions): Resou
   const status = o.status;
   const s: ResourceStrategy = {
     resource,
+    ...(o.generation ? { tracksGeneration: true } : {}),
     selectableFields: (obj) => objectFields(resource, obj),
     prepareForCreate(obj) {
       if (status && !status.keepOnCreate) {
@@ -46,6 +47,7 @@ export function buildStrategy(resource: ResourceInfo, o: StrategyOptions): Resou
         else obj.status = initial;
       }
       if (o.generation) obj.metadata.generation = 1;
+      else delete obj.metadata.generation;
       o.prepareForCreate?.(obj);
     },
     prepareForUpdate(obj, old) {
@@ -57,6 +59,7 @@ export function buildStrategy(resource: ResourceInfo, o: StrategyOptions): Resou
         const gen = old.metadata.generation ?? 1;
         obj.metadata.generation = specChanged(obj, old) ? gen + 1 : gen;
       } else if (old.metadata.generation !== undefined) obj.metadata.generation = old.metadata.generation;
+      else delete obj.metadata.generation;
       o.prepareForUpdate?.(obj, old);
     },
     prepareForStatusUpdate(obj, old) {

@@ -21,6 +21,12 @@ export interface TablePrinter {
 
 export interface ResourceStrategy {
   resource: ResourceInfo;
+  /**
+   * The kind tracks metadata.generation (set to 1 on create, +1 per spec change), as the Kubernetes strategies
+   * that set `Generation = 1` in PrepareForCreate (deployments, replicasets, endpointslices). Other kinds
+   * (pods, configmaps, services, nodes, …) have no generation in v1.31.
+   */
+  tracksGeneration?: boolean;
   /** Fill Kubernetes' defaults in place (e.g. pod restartPolicy, deployment strategy). */
   defaults?(obj: KubeObject): void;
   /** Create-time preparation: e.g. clear status for kinds with a status subresource, generation = 1. */
