@@ -93,6 +93,27 @@ export function servicesForPod(services: SharedInformer<Service>, pod: Pod): str
     .map(metaKey);
 }
 
+/**
+ * The event wiring both Service-keyed controllers (endpoints, endpointslice) share: a Service change
+ * enqueues that Service; a pod change enqueues every Service selecting the pod before or after it.
+ */
+export function enqueueServicesOnPodChange(services: SharedInformer<Service>, pods: SharedInformer<Pod>, worker: KeyedWorker): void {
+  services.addEventHandler({
+    onAdd: (s) => worker.enqueue(s),
+    onUpdate: (_o, s) => worker.enqueue(s),
+    onDelete: (s) => worker.enqueue(s),
+  });
+  const onPod = (p: Pod) => servicesForPod(services, p).forEach((k) => worker.add(k));
+  pods.addEventHandler({
+    onAdd: onPod,
+    onUpdate: (o, p) => {
+      onPod(o);
+      onPod(p);
+    },
+    onDelete: (p) => onPod(unwrapDeleted(p)),
+  });
+}
+
 export class EndpointsController implements Controller {
   readonly name = 'endpoints-controller';
   private readonly services: SharedInformer<Service>;
@@ -109,20 +130,7 @@ export class EndpointsController implements Controller {
       this.pods,
       this.endpoints,
     );
-    this.services.addEventHandler({
-      onAdd: (s) => this.worker.enqueue(s),
-      onUpdate: (_o, s) => this.worker.enqueue(s),
-      onDelete: (s) => this.worker.enqueue(s),
-    });
-    const onPod = (p: Pod) => servicesForPod(this.services, p).forEach((k) => this.worker.add(k));
-    this.pods.addEventHandler({
-      onAdd: onPod,
-      onUpdate: (o, p) => {
-        onPod(o);
-        onPod(p);
-      },
-      onDelete: (p) => onPod(unwrapDeleted(p)),
-    });
+    enqueueServicesOnPodChange(this.services, this.pods, this.worker);
   }
 
   run(): Promise<void> {

@@ -5,7 +5,7 @@ import { R, type Endpoint, type EndpointPort, type EndpointSlice, type Pod, type
 import { isNotFound, metaKey, unwrapDeleted, type SharedInformer } from '@kemu/client';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../controller.ts';
 import { KeyedWorker } from './base.ts';
-import { endpointPorts, podReady, servicePods, servicesForPod } from './endpoints.ts';
+import { endpointPorts, enqueueServicesOnPodChange, podReady, servicePods } from './endpoints.ts';
 
 export const LABEL_SERVICE_NAME = 'kubernetes.io/service-name';
 export const LABEL_MANAGED_BY = 'endpointslice.kubernetes.io/managed-by';
@@ -66,20 +66,7 @@ export class EndpointSliceController implements Controller {
       this.pods,
       this.slices,
     );
-    this.services.addEventHandler({
-      onAdd: (s) => this.worker.enqueue(s),
-      onUpdate: (_o, s) => this.worker.enqueue(s),
-      onDelete: (s) => this.worker.enqueue(s),
-    });
-    const onPod = (p: Pod) => servicesForPod(this.services, p).forEach((k) => this.worker.add(k));
-    this.pods.addEventHandler({
-      onAdd: onPod,
-      onUpdate: (o, p) => {
-        onPod(o);
-        onPod(p);
-      },
-      onDelete: (p) => onPod(unwrapDeleted(p)),
-    });
+    enqueueServicesOnPodChange(this.services, this.pods, this.worker);
     const onSlice = (s: EndpointSlice) => {
       const svc = s.metadata.labels?.[LABEL_SERVICE_NAME];
       if (svc && s.metadata.labels?.[LABEL_MANAGED_BY] === MANAGED_BY) this.worker.add(`${s.metadata.namespace ?? ''}/${svc}`);
