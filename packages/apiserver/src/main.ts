@@ -26,6 +26,9 @@ const flags = parseCommandLine('kube-apiserver', {
   'max-mutating-requests-inflight': { type: 'int', default: 200, usage: 'The maximum number of mutating requests in flight at a given time. 0 means no limit.' },
   'min-request-timeout': { type: 'int', default: 1800, usage: 'The minimum number of seconds a watch is held open (randomised up to twice this).' },
   'watch-bookmark-interval': { type: 'duration', default: DEFAULT_WATCH_BOOKMARK_INTERVAL_MS, usage: 'How often watches with allowWatchBookmarks=true get a BOOKMARK event (keep it well under clients\' 15s dead-watch deadline).' },
+  'etcd-compaction-interval': { type: 'duration', default: 5 * 60_000, usage: 'How often the store compacts its history. If 0, timed compaction is disabled.' },
+  'storage-compaction-retention': { type: 'duration', default: 5 * 60_000, usage: 'How much history (by age) compaction keeps for watches to resume from.' },
+  'storage-compaction-min-revisions': { type: 'int', default: 1000, usage: 'Compaction always keeps at least this many latest revisions.' },
   'default-watch-cache-size': { type: 'int', default: 10_000, usage: 'Events of history kept per resource for resuming watches.' },
   'identity-lease-renew-interval': { type: 'duration', default: 10_000, usage: 'How often this replica renews its identity Lease.' },
   'identity-lease-duration-seconds': { type: 'int', default: 3600, usage: 'The duration of this replica\'s identity Lease in seconds.' },
@@ -40,7 +43,18 @@ const logger = createLogger('kube-apiserver', flags.v);
 async function main(): Promise<void> {
   const clusterIP = firstServiceIP(flags['service-cluster-ip-range']);
   const endpoint = flags['datastore-endpoint'];
-  const backend = await openBackend(endpoint, { logger });
+  for (const f of ['etcd-compaction-interval', 'storage-compaction-retention', 'storage-compaction-min-revisions'] as const) {
+    if (flags[f] < 0) {
+      process.stderr.write(`Error: --${f} must not be negative\n`);
+      process.exit(2);
+    }
+  }
+  const backend = await openBackend(endpoint, {
+    logger,
+    compactIntervalMs: flags['etcd-compaction-interval'],
+    compactRetentionMs: flags['storage-compaction-retention'],
+    compactMinRevisions: flags['storage-compaction-min-revisions'],
+  });
   const metrics = createMetrics(true);
   const https =
     flags['tls-cert-file'] && flags['tls-private-key-file']
