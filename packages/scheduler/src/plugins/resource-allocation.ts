@@ -72,30 +72,35 @@ export function brokenLinear(shape: readonly UtilizationShapePoint[]): (p: numbe
 
 export type StrategyScorer = (requested: number[], allocatable: number[], weights: number[]) => number;
 
-export function leastAllocatedScorer(requested: number[], allocatable: number[], weights: number[]): number {
+/**
+ * The weighted mean of per-resource scores over the resources the node has (allocatable > 0). Kubernetes
+ * truncates it (integer division) for Least/MostAllocated and rounds it for RequestedToCapacityRatio.
+ */
+function weightedScore(
+  requested: number[],
+  allocatable: number[],
+  weights: number[],
+  resourceScore: (requested: number, allocatable: number) => number,
+  toInt: (x: number) => number,
+): number {
   let score = 0;
   let wsum = 0;
   for (let i = 0; i < requested.length; i++) {
     const a = allocatable[i] as number;
     if (a === 0) continue;
     const w = weights[i] as number;
-    score += leastRequestedScore(requested[i] as number, a) * w;
+    score += resourceScore(requested[i] as number, a) * w;
     wsum += w;
   }
-  return wsum === 0 ? 0 : Math.trunc(score / wsum);
+  return wsum === 0 ? 0 : toInt(score / wsum);
+}
+
+export function leastAllocatedScorer(requested: number[], allocatable: number[], weights: number[]): number {
+  return weightedScore(requested, allocatable, weights, leastRequestedScore, Math.trunc);
 }
 
 export function mostAllocatedScorer(requested: number[], allocatable: number[], weights: number[]): number {
-  let score = 0;
-  let wsum = 0;
-  for (let i = 0; i < requested.length; i++) {
-    const a = allocatable[i] as number;
-    if (a === 0) continue;
-    const w = weights[i] as number;
-    score += mostRequestedScore(requested[i] as number, a) * w;
-    wsum += w;
-  }
-  return wsum === 0 ? 0 : Math.trunc(score / wsum);
+  return weightedScore(requested, allocatable, weights, mostRequestedScore, Math.trunc);
 }
 
 export function requestedToCapacityRatioScorer(shape: readonly UtilizationShapePoint[]): StrategyScorer {
@@ -106,16 +111,5 @@ export function requestedToCapacityRatioScorer(shape: readonly UtilizationShapeP
     if (cap === 0 || req > cap) return f(100);
     return f(Math.trunc((req * 100) / cap));
   };
-  return (requested, allocatable, weights) => {
-    let score = 0;
-    let wsum = 0;
-    for (let i = 0; i < requested.length; i++) {
-      const a = allocatable[i] as number;
-      if (a === 0) continue;
-      const w = weights[i] as number;
-      score += resourceScore(requested[i] as number, a) * w;
-      wsum += w;
-    }
-    return wsum === 0 ? 0 : Math.round(score / wsum);
-  };
+  return (requested, allocatable, weights) => weightedScore(requested, allocatable, weights, resourceScore, Math.round);
 }
