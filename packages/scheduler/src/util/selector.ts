@@ -1,6 +1,9 @@
 // Label selectors compiled once per scheduling cycle into closures, so matching thousands of pods or nodes
 // allocates nothing. Semantics as metav1.LabelSelectorAsSelector (nil matches nothing, {} matches all) and
 // v1.NodeSelectorRequirement (Gt/Lt compare integers).
+// Kept apart from @kemu/api's selector.ts on purpose: that one interprets a parsed selector on every match
+// (switch + includes per requirement) and throws on invalid input; the scheduler's hot path needs closures
+// compiled once, an indexKey for label indexes, and NodeSelectorTerm's matchFields.
 import type { LabelSelector, NodeSelectorTerm } from '@kemu/api';
 
 export type Labels = Record<string, string> | undefined;
