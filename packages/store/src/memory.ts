@@ -85,13 +85,7 @@ export class MemoryBackend implements Backend {
   }
 
   async update(key: string, value: string, expectedRevision?: number): Promise<KeyValue> {
-    this.checkOpen();
-    checkKey(key);
-    const prev = this.current(key);
-    if (!prev) throw new KeyNotFoundError(key);
-    if (expectedRevision && expectedRevision !== prev.modRevision) {
-      throw new RevisionMismatchError(key, expectedRevision, prev);
-    }
+    const prev = this.existing(key, expectedRevision);
     const revision = ++this.rev;
     const kv: KeyValue = { key, value, modRevision: revision, createRevision: prev.createRevision };
     this.append(
@@ -103,13 +97,7 @@ export class MemoryBackend implements Backend {
   }
 
   async delete(key: string, expectedRevision?: number): Promise<KeyValue> {
-    this.checkOpen();
-    checkKey(key);
-    const prev = this.current(key);
-    if (!prev) throw new KeyNotFoundError(key);
-    if (expectedRevision && expectedRevision !== prev.modRevision) {
-      throw new RevisionMismatchError(key, expectedRevision, prev);
-    }
+    const prev = this.existing(key, expectedRevision);
     const revision = ++this.rev;
     const kv: KeyValue = { key, value: prev.value, modRevision: revision, createRevision: prev.createRevision };
     this.append(
@@ -188,6 +176,18 @@ export class MemoryBackend implements Backend {
 
   private checkOpen(): void {
     if (this.closed) throw new Error('store is closed');
+  }
+
+  /** The live value an update or delete acts on, after its preconditions (exists; revision if given). */
+  private existing(key: string, expectedRevision: number | undefined): KeyValue {
+    this.checkOpen();
+    checkKey(key);
+    const prev = this.current(key);
+    if (!prev) throw new KeyNotFoundError(key);
+    if (expectedRevision && expectedRevision !== prev.modRevision) {
+      throw new RevisionMismatchError(key, expectedRevision, prev);
+    }
+    return prev;
   }
 
   private current(key: string): KeyValue | undefined {
