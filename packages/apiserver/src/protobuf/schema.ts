@@ -8,6 +8,12 @@ export interface Message {
   readonly fields: Readonly<Record<number, Field>>;
   /** Special types (Quantity, Time, IntOrString…) turn their decoded fields into one JSON value; undefined omits it. */
   readonly toJSON?: (decoded: Record<string, unknown>) => unknown;
+  /**
+   * JSON fields of the Go struct the table leaves out (skipped when decoding): field validation accepts them
+   * unchecked; 'any' = the table lists only some fields, accept every name. Tables without it are complete
+   * (checked against kubectl's descriptors by test/protobuf/tables-complete.test.ts).
+   */
+  readonly unlisted?: readonly string[] | 'any';
 }
 
 export type MessageRef = () => Message;
@@ -46,3 +52,6 @@ export const mapOf = (name: string, value: Scalar | MessageRef): Field =>
 
 export const message = (fields: Record<number, Field>, toJSON?: Message['toJSON']): Message =>
   toJSON ? { fields, toJSON } : { fields };
+
+/** Names the struct's JSON fields a table leaves out (see Message.unlisted). */
+export const unlisted = (m: Message, names: readonly string[] | 'any'): Message => ({ ...m, unlisted: names });

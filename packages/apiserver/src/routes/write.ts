@@ -6,6 +6,7 @@ import { deleteRequest, parseDeleteOptions } from '../registry/delete-plan.ts';
 import { buildFilter } from '../registry/filter.ts';
 import { listFromStore } from '../registry/list.ts';
 import { asObjectBody } from '../registry/object-body.ts';
+import { decodePrefix, enforceKnownFields, fieldValidationOf } from '../registry/field-validation.ts';
 import { tableOr } from './read.ts';
 import { isDryRun, type ApiReply, type ApiRequest } from './request.ts';
 
@@ -24,8 +25,9 @@ export async function createObject(ctx: ApiContext, req: ApiRequest): Promise<Ap
   const obj = asObjectBody(req.body, t.resource, t.namespace);
   if (t.resource.namespaced && t.namespace === undefined) throw errors.badRequest('the server could not find the requested resource: create of a namespaced resource needs a namespace in the URL');
   if (t.resource.namespaced && !obj.metadata.namespace) obj.metadata.namespace = t.namespace;
+  const warning = enforceKnownFields(obj, fieldValidationOf(req.query, 'CreateOptions'), decodePrefix(obj));
   const created = await ctx.registry.create(t.resource, obj, { dryRun: isDryRun(req.query) });
-  return { code: 201, body: withKind(ctx, req, created) };
+  return { code: 201, body: withKind(ctx, req, created), ...(warning ? { headers: { warning } } : {}) };
 }
 
 export async function updateObject(ctx: ApiContext, req: ApiRequest, subresource?: string): Promise<ApiReply> {
@@ -36,9 +38,10 @@ export async function updateObject(ctx: ApiContext, req: ApiRequest, subresource
     throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
   }
   obj.metadata.name = name;
+  const warning = enforceKnownFields(obj, fieldValidationOf(req.query, 'UpdateOptions'), decodePrefix(obj));
   const sub = subresource === 'status' ? { subresource } : {};
   const out = await ctx.registry.update(t.resource, t.namespace, name, obj, { dryRun: isDryRun(req.query), ...sub });
-  return { code: 200, body: withKind(ctx, req, out) };
+  return { code: 200, body: withKind(ctx, req, out), ...(warning ? { headers: { warning } } : {}) };
 }
 
 export function checkPatchType(contentType: string | undefined): string {
@@ -57,6 +60,8 @@ export async function patchObject(ctx: ApiContext, req: ApiRequest, subresource?
   const dryRun = isDryRun(req.query);
   const sub = subresource === 'status' ? { subresource } : {};
   if (mt === APPLY_PATCH) return applyObject(ctx, req, dryRun);
+  const fieldValidation = fieldValidationOf(req.query, 'PatchOptions');
+  let warning: string | undefined;
   const out = await ctx.registry.guaranteedUpdate(
     t.resource,
     t.namespace,
@@ -64,6 +69,8 @@ export async function patchObject(ctx: ApiContext, req: ApiRequest, subresource?
     (cur) => {
       const patched = ctx.ext.applyPatch(mt, cur, req.body, t.resource);
       const next = asObjectBody(patched, t.resource, t.namespace);
+      // Kubernetes decodes the patched object: its unknown fields are what fieldValidation judges.
+      warning = enforceKnownFields(next, fieldValidation);
       if (next.metadata.name && next.metadata.name !== name) throw errors.badRequest(`the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`);
       // A patch that sets metadata.resourceVersion is conditional on it.
       const patchRV = (patched.metadata as { resourceVersion?: unknown }).resourceVersion;
@@ -72,7 +79,7 @@ export async function patchObject(ctx: ApiContext, req: ApiRequest, subresource?
     },
     { dryRun, ...sub },
   );
-  return { code: 200, body: withKind(ctx, req, out) };
+  return { code: 200, body: withKind(ctx, req, out), ...(warning ? { headers: { warning } } : {}) };
 }
 
 /** Server-side apply: create from the manifest, or merge it into the live object (no managedFields tracking). */

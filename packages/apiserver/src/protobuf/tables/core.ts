@@ -1,6 +1,6 @@
 // core/v1 top-level kinds kubectl's typed clients send: Namespace, ConfigMap, Secret, ServiceAccount,
 // Service, Pod, Binding (field numbers from k8s.io/api core/v1 generated.proto).
-import { bool, boolPtr, i32, i32Ptr, list, mapOf, message, msg, str, strPtr, strs } from '../schema.ts';
+import { bool, boolPtr, i32, i32Ptr, list, mapOf, message, msg, str, strPtr, strs, unlisted } from '../schema.ts';
 import { ObjectMeta, IntOrString, Time } from './meta.ts';
 import { LocalObjectReference, PodSpec } from './pod-spec.ts';
 
@@ -84,7 +84,7 @@ const ServiceSpec = message({
 });
 const PortStatus = message({ 1: i32('port'), 2: str('protocol'), 3: strPtr('error') });
 const LoadBalancerIngress = message({ 1: str('ip'), 2: str('hostname'), 3: strPtr('ipMode'), 4: list('ports', () => PortStatus) });
-const ServiceStatus = message({ 1: msg('loadBalancer', () => message({ 1: list('ingress', () => LoadBalancerIngress) })) });
+const ServiceStatus = unlisted(message({ 1: msg('loadBalancer', () => message({ 1: list('ingress', () => LoadBalancerIngress) })) }), ['conditions']);
 export const Service = message({ 1: metadata, 2: msg('spec', () => ServiceSpec), 3: msg('status', () => ServiceStatus) });
 
 const PodCondition = message({
@@ -97,7 +97,7 @@ const PodCondition = message({
 });
 const IP = message({ 1: str('ip') });
 // Container statuses are written by kubelets (through JSON); a protobuf Pod from kubectl carries none.
-const PodStatus = message({
+const PodStatus = unlisted(message({
   1: str('phase'),
   2: list('conditions', () => PodCondition),
   3: str('message'),
@@ -110,7 +110,7 @@ const PodStatus = message({
   7: msg('startTime', () => Time),
   9: str('qosClass'),
   14: str('resize'),
-});
+}), ['initContainerStatuses', 'containerStatuses', 'ephemeralContainerStatuses', 'resourceClaimStatuses']);
 export const Pod = message({ 1: metadata, 2: msg('spec', () => PodSpec), 3: msg('status', () => PodStatus) });
 
 export const Binding = message({ 1: metadata, 2: msg('target', () => ObjectReference) });

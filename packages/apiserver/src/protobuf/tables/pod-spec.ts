@@ -1,7 +1,7 @@
 // core/v1 PodSpec and what hangs off it: containers (ports, env, resources, probes, lifecycle,
 // security context, volume mounts), volumes, tolerations, affinity, topology spread, DNS.
 // Field numbers follow k8s.io/api core/v1 generated.proto; ptr/inline follow the Go types.
-import { bool, boolPtr, i32, i32Ptr, i64, i64Ptr, inline, list, mapOf, message, msg, str, strPtr, strs } from '../schema.ts';
+import { bool, boolPtr, i32, i32Ptr, i64, i64Ptr, inline, list, mapOf, message, msg, str, strPtr, strs, unlisted } from '../schema.ts';
 import { IntOrString, LabelSelector, ObjectMeta, Quantity } from './meta.ts';
 
 export const LocalObjectReference = message({ 1: str('name') });
@@ -165,12 +165,12 @@ const DownwardAPIVolumeFile = message({
 const DownwardAPIVolumeSource = message({ 1: list('items', () => DownwardAPIVolumeFile), 2: i32Ptr('defaultMode') });
 const KeyProjection = message({ 1: inline('localObjectReference', () => LocalObjectReference), 2: list('items', () => KeyToPath), 4: boolPtr('optional') });
 const ServiceAccountTokenProjection = message({ 1: str('audience'), 2: i64Ptr('expirationSeconds'), 3: str('path') });
-const VolumeProjection = message({
+const VolumeProjection = unlisted(message({
   1: msg('secret', () => KeyProjection),
   2: msg('downwardAPI', () => message({ 1: list('items', () => DownwardAPIVolumeFile) })),
   3: msg('configMap', () => KeyProjection),
   4: msg('serviceAccountToken', () => ServiceAccountTokenProjection),
-});
+}), ['clusterTrustBundle']);
 const ProjectedVolumeSource = message({ 1: list('sources', () => VolumeProjection), 2: i32Ptr('defaultMode') });
 const NFSVolumeSource = message({ 1: str('server'), 2: str('path'), 3: bool('readOnly') });
 const CSIVolumeSource = message({
@@ -181,7 +181,7 @@ const CSIVolumeSource = message({
   5: msg('nodePublishSecretRef', () => LocalObjectReference),
 });
 const ImageVolumeSource = message({ 1: str('reference'), 2: str('pullPolicy') });
-const VolumeSource = message({
+const VolumeSource = unlisted(message({
   1: msg('hostPath', () => HostPathVolumeSource),
   2: msg('emptyDir', () => EmptyDirVolumeSource),
   6: msg('secret', () => SecretVolumeSource),
@@ -192,7 +192,7 @@ const VolumeSource = message({
   26: msg('projected', () => ProjectedVolumeSource),
   28: msg('csi', () => CSIVolumeSource),
   30: msg('image', () => ImageVolumeSource),
-});
+}), 'any');
 const Volume = message({ 1: str('name'), 2: inline('volumeSource', () => VolumeSource) });
 
 const Toleration = message({ 1: str('key'), 2: str('operator'), 3: str('value'), 4: str('effect'), 5: i64Ptr('tolerationSeconds') });
@@ -244,7 +244,7 @@ const PodReadinessGate = message({ 1: str('conditionType') });
 const PodOS = message({ 1: str('name') });
 const PodSchedulingGate = message({ 1: str('name') });
 
-export const PodSpec = message({
+export const PodSpec = unlisted(message({
   1: list('volumes', () => Volume),
   20: list('initContainers', () => Container),
   2: list('containers', () => Container),
@@ -284,6 +284,6 @@ export const PodSpec = message({
   37: boolPtr('hostUsers'),
   38: list('schedulingGates', () => PodSchedulingGate),
   40: msg('resources', () => ResourceRequirements),
-});
+}), ['resourceClaims']);
 
 export const PodTemplateSpec = message({ 1: msg('metadata', () => ObjectMeta), 2: msg('spec', () => PodSpec) });

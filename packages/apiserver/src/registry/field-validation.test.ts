@@ -1,0 +1,88 @@
+// fieldValidation on create, update and merge patch: Strict → 400 strict decoding error, Warn (default) →
+// dropped with a Warning header, Ignore → dropped silently; maps and free-form fields are never flagged.
+import { silentLogger } from '@kemu/base';
+import { MemoryBackend } from '@kemu/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureSystemNamespaces } from '../bootstrap/system-namespaces.ts';
+import { createApiServer, type ApiServer } from '../server.ts';
+
+let srv: ApiServer;
+beforeAll(async () => {
+  srv = await createApiServer({ backend: new MemoryBackend(), logger: silentLogger() });
+  await srv.start();
+  await ensureSystemNamespaces(srv.ctx.registry);
+});
+afterAll(async () => srv.close());
+
+const inject = (method: string, url: string, body: unknown, ct = 'application/json') =>
+  srv.app.inject({ method: method as 'GET', url, headers: { 'content-type': ct }, payload: JSON.stringify(body) });
+
+const CM = '/api/v1/namespaces/default/configmaps';
+const D = '/apis/apps/v1/namespaces/default/deployments';
+const deploy = (name: string, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name, labels: { any: 'label' }, annotations: { 'x/y': 'z' } },
+  spec: {
+    selector: { matchLabels: { a: 'b' } },
+    template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'nginx', resources: { limits: { cpu: '1' } } }] } },
+    ...extra,
+  },
+});
+
+describe('fieldValidation on create', () => {
+  it('Strict refuses unknown fields with a 400 naming each, in document order', async () => {
+    const r = await inject('POST', `${CM}?fieldValidation=Strict`, { metadata: { name: 's1' }, bogus: 1, data: { k: 'v' } });
+    expect(r.statusCode).toBe(400);
+    expect(r.json()).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400, message: 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "bogus"' });
+    const d = await inject('POST', `${D}?fieldValidation=Strict`, { ...deploy('s2', { b: 2, template: { spec: { containers: [{ name: 'c', image: 'i', imagePullPolice: 'x' }] } } }), a: 1 });
+    expect(d.statusCode).toBe(400);
+    expect(d.json().message).toBe(
+      'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.template.spec.containers[0].imagePullPolice", unknown field "spec.b", unknown field "a"',
+    );
+    expect((await inject('POST', `${D}?fieldValidation=Strict`, deploy('s3'))).statusCode).toBe(201);
+  });
+
+  it('Warn (also the default) drops them and says so in a Warning header', async () => {
+    for (const [name, q] of [['w1', '?fieldValidation=Warn'], ['w2', '']] as const) {
+      const r = await inject('POST', `${CM}${q}`, { metadata: { name }, bogus: 1, data: { k: 'v' } });
+      expect(r.statusCode).toBe(201);
+      expect(r.headers.warning).toBe('299 - "unknown field \\"bogus\\""');
+      expect(r.json().bogus).toBeUndefined();
+      expect(r.json().data).toEqual({ k: 'v' });
+    }
+  });
+
+  it('Ignore drops them silently; an unsupported directive is refused', async () => {
+    const r = await inject('POST', `${CM}?fieldValidation=Ignore`, { metadata: { name: 'i1' }, bogus: 1 });
+    expect(r.statusCode).toBe(201);
+    expect(r.headers.warning).toBeUndefined();
+    expect(r.json().bogus).toBeUndefined();
+    const bad = await inject('POST', `${CM}?fieldValidation=Loud`, { metadata: { name: 'i2' } });
+    expect(bad.statusCode).toBe(422);
+  });
+
+  it('kinds without a field table accept whatever they get', async () => {
+    const r = await inject('POST', '/api/v1/nodes?fieldValidation=Strict', { metadata: { name: 'n1' }, spec: { custom: true } });
+    expect(r.statusCode).toBe(201);
+  });
+});
+
+describe('fieldValidation on a merge patch', () => {
+  it('judges the patched object: Strict 400, Warn drops with a warning, Ignore drops', async () => {
+    expect((await inject('POST', D, deploy('p1'))).statusCode).toBe(201);
+    const MP = 'application/merge-patch+json';
+    const strict = await inject('PATCH', `${D}/p1?fieldValidation=Strict`, { spec: { replicas: 2, bogus: true } }, MP);
+    expect(strict.statusCode).toBe(400);
+    expect(strict.json()).toMatchObject({ reason: 'BadRequest', message: 'strict decoding error: unknown field "spec.bogus"' });
+    const warn = await inject('PATCH', `${D}/p1`, { spec: { replicas: 2, bogus: true } }, MP);
+    expect(warn.statusCode).toBe(200);
+    expect(warn.headers.warning).toBe('299 - "unknown field \\"spec.bogus\\""');
+    expect(warn.json().spec.bogus).toBeUndefined();
+    expect(warn.json().spec.replicas).toBe(2);
+    const ignore = await inject('PATCH', `${D}/p1?fieldValidation=Ignore`, { spec: { bogus: true }, metadata: { labels: { free: 'form' } } }, MP);
+    expect(ignore.statusCode).toBe(200);
+    expect(ignore.headers.warning).toBeUndefined();
+    expect(ignore.json().metadata.labels.free).toBe('form');
+  });
+});

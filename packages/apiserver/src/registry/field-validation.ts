@@ -1,0 +1,38 @@
+// fieldValidation=Strict|Warn|Ignore (metav1 CreateOptions/UpdateOptions/PatchOptions): unknown fields in a
+// body are dropped; Strict refuses them with a 400 "strict decoding error", Warn (the server's default) adds a
+// Warning header per field, Ignore drops them silently.
+import { errors, type KubeObject } from '@kemu/api';
+import { pruneUnknownFields } from '../protobuf/json-fields.ts';
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+const DIRECTIVES: readonly FieldValidation[] = ['Ignore', 'Warn', 'Strict'];
+
+export function fieldValidationOf(query: URLSearchParams, optionsKind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'): FieldValidation {
+  const v = query.get('fieldValidation');
+  if (v === null || v === '') return 'Warn';
+  if ((DIRECTIVES as readonly string[]).includes(v)) return v as FieldValidation;
+  const shown = v;
+  throw errors.invalid('meta.k8s.io', optionsKind, '', [
+    { reason: 'FieldValueNotSupported', field: 'fieldValidation', message: `Unsupported value: "${shown}": supported values: "Ignore", "Warn", "Strict"` },
+  ]);
+}
+
+/**
+ * Drops obj's unknown fields. Strict: throws a 400 whose message is `strict decoding error: unknown field "a",
+ * unknown field "spec.b"`, behind `prefix` (create/update bodies name the kind as Kubernetes' decoder does).
+ * Warn: returns the Warning header value (undefined when there is nothing to say).
+ */
+export function enforceKnownFields(obj: KubeObject, directive: FieldValidation, prefix = ''): string | undefined {
+  const unknown = pruneUnknownFields(obj as unknown as Record<string, unknown>, obj.apiVersion ?? '', obj.kind ?? '');
+  if (unknown.length === 0 || directive === 'Ignore') return undefined;
+  const texts = unknown.map((p) => `unknown field "${p}"`);
+  if (directive === 'Strict') throw errors.badRequest(`${prefix}strict decoding error: ${texts.join(', ')}`);
+  return texts.map((t) => `299 - ${JSON.stringify(t)}`).join(', ');
+}
+
+/** The "Deployment in version "v1" cannot be handled as a Deployment: " prefix of create/update decode errors. */
+export function decodePrefix(obj: KubeObject): string {
+  const apiVersion = obj.apiVersion ?? '';
+  const version = apiVersion.split('/').pop() ?? apiVersion;
+  return `${obj.kind ?? ''} in version "${version}" cannot be handled as a ${obj.kind}: `;
+}

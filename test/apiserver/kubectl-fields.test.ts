@@ -1,0 +1,71 @@
+// The real kubectl against one kube-apiserver: server-side field validation (kubectl sends
+// fieldValidation=Strict by default) and kubectl explain over the served OpenAPI v3 schemas.
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, startCluster, type Cluster, type Replica } from './cluster.ts';
+
+let cluster: Cluster;
+let A: Replica;
+let env: NodeJS.ProcessEnv;
+
+function kubectl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('kubectl', args, { env, timeout: 30_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+beforeAll(async () => {
+  cluster = await startCluster(1);
+  A = cluster.replicas[0] as Replica;
+  const home = path.join(cluster.dir, 'home');
+  mkdirSync(home);
+  env = { ...process.env, HOME: home, KUBECONFIG: cluster.kubeconfig(A) };
+}, 60_000);
+afterAll(async () => cluster?.stop());
+
+const deployment = (name: string, specExtra: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${name}
+spec:
+${specExtra}  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}}
+    spec:
+      containers: [{name: nginx, image: nginx}]
+`;
+
+describe('kubectl and field validation', () => {
+  it('apply -f of a manifest with a typo fails with the strict decoding error, on create and on update', async () => {
+    const file = path.join(cluster.dir, 'typo.yaml');
+    writeFileSync(file, deployment('typo', '  replica: 2\n'));
+    const r = await kubectl('apply', '-f', file);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('strict decoding error: unknown field "spec.replica"');
+    expect(r.stderr).toContain('Error from server (BadRequest)');
+    expect((await api(`${A.url}/apis/apps/v1/namespaces/default/deployments/typo`, 'GET')).status).toBe(404);
+
+    writeFileSync(file, deployment('typo', '  replicas: 2\n'));
+    expect((await kubectl('apply', '-f', file)).stdout.trim()).toBe('deployment.apps/typo created');
+    writeFileSync(file, deployment('typo', '  replicas: 3\n  paused2: true\n'));
+    const u = await kubectl('apply', '-f', file);
+    expect(u.code).toBe(1);
+    expect(u.stderr).toContain('unknown field "spec.paused2"');
+  });
+
+  it('--validate=warn creates the object without the field and prints the server warning', async () => {
+    const file = path.join(cluster.dir, 'warn.yaml');
+    writeFileSync(file, deployment('warned', '  replica: 2\n'));
+    const r = await kubectl('apply', '--validate=warn', '-f', file);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('Warning: unknown field "spec.replica"');
+    const d = await api(`${A.url}/apis/apps/v1/namespaces/default/deployments/warned`, 'GET');
+    expect(d.status).toBe(200);
+    expect((d.body.spec as Record<string, unknown>).replica).toBeUndefined();
+  });
+});
