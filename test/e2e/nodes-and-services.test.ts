@@ -235,7 +235,10 @@ describe.skipIf(skip)('nodes, pods and Services (processes, kubectl)', () => {
     const victim = WORKERS.slice().sort((a, b) => before.filter((p) => p.nodeName === b).length - before.filter((p) => p.nodeName === a).length)[0]!;
     const doomed = before.filter((p) => p.nodeName === victim);
     expect(doomed.length).toBeGreaterThanOrEqual(1);
-    watch = new PodWatch(c.server, 'default', 'app=web');
+    const evictedAt = new Map<string, number>();
+    watch = new PodWatch(c.server, 'default', 'app=web', (_w, ev) => {
+      if ((ev.obj.deleting || ev.type === 'DELETED') && !evictedAt.has(ev.obj.name)) evictedAt.set(ev.obj.name, ev.at);
+    });
     await watch.start();
     const t0 = Date.now();
     await c.kubelets.get(victim)!.kill('SIGKILL');
@@ -245,6 +248,10 @@ describe.skipIf(skip)('nodes, pods and Services (processes, kubectl)', () => {
     await waitFor(`${victim} tainted unreachable:NoExecute`, async () => (await node(c, victim)).taints.includes('node.kubernetes.io/unreachable:NoExecute'), 30_000, 200);
     const tainted = await node(c, victim);
     expect(tainted.taints).toContain('node.kubernetes.io/unreachable:NoSchedule');
+    const raw = rec((await call(c.server, 'GET', `/api/v1/nodes/${victim}`)).body);
+    const added = ((rec(raw.spec).taints as unknown[] | undefined) ?? []).map(rec).find((t) => t.key === 'node.kubernetes.io/unreachable' && t.effect === 'NoExecute')?.timeAdded;
+    expect(typeof added).toBe('string');
+    const taintedAt = Date.parse(String(added));
 
     // The doomed pods are evicted (deleted; the dead kubelet cannot finish them, so they stay Terminating),
     // and 6 live pods run again, none on the dead node.
@@ -254,6 +261,9 @@ describe.skipIf(skip)('nodes, pods and Services (processes, kubectl)', () => {
       return ps.length === 6 && ps.every((p) => p.phase === 'Running' && p.podIP && p.nodeName !== victim) ? ps : undefined;
     }, 60_000, 300);
     const movedAfter = Date.now() - t0;
+    // Evicted once tolerationSeconds (2) passed since the taint's timeAdded (whole seconds, rounded down).
+    for (const d of doomed) expect(evictedAt.get(d.name)! - taintedAt, `${d.name} evicted after the taint`).toBeGreaterThanOrEqual(1_900);
+    const evictedAfter = Math.min(...doomed.map((d) => evictedAt.get(d.name)!)) - taintedAt;
     expect(new Set(after.map((p) => p.podIP)).size).toBe(6);
 
     const deadIPs = new Set(doomed.map((d) => d.podIP));
@@ -274,7 +284,7 @@ describe.skipIf(skip)('nodes, pods and Services (processes, kubectl)', () => {
     }, 30_000, 200).catch((e: unknown) => {
       throw new Error(`${String(e)}\nslices: ${JSON.stringify(last)}\nwant ready: ${JSON.stringify(want)}`);
     });
-    console.log(`${victim} killed: Unknown after ${unknownAfter} ms, ${doomed.length} pods replaced after ${movedAfter} ms`);
+    console.log(`${victim} killed: Unknown after ${unknownAfter} ms, pods evicted ${evictedAfter} ms after the taint, ${doomed.length} replaced after ${movedAfter} ms`);
 
     await c.startKubelet(victim);
     await waitFor(`${victim} Ready again without taints`, async () => {
