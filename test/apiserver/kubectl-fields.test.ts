@@ -69,3 +69,27 @@ describe('kubectl and field validation', () => {
     expect((d.body.spec as Record<string, unknown>).replica).toBeUndefined();
   });
 });
+
+describe('kubectl explain', () => {
+  it('prints the fields of pods, pods.spec.containers and deployment.spec.strategy', async () => {
+    const p = await kubectl('explain', 'pods');
+    expect(p.stderr).toBe('');
+    expect(p.code).toBe(0);
+    expect(p.stdout).toMatch(/KIND:\s+Pod/);
+    expect(p.stdout).toMatch(/VERSION:\s+v1/);
+    expect(p.stdout).toContain('Pod is a collection of containers');
+    for (const f of ['apiVersion', 'kind', 'metadata', 'spec', 'status']) expect(p.stdout).toMatch(new RegExp(`^\\s+${f}\\s+<`, 'm'));
+    const c = await kubectl('explain', 'pods.spec.containers');
+    expect(c.code).toBe(0);
+    expect(c.stdout).toMatch(/FIELD:\s+containers\s+<\[\]Container>/);
+    for (const f of ['image', 'imagePullPolicy', 'ports', 'resources', 'livenessProbe']) expect(c.stdout).toMatch(new RegExp(`^\\s+${f}\\s+<`, 'm'));
+    const s = await kubectl('explain', 'deployment.spec.strategy');
+    expect(s.code).toBe(0);
+    expect(s.stdout).toMatch(/GROUP:\s+apps/);
+    expect(s.stdout).toMatch(/^\s+rollingUpdate\s+<RollingUpdateDeployment>/m);
+    expect(s.stdout).toMatch(/^\s+type\s+<string>/m);
+    const r = await kubectl('explain', 'pods', '--recursive');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('nodeName');
+  });
+});

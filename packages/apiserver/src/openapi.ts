@@ -1,8 +1,11 @@
-// The minimal OpenAPI v3 kubectl needs for --validate=strict (CLIENT-WIRE §3): an index of group
-// versions and, per group version, a PATCH operation per kind tagged with its GVK and carrying the
-// fieldValidation parameter. No schemas (kubectl explain will not work).
+// The OpenAPI v3 kubectl needs (CLIENT-WIRE §3): an index of group versions and, per group version, a PATCH
+// operation per kind tagged with its GVK and carrying the fieldValidation parameter (--validate=strict), and
+// components.schemas built from the field tables, referenced from the responses (kubectl explain).
+// application/strategic-merge-patch+json stays out of requestBody.content: kubectl then computes strategic
+// merge patches from its compiled-in types.
 import { createHash } from 'node:crypto';
 import { groupVersion, RESOURCES, type ResourceInfo } from '@kemu/api';
+import { schemasFor } from './protobuf/openapi-schemas.ts';
 
 function gvPath(group: string, version: string): string {
   return group === '' ? `api/${version}` : `apis/${group}/${version}`;
@@ -13,12 +16,24 @@ function itemPath(r: ResourceInfo): string {
   return r.namespaced ? `${base}/namespaces/{namespace}/${r.plural}/{name}` : `${base}/${r.plural}/{name}`;
 }
 
+const docCache = new Map<string, Record<string, unknown> | undefined>();
+
+/** The group version's document (built once: the resource table is fixed). */
 export function openapiDocument(group: string, version: string): Record<string, unknown> | undefined {
+  const key = `${group}/${version}`;
+  if (!docCache.has(key)) docCache.set(key, buildDocument(group, version));
+  return docCache.get(key);
+}
+
+function buildDocument(group: string, version: string): Record<string, unknown> | undefined {
   const rs = RESOURCES.filter((r) => r.group === group && r.version === version);
   if (rs.length === 0) return undefined;
   const paths: Record<string, unknown> = {};
+  const { schemas, refs } = schemasFor(group, version);
   for (const r of rs) {
     if (!r.verbs.includes('patch')) continue;
+    const ref = refs.get(r.kind);
+    const content = ref ? { content: { 'application/json': { schema: { $ref: ref } } } } : {};
     paths[itemPath(r)] = {
       patch: {
         'x-kubernetes-action': 'patch',
@@ -35,11 +50,11 @@ export function openapiDocument(group: string, version: string): Record<string, 
             'application/apply-patch+yaml': { schema: { type: 'object' } },
           },
         },
-        responses: { '200': { description: 'OK' }, '201': { description: 'Created' } },
+        responses: { '200': { description: 'OK', ...content }, '201': { description: 'Created', ...content } },
       },
     };
   }
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1.31.0' }, paths };
+  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1.31.0' }, paths, components: { schemas } };
 }
 
 let indexCache: Record<string, unknown> | undefined;

@@ -8,8 +8,8 @@ const metadata = msg('metadata', () => ObjectMeta);
 const selector = msg('selector', () => LabelSelector);
 const template = msg('template', () => PodTemplateSpec);
 
-const RollingUpdateDeployment = message({ 1: msg('maxUnavailable', () => IntOrString), 2: msg('maxSurge', () => IntOrString) });
-const DeploymentSpec = message({
+export const RollingUpdateDeployment = message({ 1: msg('maxUnavailable', () => IntOrString), 2: msg('maxSurge', () => IntOrString) });
+export const DeploymentSpec = message({
   1: i32Ptr('replicas'),
   2: selector,
   3: template,
@@ -19,7 +19,7 @@ const DeploymentSpec = message({
   7: bool('paused'),
   9: i32Ptr('progressDeadlineSeconds'),
 });
-const DeploymentCondition = message({
+export const DeploymentCondition = message({
   1: str('type'),
   2: str('status'),
   6: msg('lastUpdateTime', () => Time),
@@ -27,7 +27,7 @@ const DeploymentCondition = message({
   4: str('reason'),
   5: str('message'),
 });
-const DeploymentStatus = message({
+export const DeploymentStatus = message({
   1: i64('observedGeneration'),
   2: i32('replicas'),
   3: i32('updatedReplicas'),
@@ -39,14 +39,14 @@ const DeploymentStatus = message({
 });
 export const Deployment = message({ 1: metadata, 2: msg('spec', () => DeploymentSpec), 3: msg('status', () => DeploymentStatus) });
 
-const ReplicaSetCondition = message({
+export const ReplicaSetCondition = message({
   1: str('type'),
   2: str('status'),
   3: msg('lastTransitionTime', () => Time),
   4: str('reason'),
   5: str('message'),
 });
-const ReplicaSetStatus = message({
+export const ReplicaSetStatus = message({
   1: i32('replicas'),
   2: i32('fullyLabeledReplicas'),
   4: i32('readyReplicas'),
@@ -76,7 +76,7 @@ export const PriorityClass = message({
   5: strPtr('preemptionPolicy'),
 });
 
-const LeaseSpec = message({
+export const LeaseSpec = message({
   1: strPtr('holderIdentity'),
   2: i32Ptr('leaseDurationSeconds'),
   3: msg('acquireTime', () => MicroTime),

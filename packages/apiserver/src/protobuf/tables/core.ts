@@ -16,7 +16,7 @@ export const ObjectReference = message({
   7: str('fieldPath'),
 });
 
-const NamespaceCondition = message({
+export const NamespaceCondition = message({
   1: str('type'),
   2: str('status'),
   4: msg('lastTransitionTime', () => Time),
@@ -51,7 +51,7 @@ export const ServiceAccount = message({
   4: boolPtr('automountServiceAccountToken'),
 });
 
-const ServicePort = message({
+export const ServicePort = message({
   1: str('name'),
   2: str('protocol'),
   6: strPtr('appProtocol'),
@@ -59,8 +59,8 @@ const ServicePort = message({
   4: msg('targetPort', () => IntOrString),
   5: i32('nodePort'),
 });
-const SessionAffinityConfig = message({ 1: msg('clientIP', () => message({ 1: i32Ptr('timeoutSeconds') })) });
-const ServiceSpec = message({
+export const SessionAffinityConfig = message({ 1: msg('clientIP', () => message({ 1: i32Ptr('timeoutSeconds') })) });
+export const ServiceSpec = message({
   1: list('ports', () => ServicePort),
   2: mapOf('selector', 'string'),
   3: str('clusterIP'),
@@ -82,12 +82,12 @@ const ServiceSpec = message({
   22: strPtr('internalTrafficPolicy'),
   23: strPtr('trafficDistribution'),
 });
-const PortStatus = message({ 1: i32('port'), 2: str('protocol'), 3: strPtr('error') });
-const LoadBalancerIngress = message({ 1: str('ip'), 2: str('hostname'), 3: strPtr('ipMode'), 4: list('ports', () => PortStatus) });
-const ServiceStatus = unlisted(message({ 1: msg('loadBalancer', () => message({ 1: list('ingress', () => LoadBalancerIngress) })) }), ['conditions']);
+export const PortStatus = message({ 1: i32('port'), 2: str('protocol'), 3: strPtr('error') });
+export const LoadBalancerIngress = message({ 1: str('ip'), 2: str('hostname'), 3: strPtr('ipMode'), 4: list('ports', () => PortStatus) });
+export const ServiceStatus = unlisted(message({ 1: msg('loadBalancer', () => message({ 1: list('ingress', () => LoadBalancerIngress) })) }), ['conditions']);
 export const Service = message({ 1: metadata, 2: msg('spec', () => ServiceSpec), 3: msg('status', () => ServiceStatus) });
 
-const PodCondition = message({
+export const PodCondition = message({
   1: str('type'),
   2: str('status'),
   3: msg('lastProbeTime', () => Time),
@@ -97,7 +97,7 @@ const PodCondition = message({
 });
 const IP = message({ 1: str('ip') });
 // Container statuses are written by kubelets (through JSON); a protobuf Pod from kubectl carries none.
-const PodStatus = unlisted(message({
+export const PodStatus = unlisted(message({
   1: str('phase'),
   2: list('conditions', () => PodCondition),
   3: str('message'),

@@ -9,17 +9,17 @@ export const LocalObjectReference = message({ 1: str('name') });
 const ObjectFieldSelector = message({ 1: str('apiVersion'), 2: str('fieldPath') });
 const ResourceFieldSelector = message({ 1: str('containerName'), 2: str('resource'), 3: msg('divisor', () => Quantity) });
 const KeySelector = message({ 1: inline('localObjectReference', () => LocalObjectReference), 2: str('key'), 3: boolPtr('optional') });
-const EnvVarSource = message({
+export const EnvVarSource = message({
   1: msg('fieldRef', () => ObjectFieldSelector),
   2: msg('resourceFieldRef', () => ResourceFieldSelector),
   3: msg('configMapKeyRef', () => KeySelector),
   4: msg('secretKeyRef', () => KeySelector),
 });
-const EnvVar = message({ 1: str('name'), 2: str('value'), 3: msg('valueFrom', () => EnvVarSource) });
+export const EnvVar = message({ 1: str('name'), 2: str('value'), 3: msg('valueFrom', () => EnvVarSource) });
 const EnvSource = message({ 1: inline('localObjectReference', () => LocalObjectReference), 2: boolPtr('optional') });
-const EnvFromSource = message({ 1: str('prefix'), 2: msg('configMapRef', () => EnvSource), 3: msg('secretRef', () => EnvSource) });
+export const EnvFromSource = message({ 1: str('prefix'), 2: msg('configMapRef', () => EnvSource), 3: msg('secretRef', () => EnvSource) });
 
-const ContainerPort = message({ 1: str('name'), 2: i32('hostPort'), 3: i32('containerPort'), 4: str('protocol'), 5: str('hostIP') });
+export const ContainerPort = message({ 1: str('name'), 2: i32('hostPort'), 3: i32('containerPort'), 4: str('protocol'), 5: str('hostIP') });
 
 const ResourceClaim = message({ 1: str('name'), 2: str('request') });
 export const ResourceRequirements = message({
@@ -29,7 +29,7 @@ export const ResourceRequirements = message({
 });
 const ContainerResizePolicy = message({ 1: str('resourceName'), 2: str('restartPolicy') });
 
-const VolumeMount = message({
+export const VolumeMount = message({
   1: str('name'),
   2: bool('readOnly'),
   7: strPtr('recursiveReadOnly'),
@@ -40,16 +40,16 @@ const VolumeMount = message({
 });
 const VolumeDevice = message({ 1: str('name'), 2: str('devicePath') });
 
-const ExecAction = message({ 1: strs('command') });
+export const ExecAction = message({ 1: strs('command') });
 const HTTPHeader = message({ 1: str('name'), 2: str('value') });
-const HTTPGetAction = message({
+export const HTTPGetAction = message({
   1: str('path'),
   2: msg('port', () => IntOrString),
   3: str('host'),
   4: str('scheme'),
   5: list('httpHeaders', () => HTTPHeader),
 });
-const TCPSocketAction = message({ 1: msg('port', () => IntOrString), 2: str('host') });
+export const TCPSocketAction = message({ 1: msg('port', () => IntOrString), 2: str('host') });
 const GRPCAction = message({ 1: i32('port'), 2: strPtr('service') });
 const SleepAction = message({ 1: i64('seconds') });
 const ProbeHandler = message({
@@ -58,7 +58,7 @@ const ProbeHandler = message({
   3: msg('tcpSocket', () => TCPSocketAction),
   4: msg('grpc', () => GRPCAction),
 });
-const Probe = message({
+export const Probe = message({
   1: inline('handler', () => ProbeHandler),
   2: i32('initialDelaySeconds'),
   3: i32('timeoutSeconds'),
@@ -67,13 +67,13 @@ const Probe = message({
   6: i32('failureThreshold'),
   7: i64Ptr('terminationGracePeriodSeconds'),
 });
-const LifecycleHandler = message({
+export const LifecycleHandler = message({
   1: msg('exec', () => ExecAction),
   2: msg('httpGet', () => HTTPGetAction),
   3: msg('tcpSocket', () => TCPSocketAction),
   4: msg('sleep', () => SleepAction),
 });
-const Lifecycle = message({ 1: msg('postStart', () => LifecycleHandler), 2: msg('preStop', () => LifecycleHandler) });
+export const Lifecycle = message({ 1: msg('postStart', () => LifecycleHandler), 2: msg('preStop', () => LifecycleHandler) });
 
 const Capabilities = message({ 1: strs('add'), 2: strs('drop') });
 const SELinuxOptions = message({ 1: str('user'), 2: str('role'), 3: str('type'), 4: str('level') });
@@ -84,7 +84,7 @@ const WindowsSecurityContextOptions = message({
   3: strPtr('runAsUserName'),
   4: boolPtr('hostProcess'),
 });
-const SecurityContext = message({
+export const SecurityContext = message({
   1: msg('capabilities', () => Capabilities),
   2: boolPtr('privileged'),
   3: msg('seLinuxOptions', () => SELinuxOptions),
@@ -99,7 +99,7 @@ const SecurityContext = message({
   12: msg('appArmorProfile', () => ProfileRef),
 });
 const Sysctl = message({ 1: str('name'), 2: str('value') });
-const PodSecurityContext = message({
+export const PodSecurityContext = message({
   1: msg('seLinuxOptions', () => SELinuxOptions),
   8: msg('windowsOptions', () => WindowsSecurityContextOptions),
   2: i64Ptr('runAsUser'),
@@ -142,10 +142,10 @@ export const Container = message({
   18: bool('tty'),
 });
 // EphemeralContainerCommon carries Container's field numbers and is inlined.
-const EphemeralContainer = message({ 1: inline('ephemeralContainerCommon', () => Container), 2: str('targetContainerName') });
+export const EphemeralContainer = message({ 1: inline('ephemeralContainerCommon', () => Container), 2: str('targetContainerName') });
 
 // Volumes: the sources kemu's kubelets and validation know about; others are skipped as unknown.
-const KeyToPath = message({ 1: str('key'), 2: str('path'), 3: i32Ptr('mode') });
+export const KeyToPath = message({ 1: str('key'), 2: str('path'), 3: i32Ptr('mode') });
 const HostPathVolumeSource = message({ 1: str('path'), 2: strPtr('type') });
 const EmptyDirVolumeSource = message({ 1: str('medium'), 2: msg('sizeLimit', () => Quantity) });
 const SecretVolumeSource = message({ 1: str('secretName'), 2: list('items', () => KeyToPath), 3: i32Ptr('defaultMode'), 4: boolPtr('optional') });
@@ -181,7 +181,7 @@ const CSIVolumeSource = message({
   5: msg('nodePublishSecretRef', () => LocalObjectReference),
 });
 const ImageVolumeSource = message({ 1: str('reference'), 2: str('pullPolicy') });
-const VolumeSource = unlisted(message({
+export const VolumeSource = unlisted(message({
   1: msg('hostPath', () => HostPathVolumeSource),
   2: msg('emptyDir', () => EmptyDirVolumeSource),
   6: msg('secret', () => SecretVolumeSource),
@@ -193,9 +193,9 @@ const VolumeSource = unlisted(message({
   28: msg('csi', () => CSIVolumeSource),
   30: msg('image', () => ImageVolumeSource),
 }), 'any');
-const Volume = message({ 1: str('name'), 2: inline('volumeSource', () => VolumeSource) });
+export const Volume = message({ 1: str('name'), 2: inline('volumeSource', () => VolumeSource) });
 
-const Toleration = message({ 1: str('key'), 2: str('operator'), 3: str('value'), 4: str('effect'), 5: i64Ptr('tolerationSeconds') });
+export const Toleration = message({ 1: str('key'), 2: str('operator'), 3: str('value'), 4: str('effect'), 5: i64Ptr('tolerationSeconds') });
 
 const NodeSelectorRequirement = message({ 1: str('key'), 2: str('operator'), 3: strs('values') });
 const NodeSelectorTerm = message({
@@ -204,7 +204,7 @@ const NodeSelectorTerm = message({
 });
 const NodeSelector = message({ 1: list('nodeSelectorTerms', () => NodeSelectorTerm) });
 const PreferredSchedulingTerm = message({ 1: i32('weight'), 2: msg('preference', () => NodeSelectorTerm) });
-const NodeAffinity = message({
+export const NodeAffinity = message({
   1: msg('requiredDuringSchedulingIgnoredDuringExecution', () => NodeSelector),
   2: list('preferredDuringSchedulingIgnoredDuringExecution', () => PreferredSchedulingTerm),
 });
@@ -217,16 +217,16 @@ const PodAffinityTerm = message({
   6: strs('mismatchLabelKeys'),
 });
 const WeightedPodAffinityTerm = message({ 1: i32('weight'), 2: msg('podAffinityTerm', () => PodAffinityTerm) });
-const PodAffinity = message({
+export const PodAffinity = message({
   1: list('requiredDuringSchedulingIgnoredDuringExecution', () => PodAffinityTerm),
   2: list('preferredDuringSchedulingIgnoredDuringExecution', () => WeightedPodAffinityTerm),
 });
-const Affinity = message({
+export const Affinity = message({
   1: msg('nodeAffinity', () => NodeAffinity),
   2: msg('podAffinity', () => PodAffinity),
   3: msg('podAntiAffinity', () => PodAffinity),
 });
-const TopologySpreadConstraint = message({
+export const TopologySpreadConstraint = message({
   1: i32('maxSkew'),
   2: str('topologyKey'),
   3: str('whenUnsatisfiable'),
@@ -238,8 +238,8 @@ const TopologySpreadConstraint = message({
 });
 
 const PodDNSConfigOption = message({ 1: str('name'), 2: strPtr('value') });
-const PodDNSConfig = message({ 1: strs('nameservers'), 2: strs('searches'), 3: list('options', () => PodDNSConfigOption) });
-const HostAlias = message({ 1: str('ip'), 2: strs('hostnames') });
+export const PodDNSConfig = message({ 1: strs('nameservers'), 2: strs('searches'), 3: list('options', () => PodDNSConfigOption) });
+export const HostAlias = message({ 1: str('ip'), 2: strs('hostnames') });
 const PodReadinessGate = message({ 1: str('conditionType') });
 const PodOS = message({ 1: str('name') });
 const PodSchedulingGate = message({ 1: str('name') });
