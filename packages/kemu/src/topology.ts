@@ -125,6 +125,9 @@ export async function planTopology(o: TopologyOptions, taken: Set<number>): Prom
         ...leaderFlags,
         `--node-monitor-grace-period=${formatDuration(o.nodeMonitorGracePeriodMs)}`,
         `--node-monitor-period=${formatDuration(o.nodeMonitorPeriodMs)}`,
+        // Like kubeadm clusters: nodeipam gives every Node a spec.podCIDR, from which the kubelets take pod IPs.
+        '--allocate-node-cidrs=true',
+        '--cluster-cidr=10.200.0.0/16',
         ...v,
       ], p, '/healthz'),
     );
