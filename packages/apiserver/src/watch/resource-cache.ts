@@ -59,13 +59,18 @@ export function deliveryFor(w: CacheWatcher, ev: CacheEvent): CacheEventType | u
   return undefined;
 }
 
-/** Watcher count from which deliveries are coalesced. */
-const FANOUT_THRESHOLD = 64;
-
-/** The coalescing window grows with the audience: 11.6 ms at 64 watchers, 35 ms at 1,000, at most 40. */
-function coalesceMs(watchers: number): number {
-  return Math.min(40, 10 + watchers / 40);
-}
+/**
+ * Fan-out pacing: after a delivery that cost C ms of this thread's time, the next one waits until
+ * FLUSH_SPACING × C ms have passed since it ended (at most MAX_WAIT_MS). An idle or small audience (C in
+ * microseconds) gets every event at once; a large one under load gets several events per socket write,
+ * with the batching sized by what the writes actually cost rather than by a fixed window, so delivery
+ * never takes more than about a third of the thread.
+ */
+const FLUSH_SPACING = 2;
+const MAX_WAIT_MS = 40;
+/** A large audience is never written to more often than every MIN_SPACING_MS (its clients pay per write too). */
+const LARGE_AUDIENCE = 64;
+const MIN_SPACING_MS = 10;
 
 export class ResourceCache {
   readonly objects = new Map<string, CachedObject>();
@@ -147,28 +152,24 @@ export class ResourceCache {
 
   private pending: CacheEvent[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
-  private lastFlush = 0;
+  /** When the last delivery ended and what it cost (ms, performance.now clock). */
+  private lastFlushEnd = 0;
+  private lastFlushCost = 0;
 
-  /**
-   * Hands events to the watchers. With many watchers, deliveries are coalesced to at most one per
-   * coalesceMs() per watcher: one socket write carries several events, which is what keeps
-   * fan-out to 1,000 watchers cheap. With few watchers every event goes out at once.
-   */
+  /** Hands events to the watchers: at once, unless the previous delivery's cost asks for spacing (see FLUSH_SPACING). */
   dispatch(events: CacheEvent[]): void {
     if (events.length === 0 || this.watchers.size === 0) return;
-    if (this.watchers.size < FANOUT_THRESHOLD && this.pending.length === 0) {
-      this.deliverNow(events);
-      return;
-    }
     for (const ev of events) this.pending.push(ev);
     if (this.flushTimer) return;
-    const wait = Math.max(0, this.lastFlush + coalesceMs(this.watchers.size) - performance.now());
+    const spacing = Math.max(FLUSH_SPACING * this.lastFlushCost, this.watchers.size >= LARGE_AUDIENCE ? MIN_SPACING_MS : 0);
+    const wait = Math.min(MAX_WAIT_MS, this.lastFlushEnd + spacing - performance.now());
+    if (wait <= 0) {
+      this.flushPending();
+      return;
+    }
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
-      this.lastFlush = performance.now();
-      const batch = this.pending;
-      this.pending = [];
-      this.deliverNow(batch);
+      this.flushPending();
     }, wait);
   }
 
@@ -179,7 +180,10 @@ export class ResourceCache {
     this.flushTimer = undefined;
     const batch = this.pending;
     this.pending = [];
+    const t0 = performance.now();
     this.deliverNow(batch);
+    this.lastFlushEnd = performance.now();
+    this.lastFlushCost = this.lastFlushEnd - t0;
   }
 
   private deliverNow(events: CacheEvent[]): void {
