@@ -5,7 +5,7 @@ import { errors, qualifiedResource, R, StatusError, type KubeObject, type Resour
 import { RevisionMismatchError, type Backend, type KeyValue } from '@kemu/store';
 import type { Clock } from '../clock.ts';
 import type { Extensions } from '../extensions.ts';
-import { decodeObject, encodeObject, objectKey } from '../storage.ts';
+import { decodeObject, encodeObject, objectKey, rawWithResourceVersion } from '../storage.ts';
 import { mapStoreError } from '../store-errors.ts';
 import { prepareCreate, prepareUpdate, validateCreate, validateUpdate } from './prepare.ts';
 import type { AllocationTxn, ServiceAllocator } from '../allocators/index.ts';
@@ -53,6 +53,14 @@ export class Registry {
   }
 
   async create(r: ResourceInfo, obj: KubeObject, o: WriteOptions = {}): Promise<KubeObject> {
+    return (await this.createWithJSON(r, obj, o)).object;
+  }
+
+  /**
+   * create, also giving the stored JSON with its resourceVersion (when the object has apiVersion and kind,
+   * so the text is the full reply): the REST reply reuses it instead of serializing the object again.
+   */
+  async createWithJSON(r: ResourceInfo, obj: KubeObject, o: WriteOptions = {}): Promise<{ object: KubeObject; json?: string }> {
     const strategy = this.opts.ext.strategyFor(r);
     prepareCreate(obj, r, strategy, this.opts.clock.now());
     const name = obj.metadata.name as string;
@@ -67,15 +75,18 @@ export class Registry {
       const existing = await this.getKV(r, ns, name);
       if (existing) throw errors.alreadyExists(qualifiedResource(r), name);
       if (r === R.services && this.opts.allocator) await this.opts.allocator.allocateForCreate(obj, { dryRun: true });
-      return obj;
+      return { object: obj };
     }
     const txn = r === R.services && this.opts.allocator ? await this.allocateService(obj, ns, name) : undefined;
     try {
-      const kv = await this.opts.backend.create(objectKey(r, ns, name), encodeObject(obj));
+      const key = objectKey(r, ns, name);
+      const value = encodeObject(obj);
+      const kv = await this.opts.backend.create(key, value);
       this.opts.onWrite?.(kv.modRevision);
       obj.metadata.resourceVersion = String(kv.modRevision);
       await txn?.commit();
-      return obj;
+      if (typeof obj.apiVersion !== 'string' || typeof obj.kind !== 'string') return { object: obj };
+      return { object: obj, json: rawWithResourceVersion({ key, value, modRevision: kv.modRevision }) };
     } catch (e) {
       await txn?.rollback();
       throw mapStoreError(e, r, name);

@@ -26,8 +26,11 @@ export async function createObject(ctx: ApiContext, req: ApiRequest): Promise<Ap
   if (t.resource.namespaced && t.namespace === undefined) throw errors.badRequest('the server could not find the requested resource: create of a namespaced resource needs a namespace in the URL');
   if (t.resource.namespaced && !obj.metadata.namespace) obj.metadata.namespace = t.namespace;
   const warning = enforceKnownFields(obj, fieldValidationOf(req.query, 'CreateOptions'), decodePrefix(obj));
-  const created = await ctx.registry.create(t.resource, obj, { dryRun: isDryRun(req.query) });
-  return { code: 201, body: withKind(ctx, req, created), ...(warning ? { headers: { warning } } : {}) };
+  const created = await ctx.registry.createWithJSON(t.resource, obj, { dryRun: isDryRun(req.query) });
+  const headers: Pick<ApiReply, 'headers'> = warning ? { headers: { warning } } : {};
+  // The stored JSON is the reply: no second serialization of the object.
+  if (created.json !== undefined) return { code: 201, body: undefined, json: created.json, ...headers };
+  return { code: 201, body: withKind(ctx, req, created.object), ...headers };
 }
 
 export async function updateObject(ctx: ApiContext, req: ApiRequest, subresource?: string): Promise<ApiReply> {
