@@ -56,6 +56,9 @@ describe('kubectl and field validation', () => {
     const u = await kubectl('apply', '-f', file);
     expect(u.code).toBe(1);
     expect(u.stderr).toContain('unknown field "spec.paused2"');
+    const ssa = await kubectl('apply', '--server-side', '-f', file);
+    expect(ssa.code).toBe(1);
+    expect(ssa.stderr).toContain('.spec.paused2: field not declared in schema');
   });
 
   it('--validate=warn creates the object without the field and prints the server warning', async () => {

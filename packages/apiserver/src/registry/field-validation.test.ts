@@ -86,3 +86,14 @@ describe('fieldValidation on a merge patch', () => {
     expect(ignore.json().metadata.labels.free).toBe('form');
   });
 });
+
+describe('server-side apply', () => {
+  it('refuses unknown fields whatever fieldValidation says', async () => {
+    const body = { ...deploy('ssa1', { replica: 2 }) };
+    const r = await inject('PATCH', `${D}/ssa1?fieldManager=t&fieldValidation=Ignore`, body, 'application/apply-patch+yaml');
+    expect(r.statusCode).toBe(400);
+    expect(r.json().message).toBe('failed to create typed patch object (default/ssa1; apps/v1, Kind=Deployment): .spec.replica: field not declared in schema');
+    const ok = await inject('PATCH', `${D}/ssa1?fieldManager=t`, deploy('ssa1'), 'application/apply-patch+yaml');
+    expect(ok.statusCode).toBe(201);
+  });
+});

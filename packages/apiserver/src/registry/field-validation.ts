@@ -30,6 +30,21 @@ export function enforceKnownFields(obj: KubeObject, directive: FieldValidation, 
   return texts.map((t) => `299 - ${JSON.stringify(t)}`).join(', ');
 }
 
+/**
+ * Server-side apply requires known fields whatever fieldValidation says (the manifest is converted to a typed
+ * object first): unknown ones are a 400 naming them as structured-merge-diff does.
+ */
+export function rejectUnknownApplyFields(obj: KubeObject): void {
+  const apiVersion = obj.apiVersion ?? '';
+  const unknown = pruneUnknownFields(obj as unknown as Record<string, unknown>, apiVersion, obj.kind ?? '');
+  if (unknown.length === 0) return;
+  const gvk = `${apiVersion.includes('/') ? apiVersion : `/${apiVersion}`}, Kind=${obj.kind ?? ''}`;
+  const nn = `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
+  const texts = unknown.map((p) => `.${p}: field not declared in schema`);
+  const detail = texts.length === 1 ? (texts[0] as string) : `errors:\n  ${texts.join('\n  ')}`;
+  throw errors.badRequest(`failed to create typed patch object (${nn}; ${gvk}): ${detail}`);
+}
+
 /** The "Deployment in version "v1" cannot be handled as a Deployment: " prefix of create/update decode errors. */
 export function decodePrefix(obj: KubeObject): string {
   const apiVersion = obj.apiVersion ?? '';

@@ -6,7 +6,7 @@ import { deleteRequest, parseDeleteOptions } from '../registry/delete-plan.ts';
 import { buildFilter } from '../registry/filter.ts';
 import { listFromStore } from '../registry/list.ts';
 import { asObjectBody } from '../registry/object-body.ts';
-import { decodePrefix, enforceKnownFields, fieldValidationOf } from '../registry/field-validation.ts';
+import { decodePrefix, enforceKnownFields, fieldValidationOf, rejectUnknownApplyFields } from '../registry/field-validation.ts';
 import { tableOr } from './read.ts';
 import { isDryRun, type ApiReply, type ApiRequest } from './request.ts';
 
@@ -96,6 +96,7 @@ async function applyObject(ctx: ApiContext, req: ApiRequest, dryRun: boolean): P
     throw errors.badRequest(`the name of the object (${manifest.metadata.name}) does not match the name on the URL (${name})`);
   }
   manifest.metadata.name = name;
+  rejectUnknownApplyFields(manifest);
   const existing = await ctx.registry.getKV(t.resource, t.namespace, name);
   if (!existing) {
     try {
