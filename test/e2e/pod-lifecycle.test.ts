@@ -137,9 +137,8 @@ describe.skipIf(skip)('pod lifecycle (kemu up, kubectl)', () => {
     const terminating = await waitFor('slow-stop Terminating', () => (watch.objects.get('slow-stop')?.deleting ? Date.now() : undefined), 20_000, 20);
     expect((await d).code).toBe(0);
     const g = await lab.kubectl('get', 'pod', 'slow-stop', '--no-headers');
-    // READY is not asserted: Kubernetes keeps a terminating container ready until it stops (1/1), the
-    // emulated kubelet shows 0/1 as soon as the deletion starts.
-    if (watch.objects.has('slow-stop')) expect(g.stdout).toMatch(/^slow-stop\s+[01]\/1\s+Terminating\s/);
+    // Kubernetes keeps a terminating container ready until it has stopped (1/1).
+    if (watch.objects.has('slow-stop')) expect(g.stdout).toMatch(/^slow-stop\s+1\/1\s+Terminating\s/);
     await waitFor('slow-stop gone', () => !watch.objects.has('slow-stop'), 30_000, 20);
     const gone = Date.now();
     console.log(`slow-stop: Terminating after ${terminating - t0} ms, gone after ${gone - t0} ms`);

@@ -164,8 +164,10 @@ export class PodLifecycle {
     return everStarted ? 'Running' : 'Pending';
   }
 
+  // A terminating container stays ready until it has stopped, as with a real kubelet (kubernetes#129552);
+  // endpoints still drop it because the endpoint controllers read the pod's deletionTimestamp.
   isReady(c: ContainerRuntime, now: number): boolean {
-    return c.state.kind === 'running' && !this.stopping && now >= c.state.startedAt + Math.max(c.readyDelayMs, c.startupDelayMs);
+    return c.state.kind === 'running' && now >= c.state.startedAt + Math.max(c.readyDelayMs, c.startupDelayMs);
   }
 
   isStarted(c: ContainerRuntime, now: number): boolean {
