@@ -1,0 +1,114 @@
+// Test helper: one compose lab (docker-compose.yml) per test file on free published ports, with the Docker
+// gate and engine from docker.ts: decide (and print) which variant runs, `up -d --build`, wait for 3 Ready
+// nodes, and always `down -v` and stop the engine we started.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { waitFor } from '@kemu/base/testing/processes';
+import { freePort } from '@kemu/base/testing/ports';
+import { ROOT, kubeconfigYaml } from '@kemu/kemu';
+import { run, type RunResult } from './lab.ts';
+import { buildBaseImages, dockerGate, ensureEngine, variantLine, type Engine } from './docker.ts';
+
+export interface DockerPlan {
+  skip: string | undefined;
+  engine: Engine | undefined;
+  haveBaseImages: boolean;
+}
+
+/** At a test file's top level: the gate, then the engine (starting it is part of the gate). Prints one line. */
+export async function planDocker(file: string, prerequisite: string | undefined): Promise<DockerPlan> {
+  const gate = prerequisite ? { run: false as const, why: prerequisite.replace(/^skipped: /, '') } : dockerGate();
+  if (!gate.run) {
+    console.warn(variantLine(file, gate));
+    return { skip: gate.why, engine: undefined, haveBaseImages: false };
+  }
+  const engine = await ensureEngine();
+  if (typeof engine === 'string') {
+    if (gate.forced) throw new Error(`KEMU_DOCKER_TESTS=1 but ${engine}`);
+    console.warn(variantLine(file, { run: false, why: engine }));
+    return { skip: engine, engine: undefined, haveBaseImages: false };
+  }
+  console.warn(variantLine(file, gate, engine));
+  return { skip: undefined, engine, haveBaseImages: gate.haveBaseImages };
+}
+
+export interface ComposeLab {
+  project: string;
+  server: string;
+  kubeconfig: string;
+  env: Record<string, string>;
+  compose(...args: string[]): Promise<RunResult>;
+  kubectl(...args: string[]): Promise<RunResult>;
+  /** The container id of a service (e.g. controller-manager-1). */
+  container(service: string): Promise<string>;
+  docker(...args: string[]): Promise<RunResult>;
+  /** `docker inspect` State of a service's container. */
+  state(service: string): Promise<{ Status: string; ExitCode: number; Running: boolean; Paused: boolean; Restarting: boolean; RestartCount: number; Health?: string }>;
+  /** Seconds the `up -d --build` took (the image build included). */
+  upSeconds: number;
+  down(): Promise<void>;
+}
+
+export async function startComposeLab(plan: DockerPlan, env: Record<string, string> = {}): Promise<ComposeLab> {
+  const project = `kemulab${process.pid}`;
+  const port = await freePort();
+  const server = `http://127.0.0.1:${port}`;
+  const fullEnv = { KEMU_LB_PORT: String(port), KEMU_STATS_PORT: String(await freePort()), ...env };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kemu-docker-'));
+  const kubeconfig = path.join(dir, 'kubeconfig');
+  fs.writeFileSync(kubeconfig, kubeconfigYaml(server));
+  const compose = (...args: string[]) => run('docker-compose', ['-p', project, '-f', path.join(ROOT, 'docker-compose.yml'), ...args], fullEnv, 900_000);
+  const docker = (...args: string[]) => run('docker', args, {}, 60_000);
+  let downed = false;
+  const lab: ComposeLab = {
+    project,
+    server,
+    kubeconfig,
+    env: fullEnv,
+    compose,
+    docker,
+    kubectl: (...a) => run('kubectl', [`--kubeconfig=${kubeconfig}`, ...a], { HOME: dir }),
+    async container(service) {
+      const r = await compose('ps', '-q', service);
+      const id = r.stdout.trim().split('\n')[0] ?? '';
+      if (r.code !== 0 || !id) throw new Error(`no container for ${service}: ${r.stderr}`);
+      return id;
+    },
+    async state(service) {
+      const r = await docker('inspect', '-f', '{{json .State}} {{.RestartCount}}', await lab.container(service));
+      const line = r.stdout.trim();
+      const cut = line.lastIndexOf(' ');
+      const st = JSON.parse(line.slice(0, cut)) as { Status: string; ExitCode: number; Running: boolean; Paused: boolean; Restarting: boolean; Health?: { Status: string } };
+      return { ...st, Health: st.Health?.Status, RestartCount: Number(line.slice(cut + 1)) };
+    },
+    upSeconds: 0,
+    async down() {
+      if (downed) return;
+      downed = true;
+      const logs = await compose('logs', '--no-color', '--tail=40');
+      if (logs.code === 0) fs.writeFileSync(path.join(os.tmpdir(), `${project}.log`), logs.stdout);
+      await compose('down', '-v', '--remove-orphans', '-t', '5');
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    if (!plan.haveBaseImages) buildBaseImages();
+    // --build: the app image is rebuilt whenever the sources changed (cached layers otherwise).
+    const t0 = Date.now();
+    const u = await compose('up', '-d', '--build');
+    lab.upSeconds = (Date.now() - t0) / 1000;
+    if (u.code !== 0) throw new Error(`docker-compose up failed:\n${u.stdout.slice(-3000)}\n${u.stderr.slice(-3000)}`);
+  } catch (e) {
+    await lab.down();
+    throw e;
+  }
+  return lab;
+}
+
+export async function waitNodesReady(lab: ComposeLab, n = 3, timeoutMs = 300_000): Promise<void> {
+  await waitFor(`${n} Ready nodes`, async () => {
+    const r = await lab.kubectl('get', 'nodes', '--no-headers');
+    return r.code === 0 && r.stdout.split('\n').filter((l) => /^worker-\d\s+Ready\s/.test(l)).length === n;
+  }, timeoutMs, 1000);
+}
