@@ -52,6 +52,8 @@ export interface LabOptions {
   imagePullDelay?: string;
   lb?: 'builtin' | 'haproxy';
   extra?: string[];
+  /** Reuse this data dir (a restart of an earlier lab); down() then leaves it in place. */
+  dir?: string;
 }
 
 export interface Lab {
@@ -75,7 +77,7 @@ export interface Lab {
 export const FAST = { leaseDuration: '3s', renewDeadline: '2s', retryPeriod: '500ms' };
 
 export async function startLab(o: LabOptions = {}): Promise<Lab> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kemu-lab-'));
+  const dir = o.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'kemu-lab-'));
   const port = await freePort();
   const args = [
     'up',
@@ -148,7 +150,7 @@ export async function startLab(o: LabOptions = {}): Promise<Lab> {
       await Promise.race([proc.exited, new Promise((r) => setTimeout(r, 20_000))]);
       for (const p of lab.allPids()) if (pidAlive(p)) try { process.kill(p, 'SIGKILL'); } catch { /* gone */ }
       await proc.kill('SIGKILL');
-      fs.rmSync(dir, { recursive: true, force: true });
+      if (!o.dir) fs.rmSync(dir, { recursive: true, force: true });
     },
   };
   await waitFor('kemu.json', () => fs.existsSync(path.join(dir, 'kemu.json')) || (proc.child.exitCode !== null && Promise.reject(new Error(proc.output()))), 30_000, 100);
