@@ -26,7 +26,7 @@ beforeAll(async () => {
         `--datastore-endpoint=sqlite://${db}`,
         `--hostname-override=apiserver-${i}`,
         '--identity-lease-renew-interval=200ms',
-        '--identity-lease-duration-seconds=2',
+        '--identity-lease-duration-seconds=3',
       ]),
     ),
   );

@@ -11,7 +11,7 @@ import { createApiServer, type ApiServer } from '../server.ts';
 import { DEFAULT_WATCH_BOOKMARK_INTERVAL_MS } from './hub.ts';
 
 const BOOKMARK_MS = 100;
-const CLIENT_IDLE_MS = 500;
+const CLIENT_IDLE_MS = 1_000; // generous: a loaded machine can stall an event loop for a few hundred ms
 
 let srv: ApiServer;
 let client: RestClient;
