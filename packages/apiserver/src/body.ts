@@ -17,8 +17,41 @@ export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
+/** Kubernetes' JSON decoder refuses deeper bodies; deeper ones would also overflow our recursive code. */
+export const MAX_BODY_DEPTH = 10_000;
+
 /** undefined for an empty body. */
 export function decodeBody(contentType: string | undefined, raw: Buffer | undefined): unknown {
+  const value = decodeBodyValue(contentType, raw);
+  checkPlainData(value);
+  return value;
+}
+
+/**
+ * Walks the decoded value without recursion: only JSON data may pass (YAML tags such as !!binary yield
+ * Uint8Arrays), nested at most MAX_BODY_DEPTH levels.
+ */
+function checkPlainData(value: unknown): void {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (v === null || typeof v !== 'object') {
+      if (typeof v === 'bigint' || typeof v === 'symbol' || typeof v === 'function') throw errors.badRequest(`unsupported value of type ${typeof v} in the request body`);
+      continue;
+    }
+    if (depth > MAX_BODY_DEPTH) throw errors.badRequest(`exceeded max depth of ${MAX_BODY_DEPTH}`);
+    const proto: unknown = Object.getPrototypeOf(v);
+    if (Array.isArray(v)) {
+      for (const x of v) stack.push([x, depth + 1]);
+    } else if (proto === Object.prototype || proto === null) {
+      for (const x of Object.values(v)) stack.push([x, depth + 1]);
+    } else {
+      throw errors.badRequest('the request body holds a value that is not JSON data (a YAML tag such as !!binary or !!set?)');
+    }
+  }
+}
+
+function decodeBodyValue(contentType: string | undefined, raw: Buffer | undefined): unknown {
   if (!raw || raw.length === 0) return undefined;
   const mt = mediaType(contentType);
   const text = raw.toString('utf8');
