@@ -27,7 +27,9 @@ export function enforceKnownFields(obj: KubeObject, directive: FieldValidation, 
   if (unknown.length === 0 || directive === 'Ignore') return undefined;
   const texts = unknown.map((p) => `unknown field "${p}"`);
   if (directive === 'Strict') throw errors.badRequest(`${prefix}strict decoding error: ${texts.join(', ')}`);
-  return texts.map((t) => `299 - ${JSON.stringify(t)}`).join(', ');
+  // A field name can hold any character; a header value may not, so everything outside printable ASCII is escaped.
+  const quoted = (t: string) => JSON.stringify(t).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return texts.map((t) => `299 - ${quoted(t)}`).join(', ');
 }
 
 /**
