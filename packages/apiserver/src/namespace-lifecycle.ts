@@ -33,7 +33,12 @@ export function checkNamespaceDeletable(name: string): void {
 
 /** Namespace create defaults that lifecycle depends on: spec.finalizers ["kubernetes"], phase Active. */
 export function namespaceCreateDefaults(obj: KubeObject): void {
-  const spec = (obj.spec ?? {}) as { finalizers?: string[] };
+  const raw: unknown = obj.spec ?? {};
+  // A non-object spec is a decode error in Kubernetes, not something to default into.
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw errors.badRequest(`Namespace in version "v1" cannot be handled as a Namespace: json: cannot unmarshal ${Array.isArray(raw) ? 'array' : typeof raw} into Go struct field Namespace.spec of type v1.NamespaceSpec`);
+  }
+  const spec = raw as { finalizers?: string[] };
   if (!spec.finalizers || spec.finalizers.length === 0) spec.finalizers = ['kubernetes'];
   obj.spec = spec;
   obj.status = { phase: 'Active' };
