@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@kemu/base/testing/processes';
 import { missing } from '../lab/lab.ts';
 import { LeaseWatch } from '../lab/api.ts';
-import { planDocker, startComposeLab, type ComposeLab } from '../lab/compose-lab.ts';
+import { planDocker, startComposeLab, waitNodesReady, type ComposeLab } from '../lab/compose-lab.ts';
 
 const plan = await planDocker('test/chaos/docker-leader-chaos.test.ts', missing('apiserver', 'controller-manager', 'scheduler', 'worker'));
 
@@ -27,6 +27,16 @@ describe.skipIf(plan.skip)('leader chaos (docker-compose)', () => {
     schedLease = new LeaseWatch(lab.server, 'kube-scheduler');
     await cmLease.start();
     await schedLease.start();
+    // Chaos on a settled lab: every container healthy, the nodes registered, both leaders renewing. Right after
+    // `up` the 2 cores are busy starting 13 containers and an apiserver can take seconds to answer, long
+    // enough for a release (3 s timeout) or a renewal to fail — real behaviour, but not what is tested here.
+    const services = (await lab.compose('config', '--services')).stdout.trim().split('\n');
+    await waitFor('every container healthy', async () => (await Promise.all(services.map((s) => lab.state(s)))).every((s) => s.Running && s.Health === 'healthy'), 180_000, 500);
+    await waitNodesReady(lab);
+    for (const w of [cmLease, schedLease]) {
+      const holder = await leader(w);
+      await renewals(w, holder, Date.now(), 3);
+    }
   }, 1_200_000);
 
   afterAll(async () => {
