@@ -1,10 +1,11 @@
 // A real kubelet's Events through a real apiserver: a pod's Pulling/Pulled/Created/Started (and Killing on
 // delete) about spec.containers{web}, found the way `kubectl describe pod` finds them (and shown by it), and
-// the node's own Starting/NodeHasSufficientMemory/…/NodeReady.
+// the node's own Starting/NodeHasSufficientMemory/…/NodeReady, and NodeNotSchedulable/NodeSchedulable on
+// cordon/uncordon.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { R, type CoreEvent, type Pod } from '@kemu/api';
+import { R, type CoreEvent, type Node, type Pod } from '@kemu/api';
 import { waitFor } from '@kemu/base/testing/processes';
 import { startCluster, startKubelet, type TestCluster } from './cluster.ts';
 
@@ -78,5 +79,35 @@ describe('kubelet events', () => {
     await cluster.client.delete(R.pods, 'default', 'ev');
     const killing = await waitFor('Killing event', async () => (await podEvents(pod)).find((e) => e.reason === 'Killing'));
     expect(killing).toMatchObject({ type: 'Normal', message: 'Stopping container web', involvedObject: { fieldPath: 'spec.containers{web}' } });
+  });
+
+  it('cordon records NodeNotSchedulable and uncordon NodeSchedulable, once each, about the Node', async () => {
+    const nodeEvents = async (reason: string) =>
+      (await cluster.client.list<CoreEvent>(R.events, 'default', { fieldSelector: `involvedObject.kind=Node,involvedObject.name=${NODE},reason=${reason}` })).items;
+    // Registered schedulable: nothing was recorded (the kubelet reports only a change).
+    await waitFor('node registered', async () => (await cluster.client.get<Node>(R.nodes, undefined, NODE)).metadata.uid);
+    expect(await nodeEvents('NodeSchedulable')).toEqual([]);
+    expect(await nodeEvents('NodeNotSchedulable')).toEqual([]);
+
+    await cluster.client.patch(R.nodes, undefined, NODE, { spec: { unschedulable: true } }, 'merge');
+    const cordoned = await waitFor('NodeNotSchedulable event', async () => (await nodeEvents('NodeNotSchedulable'))[0]);
+    expect(cordoned).toMatchObject({
+      type: 'Normal',
+      message: `Node ${NODE} status is now: NodeNotSchedulable`,
+      source: { component: 'kubelet', host: NODE },
+      involvedObject: { kind: 'Node', name: NODE, uid: NODE },
+      count: 1,
+    });
+    expect(await nodeEvents('NodeSchedulable')).toEqual([]);
+
+    await cluster.client.patch(R.nodes, undefined, NODE, { spec: { unschedulable: false } }, 'merge');
+    const uncordoned = await waitFor('NodeSchedulable event', async () => (await nodeEvents('NodeSchedulable'))[0]);
+    expect(uncordoned).toMatchObject({
+      type: 'Normal',
+      message: `Node ${NODE} status is now: NodeSchedulable`,
+      involvedObject: { kind: 'Node', name: NODE, uid: NODE },
+      count: 1,
+    });
+    expect((await nodeEvents('NodeNotSchedulable'))[0]?.count).toBe(1);
   });
 });

@@ -30,6 +30,8 @@ export const Reason = {
   NodeHasInsufficientPID: 'NodeHasInsufficientPID',
   NodeReady: 'NodeReady',
   NodeNotReady: 'NodeNotReady',
+  NodeSchedulable: 'NodeSchedulable',
+  NodeNotSchedulable: 'NodeNotSchedulable',
 } as const;
 
 /** Go's %q for the strings we quote (image names): JSON's escaping is the same for them. */

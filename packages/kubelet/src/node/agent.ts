@@ -72,6 +72,9 @@ export class NodeAgent {
   private registeredAt = 0;
   private cidrCheckedAt = -Infinity;
   private cidrChecking = false;
+  /** The Node's spec.unschedulable last seen; false at start, as the kubelet's lastNodeUnschedulable (so a
+   *  node that registers cordoned reports NodeNotSchedulable once, an uncordoned one reports nothing). */
+  private lastUnschedulable = false;
 
   constructor(
     readonly id: NodeIdentity,
@@ -207,6 +210,13 @@ export class NodeAgent {
     const conditions = conditionMemo(node.status?.conditions);
     if (conditions.sig !== this.node?.conditions.sig) this.conditionsGen++;
     this.node = { uid: node.metadata.uid ?? '', conditions };
+    const unschedulable = node.spec?.unschedulable === true;
+    if (unschedulable !== this.lastUnschedulable) {
+      // `kubectl cordon` / `uncordon`: as the kubelet's recordNodeSchedulableEvent, only on a change.
+      this.lastUnschedulable = unschedulable;
+      const ev = unschedulable ? Reason.NodeNotSchedulable : Reason.NodeSchedulable;
+      this.nodeEvent('Normal', ev, Message.nodeStatus(this.id.name, ev));
+    }
     const cidr = node.spec?.podCIDR;
     if (cidr && cidr !== this.ipam.cidr && this.ipam.inUse() === 0) {
       try {
