@@ -11,26 +11,39 @@ import { run, type RunResult } from './lab.ts';
 import { buildBaseImages, dockerGate, ensureEngine, variantLine, type Engine } from './docker.ts';
 
 export interface DockerPlan {
+  file: string;
+  /** Why the Docker variant does not run here (decided at collection, without starting anything). */
   skip: string | undefined;
-  engine: Engine | undefined;
+  forced: boolean;
   haveBaseImages: boolean;
+  /** Set by startEngine(). */
+  engine?: Engine;
 }
 
-/** At a test file's top level: the gate, then the engine (starting it is part of the gate). Prints one line. */
-export async function planDocker(file: string, prerequisite: string | undefined): Promise<DockerPlan> {
+/** At a test file's top level: the gate (tools, root or engine, base images). Prints the line when it skips. */
+export function planDocker(file: string, prerequisite: string | undefined): DockerPlan {
   const gate = prerequisite ? { run: false as const, why: prerequisite.replace(/^skipped: /, '') } : dockerGate();
   if (!gate.run) {
     console.warn(variantLine(file, gate));
-    return { skip: gate.why, engine: undefined, haveBaseImages: false };
+    return { file, skip: gate.why, forced: false, haveBaseImages: false };
   }
+  return { file, skip: undefined, forced: gate.forced, haveBaseImages: gate.haveBaseImages };
+}
+
+/**
+ * In beforeAll: the engine (starting it is the last part of the gate). Undefined when it cannot start and the
+ * run was not forced — the tests then skip themselves. Prints which variant ran.
+ */
+export async function startEngine(plan: DockerPlan): Promise<Engine | undefined> {
   const engine = await ensureEngine();
   if (typeof engine === 'string') {
-    if (gate.forced) throw new Error(`KEMU_DOCKER_TESTS=1 but ${engine}`);
-    console.warn(variantLine(file, { run: false, why: engine }));
-    return { skip: engine, engine: undefined, haveBaseImages: false };
+    if (plan.forced) throw new Error(`KEMU_DOCKER_TESTS=1 but ${engine}`);
+    console.warn(variantLine(plan.file, { run: false, why: engine }));
+    return undefined;
   }
-  console.warn(variantLine(file, gate, engine));
-  return { skip: undefined, engine, haveBaseImages: gate.haveBaseImages };
+  console.warn(variantLine(plan.file, { run: true, forced: plan.forced, haveBaseImages: plan.haveBaseImages }, engine));
+  plan.engine = engine;
+  return engine;
 }
 
 export interface ComposeLab {

@@ -144,7 +144,12 @@ async function lock(timeoutMs: number): Promise<() => void> {
 
 /** The engine (ours or one already running), or why there is none. Holds the lab lock until stop(). */
 export async function ensureEngine(): Promise<Engine | string> {
-  const unlock = await lock(20 * 60_000);
+  const release = await lock(20 * 60_000);
+  let held = true;
+  const unlock = () => {
+    if (held) release();
+    held = false;
+  };
   try {
     if ((await run('docker', ['info'], {}, 20_000)).code === 0) return { child: undefined, describe: 'an engine that was already running', stop: async () => unlock() };
     const dockerd = which('dockerd');
@@ -162,6 +167,11 @@ export async function ensureEngine(): Promise<Engine | string> {
       await exited;
       clearTimeout(t);
     };
+    // Safety net when afterAll never runs (every test filtered out, a crash): the worker's exit ends dockerd.
+    process.once('exit', () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      unlock();
+    });
     const t0 = Date.now();
     const deadline = t0 + 60_000;
     while (Date.now() < deadline) {
