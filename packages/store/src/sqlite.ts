@@ -58,14 +58,17 @@ export class SqliteBackend implements Backend {
 
     // Setup runs once at startup, so it may block on the busy timeout while another process is
     // creating the schema at the same moment.
-    this.writeDb = new Database(opts.path, { timeout: busyTimeoutMs });
-    this.writeDb.pragma('journal_mode = WAL');
-    this.writeDb.pragma(`synchronous = ${sync}`);
-    this.writeDb.exec(SCHEMA);
+    // SQLite answers some startup races (switching to WAL, WAL recovery) with SQLITE_BUSY without calling the
+    // busy handler, so the setup statements are retried here as well.
+    const setup = <T>(fn: () => T): T => retryWhileBusy(fn, busyTimeoutMs);
+    this.writeDb = setup(() => new Database(opts.path, { timeout: busyTimeoutMs }));
+    setup(() => this.writeDb.pragma('journal_mode = WAL'));
+    setup(() => this.writeDb.pragma(`synchronous = ${sync}`));
+    setup(() => this.writeDb.exec(SCHEMA));
     this.writeDb.pragma('busy_timeout = 0');
 
-    this.readDb = new Database(opts.path, { timeout: busyTimeoutMs });
-    this.readDb.pragma(`synchronous = ${sync}`);
+    this.readDb = setup(() => new Database(opts.path, { timeout: busyTimeoutMs }));
+    setup(() => this.readDb.pragma(`synchronous = ${sync}`));
 
     this.reader = new Reader(this.readDb);
     this.feed = new ChangeFeed(this.readDb, this.logger, opts.pollIntervalMs ?? 2);
@@ -172,6 +175,22 @@ export class SqliteBackend implements Backend {
         if (!isBusy(err) || attempt >= 50) throw err;
         await new Promise((r) => setTimeout(r, Math.min(10, attempt + 1)));
       }
+    }
+  }
+}
+
+/** Runs a startup statement, retrying (blocking briefly) while the database is busy or locked. */
+function retryWhileBusy<T>(fn: () => T, timeoutMs: number): T {
+  const deadline = Date.now() + timeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return fn();
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      const busy = typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+      if (!busy || Date.now() >= deadline) throw e;
+      Atomics.wait(pause, 0, 0, Math.min(50, 2 + attempt * 5 + Math.random() * 5));
     }
   }
 }
