@@ -61,6 +61,11 @@ export function validObject(r: ResourceInfo, name = TARGET): Record<string, unkn
         : { ...base, eventTime: '2024-01-01T00:00:00.000000Z', reportingController: 'x/y', reportingInstance: 'i', action: 'A', reason: 'R', regarding: { kind: 'Pod', name: 'x', namespace: NS }, type: 'Normal' };
     case 'Lease':
       return { ...base, spec: { holderIdentity: 'h' } };
+    // Reviews are never named or stored: their metadata must be empty.
+    case 'SelfSubjectAccessReview':
+      return { ...base, metadata: { labels: {} }, spec: { resourceAttributes: { verb: 'get', resource: 'pods', namespace: NS } } };
+    case 'SelfSubjectReview':
+      return { ...base, metadata: { labels: {} } };
     default:
       return base;
   }
@@ -144,6 +149,10 @@ function badObjectBodies(r: ResourceInfo, name: string): Array<[string, string |
     ['spec as array', J({ ...ok, spec: [] }), 'no5xx'],
     ['status as number', J({ ...ok, status: 5 }), 'no5xx'],
   ];
+  // Reviews are never named (metadata must be empty), so a missing name is valid for them.
+  if (r.kind === 'SelfSubjectAccessReview' || r.kind === 'SelfSubjectReview') {
+    for (const c of out) if (c[0] === 'metadata null (no name)' || c[0] === 'name as null') c[2] = 'no5xx';
+  }
   return out;
 }
 

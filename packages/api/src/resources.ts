@@ -111,6 +111,9 @@ export const RESOURCES: readonly ResourceInfo[] = [
   res('discovery.k8s.io', 'v1', 'EndpointSlice', 'endpointslices', true),
   res('events.k8s.io', 'v1', 'Event', 'events', true, { shortNames: ['ev'] }),
   res('scheduling.k8s.io', 'v1', 'PriorityClass', 'priorityclasses', false, { shortNames: ['pc'] }),
+  // Reviews are answered on create and never stored (no get, list or watch), as in Kubernetes.
+  res('authorization.k8s.io', 'v1', 'SelfSubjectAccessReview', 'selfsubjectaccessreviews', false, { verbs: ['create'] }),
+  res('authentication.k8s.io', 'v1', 'SelfSubjectReview', 'selfsubjectreviews', false, { verbs: ['create'] }),
 ];
 
 /** "apps/v1" or "v1" for the core group. */
@@ -156,4 +159,6 @@ export const R = {
   endpointslices: must('discovery.k8s.io', 'endpointslices'),
   eventsV1: must('events.k8s.io', 'events'),
   priorityclasses: must('scheduling.k8s.io', 'priorityclasses'),
+  selfsubjectaccessreviews: must('authorization.k8s.io', 'selfsubjectaccessreviews'),
+  selfsubjectreviews: must('authentication.k8s.io', 'selfsubjectreviews'),
 } as const;

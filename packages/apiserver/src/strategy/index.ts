@@ -20,6 +20,7 @@ import { endpointSliceStrategy } from './endpointslices.ts';
 import { priorityClassStrategy } from './priorityclasses.ts';
 import { bindingStrategy } from './bindings.ts';
 import { componentStatusStrategy } from './componentstatuses.ts';
+import { selfSubjectAccessReviewStrategy, selfSubjectReviewStrategy } from './reviews.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { printerFor } from '../printers/index.ts';
 
@@ -41,6 +42,8 @@ const STRATEGIES: ResourceStrategy[] = [
   priorityClassStrategy,
   bindingStrategy,
   componentStatusStrategy,
+  selfSubjectAccessReviewStrategy,
+  selfSubjectReviewStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;

@@ -1,0 +1,6 @@
+// selfsubjectaccessreviews and selfsubjectreviews: answered by the server on create, never stored.
+import { R } from '@kemu/api';
+import { buildStrategy } from './common.ts';
+
+export const selfSubjectAccessReviewStrategy = buildStrategy(R.selfsubjectaccessreviews, {});
+export const selfSubjectReviewStrategy = buildStrategy(R.selfsubjectreviews, {});
