@@ -251,6 +251,15 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     }
     apiReq.body = decodeBody(contentType, req.body as Buffer | undefined);
     const out = await handleRest(ctx, apiReq);
+    if (out.stream) {
+      // Long-running (like a watch): fastify lets go of the response and the handler ends it.
+      reply.hijack();
+      reply.raw.writeHead(out.code, { 'cache-control': 'no-cache, private', ...(out.headers ?? {}), 'content-type': out.stream.contentType });
+      reply.raw.flushHeaders();
+      metrics.requests.inc({ verb, resource: target.resource.plural, code: String(out.code) });
+      out.stream.start(reply.raw);
+      return reply;
+    }
     if (out.headers) reply.headers(out.headers);
     if (out.raw) return reply.code(out.code).header('content-type', out.raw.contentType).send(out.raw.text);
     if (out.json !== undefined) return reply.code(out.code).header('content-type', 'application/json').send(Buffer.from(out.json));

@@ -1,5 +1,6 @@
 // The transport-neutral request a REST handler sees, and the reply it returns.
 import { errors } from '@kemu/api';
+import type { ServerResponse } from 'node:http';
 import type { Target } from './target.ts';
 
 export type ResourceTarget = Extract<Target, { kind: 'resource' }>;
@@ -22,6 +23,8 @@ export interface ApiReply {
   json?: string;
   /** Send body as-is with this content type (e.g. text/plain logs). */
   raw?: { contentType: string; text: string };
+  /** A long-running reply: headers are sent at once, then start() writes to and ends the response. */
+  stream?: { contentType: string; start(res: ServerResponse): void };
 }
 
 export function header(req: ApiRequest, name: string): string | undefined {

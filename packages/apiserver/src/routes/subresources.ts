@@ -5,7 +5,8 @@ import type { ApiContext } from '../context.ts';
 import { deleteRequest, parseDeleteOptions } from '../registry/delete-plan.ts';
 import { asObjectBody } from '../registry/object-body.ts';
 import { checkPatchType } from './write.ts';
-import { isDryRun, type ApiReply, type ApiRequest } from './request.ts';
+import { followPodLog } from './log-follow.ts';
+import { boolParam, isDryRun, type ApiReply, type ApiRequest } from './request.ts';
 
 function selectorString(sel: LabelSelector | undefined): string {
   if (!sel) return '';
@@ -122,7 +123,7 @@ export async function evict(ctx: ApiContext, req: ApiRequest): Promise<ApiReply>
   return { code: 201, body: success(201) };
 }
 
-/** GET pods/<name>/log: emulated containers write nothing. */
+/** GET pods/<name>/log: emulated containers write nothing; follow=true holds the stream open (log-follow.ts). */
 export async function podLog(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
   const t = req.target;
   const pod = await ctx.registry.get(R.pods, t.namespace, t.name ?? '');
@@ -133,6 +134,10 @@ export async function podLog(ctx: ApiContext, req: ApiRequest): Promise<ApiReply
   }
   if (!container && containers.length > 1) {
     throw errors.badRequest(`a container name must be specified for pod ${t.name ?? ''}, choose one of: [${containers.join(' ')}]`);
+  }
+  if (boolParam(req.query, 'follow')) {
+    const name = container || (containers[0] ?? '');
+    return { code: 200, body: undefined, stream: { contentType: 'text/plain', start: (res) => followPodLog(ctx, pod, name, res) } };
   }
   return { code: 200, body: undefined, raw: { contentType: 'text/plain', text: '' } };
 }
