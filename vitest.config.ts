@@ -6,6 +6,7 @@ const json = process.env.KEMU_VITEST_JSON;
 export default defineConfig({
   test: {
     include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts'],
+    setupFiles: ['test/setup/kill-children.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Integration tests start real processes; keep parallelism modest on 2 cores.

@@ -44,7 +44,16 @@ export async function startReplica(db: string, id: string, extra: string[] = [],
 export async function startCluster(n: number, extra: string[] = []): Promise<Cluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'kemu-apiserver-'));
   const db = path.join(dir, 'state.db');
-  const replicas = await Promise.all(Array.from({ length: n }, (_, i) => startReplica(db, `apiserver-${i}`, extra)));
+  const started = Array.from({ length: n }, (_, i) => startReplica(db, `apiserver-${i}`, extra));
+  const settled = await Promise.allSettled(started);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    // Do not leave the replicas that did come up running.
+    await Promise.all(settled.map((s) => (s.status === 'fulfilled' ? s.value.proc.kill('SIGKILL') : undefined)));
+    rmSync(dir, { recursive: true, force: true });
+    throw failed.reason;
+  }
+  const replicas = settled.map((s) => (s as PromiseFulfilledResult<Replica>).value);
   return {
     dir,
     db,
