@@ -35,5 +35,11 @@ describe.skipIf(plan.skip)('docker-compose lab', () => {
     expect(sched).toMatch(/^scheduler-[0-2]$/);
     const leases = await l.kubectl('-n', 'kube-system', 'get', 'lease', 'kube-controller-manager', 'kube-scheduler', '--no-headers');
     expect(leases.stdout).toContain(`${cm}_`);
+    // As in the seed walkthrough: the raw Lease list through the published port also holds the three
+    // apiserver identity Leases.
+    const res = await fetch(`${l.server}/apis/coordination.k8s.io/v1/namespaces/kube-system/leases`);
+    expect(res.status).toBe(200);
+    const names = ((await res.json()) as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name);
+    expect(names).toEqual(expect.arrayContaining(['kube-controller-manager', 'kube-scheduler', 'apiserver-0', 'apiserver-1', 'apiserver-2']));
   }, 420_000);
 });
