@@ -1,7 +1,7 @@
 // The per-kind pieces the generic machinery calls (strategies, patch, selectors, admission) behind one
 // interface, so the REST layer can be tested with no-op stand-ins (noExtensions).
 import { errors, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
-import { admitWith, type AdmissionContext } from './admission/index.ts';
+import { admitWith, type AdmissionAttributes, type AdmissionContext } from './admission/index.ts';
 import { applyPatch } from './patch/index.ts';
 import { objectFields } from './selectors/fields.ts';
 import { parseFieldSelector } from './selectors/fields.ts';
@@ -12,16 +12,7 @@ import type { ResourceStrategy } from './strategy/types.ts';
 export type LabelMatcher = (labels: Record<string, string>) => boolean;
 export type FieldMatcher = (fields: Record<string, string>) => boolean;
 
-export interface AdmissionAttributes {
-  operation: 'CREATE' | 'UPDATE' | 'DELETE';
-  resource: ResourceInfo;
-  subresource?: string;
-  namespace?: string;
-  name: string;
-  object?: KubeObject;
-  oldObject?: KubeObject;
-  dryRun: boolean;
-}
+export type { AdmissionAttributes };
 
 export interface Extensions {
   strategyFor(r: ResourceInfo): ResourceStrategy | undefined;
