@@ -3,16 +3,27 @@ import { defineConfig } from 'vitest/config';
 // CI asks for a JSON report (KEMU_VITEST_JSON) to print the "N passed, N failed" line.
 const json = process.env.KEMU_VITEST_JSON;
 
+// The Docker lab files (13 containers each) run in a second group, after every other file has finished: on
+// 2 cores, a lab that starts beside the multi-process tests spends minutes with containers too starved to pass
+// their health checks or renew a 4 s Lease — a machine too busy, not behaviour under test.
+const DOCKER = ['test/**/docker-*.test.ts'];
+
+const shared = {
+  setupFiles: ['test/setup/kill-children.ts'],
+  testTimeout: 60_000,
+  hookTimeout: 60_000,
+};
+
 export default defineConfig({
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts'],
-    setupFiles: ['test/setup/kill-children.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
     // Integration tests start real processes; keep parallelism modest on 2 cores.
     maxWorkers: 2,
     fileParallelism: true,
     reporters: json ? ['default', 'json'] : ['default'],
     outputFile: json ? { json } : undefined,
+    projects: [
+      { test: { ...shared, name: 'kemu', include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts'], exclude: [...DOCKER, '**/node_modules/**'], sequence: { groupOrder: 0 } } },
+      { test: { ...shared, name: 'docker', include: DOCKER, sequence: { groupOrder: 1 } } },
+    ],
   },
 });

@@ -125,3 +125,23 @@ export async function waitNodesReady(lab: ComposeLab, n = 3, timeoutMs = 300_000
     return r.code === 0 && r.stdout.split('\n').filter((l) => /^worker-\d\s+Ready\s/.test(l)).length === n;
   }, timeoutMs, 1000);
 }
+
+/**
+ * Every service's container running and healthy at once. On a timeout the error names the services that were
+ * not, with their state and last log lines, so a red run says which container and why.
+ */
+export async function waitAllHealthy(lab: ComposeLab, timeoutMs = 180_000): Promise<void> {
+  const services = (await lab.compose('config', '--services')).stdout.trim().split('\n');
+  let bad: string[] = [];
+  try {
+    await waitFor('every container healthy', async () => {
+      const states = await Promise.all(services.map(async (s) => [s, await lab.state(s)] as const));
+      bad = states.filter(([, st]) => !(st.Running && !st.Paused && st.Health === 'healthy')).map(([s, st]) => `${s} (${st.Status}, health ${st.Health ?? 'none'}, exit ${st.ExitCode}, restarts ${st.RestartCount})`);
+      return bad.length === 0;
+    }, timeoutMs, 500);
+  } catch (e) {
+    const names = bad.map((b) => b.split(' ')[0]!);
+    const logs = names.length ? (await lab.compose('logs', '--no-color', '--tail=15', ...names)).stdout : '';
+    throw new Error(`${(e as Error).message}; not healthy: ${bad.join(', ')}\n${logs.slice(-6000)}`);
+  }
+}
