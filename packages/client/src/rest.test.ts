@@ -119,6 +119,35 @@ describe('RestClient', () => {
     await c.close();
   });
 
+  it('a request that outlives timeoutMs fails with a Timeout StatusError (504); a caller abort still wins; a watch is not cut', async () => {
+    const server = await serve((req, _b, res) => {
+      if (req.url?.includes('watch=true')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        // One event well after the request timeout, then the end of the stream.
+        setTimeout(() => res.end(`${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'late', resourceVersion: '3' } } })}\n`), 400);
+        return;
+      }
+      if (req.url?.endsWith('/fast')) return json(res, 200, { metadata: { name: 'fast' } });
+      // /slow: never answers.
+    });
+    const c = new RestClient({ server, qps: -1, timeoutMs: 150 });
+    const t0 = Date.now();
+    const err = await c.get(R.pods, 'default', 'slow').catch((e: unknown) => e);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
+    expect(err).toBeInstanceOf(StatusError);
+    expect(err).toMatchObject({ code: 504, reason: 'Timeout', message: 'GET /api/v1/namespaces/default/pods/slow: the client timed out after 150ms' });
+    // Answered requests release their deadline: none of these is aborted later.
+    for (let i = 0; i < 20; i++) expect((await c.get(R.pods, 'default', 'fast')).metadata.name).toBe('fast');
+    const ctrl = new AbortController();
+    const aborted = c.get(R.pods, 'default', 'slow', { signal: ctrl.signal }).catch((e: unknown) => e);
+    ctrl.abort(new Error('caller gave up'));
+    expect(await aborted).toMatchObject({ message: 'caller gave up' });
+    const names: string[] = [];
+    for await (const ev of c.watch(R.pods, 'default', { resourceVersion: '1' })) names.push(ev.object.metadata.name ?? '');
+    expect(names).toEqual(['late']);
+    await c.close();
+  });
+
   it('throttles with the QPS/burst bucket', async () => {
     const server = await serve((_r, _b, res) => json(res, 200, { metadata: {} }));
     const c = new RestClient({ server, qps: 20, burst: 2 });

@@ -9,6 +9,7 @@ import type { ClientConfig } from './config.ts';
 import { TokenBucket } from './ratelimit.ts';
 import { isConnectError, isConnectionReset, statusErrorFromBody } from './errors.ts';
 import { IdleDeadline, decodeWatchStream } from './watch.ts';
+import { DeadlineQueue } from './deadlines.ts';
 
 export interface ListOptions {
   labelSelector?: string;
@@ -132,6 +133,8 @@ export class RestClient {
   private readonly maxRetries: number;
   private readonly backoffMs: number;
   private readonly baseHeaders: Record<string, string>;
+  /** Every request's timeout on one timer (watches have none: they carry only the caller's signal). */
+  private readonly deadlines: DeadlineQueue;
 
   constructor(config: ClientConfig, opts: RestClientOptions = {}) {
     this.config = config;
@@ -140,6 +143,7 @@ export class RestClient {
     this.maxRetries = opts.maxRetries ?? 5;
     this.backoffMs = opts.retryBackoffMs ?? 200;
     this.limiter = new TokenBucket(config.qps ?? 50, config.burst ?? 100, this.clock);
+    this.deadlines = new DeadlineQueue(config.timeoutMs ?? 60_000);
     const connect: Record<string, unknown> = {};
     if (config.caData) connect.ca = config.caData;
     if (config.certData) connect.cert = config.certData;
@@ -307,7 +311,8 @@ export class RestClient {
     const timeoutMs = this.config.timeoutMs ?? 60_000;
     for (let attempt = 0; ; attempt++) {
       await this.limiter.wait(o.signal);
-      const signal = o.signal ? AbortSignal.any([o.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+      const deadline = this.deadlines.start(o.signal);
+      const signal = deadline.signal;
       let status: number;
       let text: string;
       let retryAfter: number | undefined;
@@ -316,7 +321,9 @@ export class RestClient {
         status = res.statusCode;
         text = await res.body.text();
         retryAfter = retryAfterMs(res.headers['retry-after'], this.clock.now());
+        deadline.release();
       } catch (e) {
+        deadline.release();
         if (o.signal?.aborted) throw o.signal.reason ?? e;
         const retryable = isConnectError(e) || (IDEMPOTENT_METHODS.has(method) && isConnectionReset(e));
         if (!retryable || attempt >= this.maxRetries) {
