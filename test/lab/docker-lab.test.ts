@@ -41,5 +41,14 @@ describe.skipIf(plan.skip)('docker-compose lab', () => {
     expect(res.status).toBe(200);
     const names = ((await res.json()) as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name);
     expect(names).toEqual(expect.arrayContaining(['kube-controller-manager', 'kube-scheduler', 'apiserver-0', 'apiserver-1', 'apiserver-2']));
+    // Each replica advertises its own container address (no --advertise-address in the compose file), so the
+    // `kubernetes` Service's Endpoints hold three distinct non-loopback IPs on 6443.
+    const ips = await waitFor('three apiserver addresses in default/kubernetes', async () => {
+      const r = await fetch(`${l.server}/api/v1/namespaces/default/endpoints/kubernetes`);
+      const ep = (await r.json()) as { subsets?: { addresses?: { ip: string }[]; ports?: { port: number }[] }[] };
+      const got = (ep.subsets ?? []).flatMap((s) => (s.ports ?? []).some((p) => p.port === 6443) ? (s.addresses ?? []).map((a) => a.ip) : []);
+      return new Set(got).size === 3 ? got : undefined;
+    }, 60_000, 500);
+    for (const ip of ips) expect(ip).not.toMatch(/^127\./);
   }, 420_000);
 });

@@ -7,4 +7,5 @@ export type { Clock } from './clock.ts';
 export { ensureSystemNamespaces, SYSTEM_NAMESPACES } from './bootstrap/system-namespaces.ts';
 export { ensureKubernetesService, firstServiceIP } from './bootstrap/kubernetes-service.ts';
 export { startIdentityLease, identityLeaseName } from './bootstrap/identity-lease.ts';
-export { startEndpointReconciler, advertisedIP, ENDPOINT_ANNOTATION } from './bootstrap/endpoint-reconciler.ts';
+export { startEndpointReconciler, ENDPOINT_ANNOTATION } from './bootstrap/endpoint-reconciler.ts';
+export { advertisedIP } from './bootstrap/advertise-address.ts';

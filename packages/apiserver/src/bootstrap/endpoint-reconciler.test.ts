@@ -1,7 +1,7 @@
 import type { KubeObject } from '@kemu/api';
 import { formatMicroTime } from '@kemu/api';
 import { describe, expect, it } from 'vitest';
-import { advertisedIP, desiredSlices, desiredSubsets, ENDPOINT_ANNOTATION, liveEndpoints, parseEndpoint } from './endpoint-reconciler.ts';
+import { desiredSlices, desiredSubsets, ENDPOINT_ANNOTATION, liveEndpoints, parseEndpoint } from './endpoint-reconciler.ts';
 
 const NOW = Date.parse('2026-12-02T12:00:00Z');
 const lease = (endpoint: string, renewedAgoMs: number, durationSeconds = 3600): KubeObject => ({
@@ -10,10 +10,7 @@ const lease = (endpoint: string, renewedAgoMs: number, durationSeconds = 3600): 
 });
 
 describe('endpoint reconciler', () => {
-  it('advertises --advertise-address, else a specific bind address, else 127.0.0.1', () => {
-    expect(advertisedIP('10.0.0.5', '0.0.0.0')).toBe('10.0.0.5');
-    expect(advertisedIP('', '127.0.0.2')).toBe('127.0.0.2');
-    expect(advertisedIP('', '0.0.0.0')).toBe('127.0.0.1');
+  it('parses the endpoints recorded on identity Leases', () => {
     expect(parseEndpoint('1.2.3.4:6443')).toEqual({ ip: '1.2.3.4', port: 6443 });
     for (const bad of ['1.2.3:6443', '1.2.3.400:1', '1.2.3.4:0', 'x', 5]) expect(parseEndpoint(bad)).toBeUndefined();
   });

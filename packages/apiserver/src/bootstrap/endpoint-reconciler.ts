@@ -37,12 +37,6 @@ export function parseEndpoint(s: unknown): ApiEndpoint | undefined {
   return port >= 1 && port <= 65535 ? { ip: m[1] as string, port } : undefined;
 }
 
-/** --advertise-address, else the bind address unless it is 0.0.0.0, else 127.0.0.1. */
-export function advertisedIP(advertiseAddress: string, bindAddress: string): string {
-  if (advertiseAddress) return advertiseAddress;
-  return bindAddress && bindAddress !== '0.0.0.0' && bindAddress !== '::' ? bindAddress : '127.0.0.1';
-}
-
 /** The live replicas' endpoints from the identity Leases (self always included). */
 export function liveEndpoints(leases: KubeObject[], now: number, ttlMs: number, self: ApiEndpoint): ApiEndpoint[] {
   const seen = new Map<string, ApiEndpoint>([[formatEndpoint(self), self]]);
