@@ -4,14 +4,15 @@
 import type { Field, Message } from './schema.ts';
 import { protobufSchema } from './kinds.ts';
 
-interface FieldView {
+export interface FieldView {
   readonly fields: ReadonlyMap<string, Field>;
   readonly unlisted: ReadonlySet<string> | 'any';
 }
 
 const views = new WeakMap<Message, FieldView>();
 
-function viewOf(m: Message): FieldView {
+/** A message's JSON fields by name (inline structs flattened into their parent), cached. */
+export function viewOf(m: Message): FieldView {
   const cached = views.get(m);
   if (cached) return cached;
   const fields = new Map<string, Field>();

@@ -83,6 +83,11 @@ const NAMES = new Map<Message, string>([
   [apps.LeaseSpec, 'io.k8s.api.coordination.v1.LeaseSpec'],
 ]);
 
+/** The OpenAPI definition name of a named table (io.k8s.api.core.v1.PodSpec), undefined for anonymous ones. */
+export function definitionName(m: Message): string | undefined {
+  return NAMES.get(m);
+}
+
 /** The top-level kinds, by "group/version/Kind" (core group ""), with Kubernetes' one-line descriptions. */
 const KINDS: [string, string, string, Message, string][] = [
   ['', 'v1', 'Namespace', core.Namespace, 'Namespace provides a scope for Names. Use of multiple namespaces is optional.'],

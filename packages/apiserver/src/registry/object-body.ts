@@ -1,6 +1,9 @@
 // Checks a request body is an object of the URL's resource and fills apiVersion/kind from the URL
-// (client-node omits them); a body of another kind or namespace is a 400, as in Kubernetes.
+// (client-node omits them); a body of another kind or namespace, or with a value of the wrong JSON type for its
+// Go field, is a 400, as Kubernetes' decoder answers.
 import { errors, groupVersion, type KubeObject, type ResourceInfo } from '@kemu/api';
+import { jsonTypeError } from '../protobuf/json-types.ts';
+import { decodePrefix } from './field-validation.ts';
 
 export function asObjectBody(body: unknown, r: ResourceInfo, namespace: string | undefined, kindOverride?: { apiVersion: string; kind: string }): KubeObject {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -18,22 +21,12 @@ export function asObjectBody(body: unknown, r: ResourceInfo, namespace: string |
   if (obj.apiVersion !== want.apiVersion) {
     throw errors.badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${want.apiVersion})`);
   }
+  const typeError = jsonTypeError(obj, obj.apiVersion, obj.kind);
+  if (typeError) throw errors.badRequest(`${decodePrefix(obj as KubeObject)}${typeError}`);
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
-  if (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) throw errors.badRequest('metadata must be an object');
   const meta = obj.metadata as Record<string, unknown>;
   // Clients send "creationTimestamp": null and other nulls; drop them rather than store them.
   for (const [k, v] of Object.entries(meta)) if (v === null) delete meta[k];
-  for (const f of ['name', 'generateName', 'namespace', 'resourceVersion', 'uid'] as const) {
-    if (meta[f] !== undefined && typeof meta[f] !== 'string') throw errors.badRequest(`metadata.${f} must be a string`);
-  }
-  for (const f of ['labels', 'annotations'] as const) {
-    const m = meta[f];
-    if (m === undefined) continue;
-    if (typeof m !== 'object' || m === null || Array.isArray(m) || Object.values(m).some((v) => typeof v !== 'string'))
-      throw errors.badRequest(`metadata.${f} must be a map of strings`);
-  }
-  if (meta.finalizers !== undefined && (!Array.isArray(meta.finalizers) || meta.finalizers.some((f) => typeof f !== 'string')))
-    throw errors.badRequest('metadata.finalizers must be a list of strings');
   if (r.namespaced) {
     if (meta.namespace === undefined || meta.namespace === '') {
       if (namespace !== undefined) meta.namespace = namespace;
