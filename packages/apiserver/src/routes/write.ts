@@ -37,10 +37,10 @@ export async function updateObject(ctx: ApiContext, req: ApiRequest, subresource
   const t = req.target;
   const name = t.name ?? '';
   const obj = asObjectBody(req.body, t.resource, t.namespace);
-  if (obj.metadata.name && obj.metadata.name !== name) {
-    throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+  // A body without a name names "" (Kubernetes' checkName), which is never the URL's.
+  if (obj.metadata.name !== name) {
+    throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
   }
-  obj.metadata.name = name;
   const warning = enforceKnownFields(obj, fieldValidationOf(req.query, 'UpdateOptions'), decodePrefix(obj));
   const sub = subresource === 'status' ? { subresource } : {};
   const out = await ctx.registry.update(t.resource, t.namespace, name, obj, { dryRun: isDryRun(req.query), ...sub });
