@@ -61,7 +61,7 @@ describe('verbs', () => {
     expect(bad.status).toBe(415);
   });
 
-  it('server-side apply: 201 then 200; fieldManager is required', async () => {
+  it('server-side apply: 201 then 200; fieldManager is required (422)', async () => {
     const headers = { 'content-type': 'application/apply-patch+yaml' };
     const first = await api(`${U}${D}/ssa?fieldManager=test`, 'PATCH', deploy('ssa', 2), headers);
     expect(first.status).toBe(201);
@@ -69,7 +69,7 @@ describe('verbs', () => {
     expect(again.status).toBe(200);
     expect((again.body.spec as { replicas: number }).replicas).toBe(3);
     const noMgr = await api(`${U}${D}/ssa`, 'PATCH', deploy('ssa', 3), headers);
-    expect(noMgr.status).toBe(400);
+    expect(noMgr.status).toBe(422);
   });
 
   it('status only changes through /status; scale through /scale', async () => {

@@ -1,6 +1,6 @@
-// applyPatch(contentType, original, patch, resource): the four PATCH media types. Server-side apply is
-// simplified: the applied manifest is strategic-merged over the live object (no managedFields, no
-// conflicts, fields the manager stopped applying are not removed) — create-or-merge semantics.
+// applyPatch(contentType, original, patch, resource): the four PATCH media types. Server-side apply of
+// objects is in managedfields/ (routes/apply.ts); here apply-patch+yaml is only the plain merge the scale
+// subresource uses.
 import { StatusError } from '@kemu/api';
 import type { KubeObject, ResourceInfo } from '@kemu/api';
 import { mergePatch, isPlainObject } from './merge.ts';

@@ -13,6 +13,8 @@ import type { AllocationTxn, ServiceAllocator } from '../allocators/index.ts';
 export interface WriteOptions {
   dryRun?: boolean;
   subresource?: string;
+  /** Sets next.metadata.managedFields once the object is prepared (defaulted), before admission; cur is undefined on create. */
+  managedFields?: (next: KubeObject, cur: KubeObject | undefined) => void;
 }
 
 /** Called before a namespaced create; throws NotFound/Forbidden (NamespaceLifecycle). */
@@ -63,6 +65,7 @@ export class Registry {
   async createWithJSON(r: ResourceInfo, obj: KubeObject, o: WriteOptions = {}): Promise<{ object: KubeObject; json?: string }> {
     const strategy = this.opts.ext.strategyFor(r);
     prepareCreate(obj, r, strategy, this.opts.clock.now());
+    o.managedFields?.(obj, undefined);
     const name = obj.metadata.name as string;
     const ns = obj.metadata.namespace;
     if (r.namespaced) {
@@ -127,6 +130,7 @@ export class Registry {
       const cur = decodeObject(kv);
       let next = await tryUpdate(structuredClone(cur));
       next = prepareUpdate(next, cur, r, strategy, o.subresource);
+      o.managedFields?.(next, cur);
       await this.opts.ext.admit({
         operation: 'UPDATE',
         resource: r,

@@ -4,6 +4,7 @@ import { errors, formatTime, qualifiedResource, R, StatusError, type KubeObject,
 import type { ApiContext } from '../context.ts';
 import { deleteRequest, parseDeleteOptions } from '../registry/delete-plan.ts';
 import { asObjectBody } from '../registry/object-body.ts';
+import { updateTracker } from './apply.ts';
 import { checkPatchType } from './write.ts';
 import { followPodLog } from './log-follow.ts';
 import { boolParam, isDryRun, type ApiReply, type ApiRequest } from './request.ts';
@@ -66,7 +67,7 @@ export async function scale(ctx: ApiContext, req: ApiRequest): Promise<ApiReply>
       cur.spec = { ...((cur.spec as object | undefined) ?? {}), replicas };
       return cur;
     },
-    { dryRun, subresource: 'scale' },
+    { dryRun, subresource: 'scale', managedFields: updateTracker(ctx, req, 'scale') },
   );
   return { code: 200, body: toScale(out) };
 }

@@ -6,7 +6,8 @@ import { deleteRequest, parseDeleteOptions } from '../registry/delete-plan.ts';
 import { buildFilter } from '../registry/filter.ts';
 import { listFromStore } from '../registry/list.ts';
 import { asObjectBody } from '../registry/object-body.ts';
-import { decodePrefix, enforceKnownFields, fieldValidationOf, rejectUnknownApplyFields } from '../registry/field-validation.ts';
+import { decodePrefix, enforceKnownFields, fieldValidationOf } from '../registry/field-validation.ts';
+import { applyObject, checkNoForce, updateTracker } from './apply.ts';
 import { tableOr } from './read.ts';
 import { isDryRun, type ApiReply, type ApiRequest } from './request.ts';
 
@@ -26,7 +27,7 @@ export async function createObject(ctx: ApiContext, req: ApiRequest): Promise<Ap
   if (t.resource.namespaced && t.namespace === undefined) throw errors.badRequest('the server could not find the requested resource: create of a namespaced resource needs a namespace in the URL');
   if (t.resource.namespaced && !obj.metadata.namespace) obj.metadata.namespace = t.namespace;
   const warning = enforceKnownFields(obj, fieldValidationOf(req.query, 'CreateOptions'), decodePrefix(obj));
-  const created = await ctx.registry.createWithJSON(t.resource, obj, { dryRun: isDryRun(req.query) });
+  const created = await ctx.registry.createWithJSON(t.resource, obj, { dryRun: isDryRun(req.query), managedFields: updateTracker(ctx, req) });
   const headers: Pick<ApiReply, 'headers'> = warning ? { headers: { warning } } : {};
   // The stored JSON is the reply: no second serialization of the object.
   if (created.json !== undefined) return { code: 201, body: undefined, json: created.json, ...headers };
@@ -43,7 +44,7 @@ export async function updateObject(ctx: ApiContext, req: ApiRequest, subresource
   }
   const warning = enforceKnownFields(obj, fieldValidationOf(req.query, 'UpdateOptions'), decodePrefix(obj));
   const sub = subresource === 'status' ? { subresource } : {};
-  const out = await ctx.registry.update(t.resource, t.namespace, name, obj, { dryRun: isDryRun(req.query), ...sub });
+  const out = await ctx.registry.update(t.resource, t.namespace, name, obj, { dryRun: isDryRun(req.query), ...sub, managedFields: updateTracker(ctx, req, subresource) });
   return { code: 200, body: withKind(ctx, req, out), ...(warning ? { headers: { warning } } : {}) };
 }
 
@@ -62,7 +63,11 @@ export async function patchObject(ctx: ApiContext, req: ApiRequest, subresource?
   if (req.body === undefined) throw errors.badRequest('the body of the request was empty');
   const dryRun = isDryRun(req.query);
   const sub = subresource === 'status' ? { subresource } : {};
-  if (mt === APPLY_PATCH) return applyObject(ctx, req, dryRun);
+  if (mt === APPLY_PATCH) {
+    const applied = await applyObject(ctx, req, subresource);
+    return { ...applied, body: withKind(ctx, req, applied.body as KubeObject) };
+  }
+  checkNoForce(req);
   const fieldValidation = fieldValidationOf(req.query, 'PatchOptions');
   let warning: string | undefined;
   const out = await ctx.registry.guaranteedUpdate(
@@ -80,46 +85,9 @@ export async function patchObject(ctx: ApiContext, req: ApiRequest, subresource?
       if (typeof patchRV === 'string' && patchRV !== '' && patchRV !== cur.metadata.resourceVersion) throw errors.conflict(qualifiedResource(t.resource), name);
       return next;
     },
-    { dryRun, ...sub },
+    { dryRun, ...sub, managedFields: updateTracker(ctx, req, subresource) },
   );
   return { code: 200, body: withKind(ctx, req, out), ...(warning ? { headers: { warning } } : {}) };
-}
-
-/** Server-side apply: create from the manifest, or merge it into the live object (no managedFields tracking). */
-async function applyObject(ctx: ApiContext, req: ApiRequest, dryRun: boolean): Promise<ApiReply> {
-  const t = req.target;
-  const name = t.name ?? '';
-  const manager = req.query.get('fieldManager');
-  if (!manager) throw errors.badRequest('PATCH, application/apply-patch+yaml requests require a fieldManager query parameter');
-  const manifest = asObjectBody(structuredClone(req.body), t.resource, t.namespace);
-  if (manifest.metadata.name !== undefined && manifest.metadata.name !== name) {
-    throw errors.badRequest(`the name of the object (${manifest.metadata.name}) does not match the name on the URL (${name})`);
-  }
-  manifest.metadata.name = name;
-  rejectUnknownApplyFields(manifest);
-  const existing = await ctx.registry.getKV(t.resource, t.namespace, name);
-  if (!existing) {
-    try {
-      const created = await ctx.registry.create(t.resource, manifest, { dryRun });
-      return { code: 201, body: withKind(ctx, req, created) };
-    } catch (e) {
-      if (!(e instanceof StatusError && e.reason === 'AlreadyExists')) throw e;
-    }
-  }
-  const strategic = t.resource.group === '' || t.resource.group === 'apps';
-  const out = await ctx.registry.guaranteedUpdate(
-    t.resource,
-    t.namespace,
-    name,
-    (cur) => {
-      const body = structuredClone(manifest) as Record<string, unknown>;
-      delete (body.metadata as Record<string, unknown>).resourceVersion;
-      const patched = ctx.ext.applyPatch(strategic ? 'application/strategic-merge-patch+json' : 'application/merge-patch+json', cur, body, t.resource);
-      return asObjectBody(patched, t.resource, t.namespace);
-    },
-    { dryRun },
-  );
-  return { code: 200, body: withKind(ctx, req, out) };
 }
 
 function successStatus(ctx: ApiContext, req: ApiRequest, obj: KubeObject): Status {
