@@ -1,20 +1,41 @@
 // fieldValidation=Strict|Warn|Ignore (metav1 CreateOptions/UpdateOptions/PatchOptions): unknown fields in a
 // body are dropped; Strict refuses them with a 400 "strict decoding error", Warn (the server's default) adds a
 // Warning header per field, Ignore drops them silently.
-import { errors, type KubeObject } from '@kemu/api';
+import { errors, type KubeObject, type StatusCause } from '@kemu/api';
+import { fieldErrors } from '../validation/field.ts';
 import { pruneUnknownFields } from '../protobuf/json-fields.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 const DIRECTIVES: readonly FieldValidation[] = ['Ignore', 'Warn', 'Strict'];
 
+/** metav1 validation.FieldManagerMaxLength. */
+export const FIELD_MANAGER_MAX_LENGTH = 128;
+
+/** ValidateFieldManager: at most 128 bytes, printable characters only (Go's unicode.IsPrint). */
+export function fieldManagerErrors(manager: string): StatusCause[] {
+  const out: StatusCause[] = [];
+  if (Buffer.byteLength(manager) > FIELD_MANAGER_MAX_LENGTH) out.push(fieldErrors.tooLong('fieldManager', FIELD_MANAGER_MAX_LENGTH));
+  let at = 0;
+  for (const c of manager) {
+    if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(c)) {
+      const code = (c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+      out.push(fieldErrors.invalid('fieldManager', manager, `invalid character U+${code} (at position ${at})`));
+    }
+    at += Buffer.byteLength(c);
+  }
+  return out;
+}
+
+/**
+ * The write options of a create, update or non-apply patch, checked as ValidateCreateOptions (and its Update and
+ * Patch twins) does: fieldManager, then fieldValidation, all problems in one 422. Returns the directive.
+ */
 export function fieldValidationOf(query: URLSearchParams, optionsKind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'): FieldValidation {
-  const v = query.get('fieldValidation');
-  if (v === null || v === '') return 'Warn';
-  if ((DIRECTIVES as readonly string[]).includes(v)) return v as FieldValidation;
-  const shown = v;
-  throw errors.invalid('meta.k8s.io', optionsKind, '', [
-    { reason: 'FieldValueNotSupported', field: 'fieldValidation', message: `Unsupported value: "${shown}": supported values: "Ignore", "Warn", "Strict"` },
-  ]);
+  const causes = fieldManagerErrors(query.get('fieldManager') ?? '');
+  const v = query.get('fieldValidation') ?? '';
+  if (v !== '' && !(DIRECTIVES as readonly string[]).includes(v)) causes.push(fieldErrors.notSupported('fieldValidation', v, ['Ignore', 'Warn', 'Strict']));
+  if (causes.length > 0) throw errors.invalid('meta.k8s.io', optionsKind, '', causes);
+  return v === '' ? 'Warn' : (v as FieldValidation);
 }
 
 /**
