@@ -5,6 +5,7 @@ import { errors, groupVersion, type KubeList, type KubeObject } from '@kemu/api'
 import { printerFor, type ApiContext } from '../context.ts';
 import { buildFilter } from '../registry/filter.ts';
 import { listFromStore, listJsonFromStore } from '../registry/list.ts';
+import { checkListOptions } from '../registry/list-options.ts';
 import { objectKey } from '../storage.ts';
 import { parseIncludeObject, toTable, wantsTable } from '../table.ts';
 import { header, intParam, type ApiReply, type ApiRequest } from './request.ts';
@@ -38,6 +39,7 @@ function keyOf(_ctx: ApiContext, req: ApiRequest): string {
 export async function listObjects(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
   const t = req.target;
   const q = req.query;
+  checkListOptions(q);
   const filter = buildFilter(t.resource, ctx.ext, q.get('labelSelector'), q.get('fieldSelector'));
   const rvParam = q.get('resourceVersion') ?? '';
   const match = q.get('resourceVersionMatch') ?? '';

@@ -46,9 +46,12 @@ export function boolParam(q: URLSearchParams, name: string): boolean | undefined
   throw errors.badRequest(`${name}: invalid value "${v}": must be a boolean`);
 }
 
+/** An int64 query parameter, refused as Kubernetes' conversion does: with strconv.ParseInt's error text. */
 export function intParam(q: URLSearchParams, name: string): number | undefined {
   const v = q.get(name);
   if (v === null || v === '') return undefined;
-  if (!/^-?\d+$/.test(v)) throw errors.badRequest(`${name}: invalid value "${v}": must be an integer`);
+  if (!/^[+-]?\d+$/.test(v)) throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  const n = BigInt(v);
+  if (n > 2n ** 63n - 1n || n < -(2n ** 63n)) throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
   return Number(v);
 }
