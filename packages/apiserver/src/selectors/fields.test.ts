@@ -58,6 +58,13 @@ describe('field selectors', () => {
   it('lists the supported fields', () => {
     expect(supportedFields(R.pods)).toContain('status.nominatedNodeName');
     expect(supportedFields(R.namespaces)).toEqual(['metadata.name', 'status.phase']);
-    expect(parseFieldSelector('a=b=c').requirements).toEqual([{ field: 'a', operator: '=', value: 'b=c' }]);
+    expect(parseFieldSelector('a=b\\=c').requirements).toEqual([{ field: 'a', operator: '=', value: 'b=c' }]);
+  });
+
+  it('refuses an unescaped = or , in a value, as fields.UnescapeValue does', () => {
+    for (const s of ['a=b=c', 'metadata.name==x==y', 'a!=b=c']) {
+      expect(() => parseFieldSelector(s)).toThrowError(new StatusError('BadRequest', 'invalid field selector: unescaped character in value: 61'));
+    }
+    expect(() => parseFieldSelector('a=b\\x')).toThrowError('invalid field selector: invalid escape sequence: \\x');
   });
 });

@@ -135,10 +135,12 @@ function splitTerms(s: string): string[] {
   return terms;
 }
 
+/** fields.UnescapeValue: `\\`, `\,` and `\=` are the escapes; an unescaped `,` or `=` in a value is an error. */
 function unescape(s: string): string {
   let out = '';
   for (let i = 0; i < s.length; i++) {
     const c = s[i] ?? '';
+    if (c === ',' || c === '=') throw errors.badRequest(`invalid field selector: unescaped character in value: ${c.charCodeAt(0)}`);
     if (c !== '\\') {
       out += c;
       continue;
@@ -147,7 +149,7 @@ function unescape(s: string): string {
     if (n === '\\' || n === ',' || n === '=') {
       out += n;
       i++;
-    } else throw errors.badRequest(`invalid field selector: invalid escape sequence: ${s}`);
+    } else throw errors.badRequest(`invalid field selector: invalid escape sequence: \\${n ?? ''}`);
   }
   return out;
 }
@@ -167,32 +169,20 @@ function parseFieldSyntax(s: string): FieldSelector {
   if (s.trim() === '') return { requirements };
   for (const term of splitTerms(s)) {
     if (term === '') continue;
-    let found = false;
-    for (const op of ['!=', '==', '='] as const) {
-      const at = findUnescaped(term, op);
-      if (at < 0) continue;
-      requirements.push({
-        field: term.slice(0, at),
-        operator: op === '!=' ? '!=' : '=',
-        value: unescape(term.slice(at + op.length)),
-      });
-      found = true;
-      break;
-    }
-    if (!found) throw errors.badRequest(`invalid selector: '${s}'; can't understand '${term}'`);
+    const split = splitTerm(term);
+    if (!split) throw errors.badRequest(`invalid selector: '${s}'; can't understand '${term}'`);
+    const [field, op, rest] = split;
+    requirements.push({ field, operator: op === '!=' ? '!=' : '=', value: unescape(rest) });
   }
   return { requirements };
 }
 
-function findUnescaped(s: string, op: string): number {
-  for (let i = 0; i < s.length; i++) {
-    if (s[i] === '\\') {
-      i++;
-      continue;
-    }
-    if (s.startsWith(op, i)) return i;
+/** fields.splitTerm: the first position where an operator starts (`!=`, then `==`, then `=`) splits the term. */
+function splitTerm(term: string): [string, '!=' | '==' | '=', string] | undefined {
+  for (let i = 0; i < term.length; i++) {
+    for (const op of ['!=', '==', '='] as const) if (term.startsWith(op, i)) return [term.slice(0, i), op, term.slice(i + op.length)];
   }
-  return -1;
+  return undefined;
 }
 
 /** Rejects fields the resource does not support, as a 400 "field label not supported: x". */
