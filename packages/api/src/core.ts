@@ -31,8 +31,11 @@ export interface Probe {
   successThreshold?: number;
   failureThreshold?: number;
   exec?: { command?: string[] };
-  httpGet?: { path?: string; port: IntOrString; scheme?: string };
-  tcpSocket?: { port: IntOrString };
+  httpGet?: { path?: string; port: IntOrString; host?: string; scheme?: string };
+  tcpSocket?: { port: IntOrString; host?: string };
+  grpc?: { port: number; service?: string };
+  /** Liveness and startup probes: the grace period of the kill that a failure causes. */
+  terminationGracePeriodSeconds?: number;
 }
 
 export interface Container {
