@@ -19,6 +19,9 @@ export const Reason = {
   Started: 'Started',
   Killing: 'Killing',
   BackOff: 'BackOff',
+  Unhealthy: 'Unhealthy',
+  ErrImageNeverPull: 'ErrImageNeverPull',
+  Failed: 'Failed',
   DeadlineExceeded: 'DeadlineExceeded',
   Starting: 'Starting',
   NodeAllocatableEnforced: 'NodeAllocatableEnforced',
@@ -47,6 +50,12 @@ export const Message = {
   started: (container: string) => `Started container ${container}`,
   killing: (container: string) => `Stopping container ${container}`,
   backOff: (container: string, podRef: string) => `Back-off restarting failed container ${container} in pod ${podRef}`,
+  // kuberuntime's computePodActions: the kill's message, with ", will be restarted" unless restartPolicy is Never.
+  probeKilling: (container: string, probe: 'liveness' | 'startup', restart: boolean) =>
+    `Container ${container} failed ${probe} probe${restart ? ', will be restarted' : ''}`,
+  neverPull: (image: string) => `Container image ${q(image)} is not present with pull policy of Never`,
+  // startContainer: "Error: <err>" for an image that could not be made present.
+  failed: (err: string) => `Error: ${err}`,
   starting: () => 'Starting kubelet.',
   allocatableEnforced: () => 'Updated Node Allocatable limit across pods',
   nodeStatus: (node: string, event: string) => `Node ${node} status is now: ${event}`,

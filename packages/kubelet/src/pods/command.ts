@@ -97,11 +97,36 @@ function statements(script: string): string[] {
 
 const LOOP = /(^|[\s;&|(])(while|until|for)\s/;
 
-/** Behaviour of a shell script: the sum of its sleeps and its exit code; null runMs for loops or servers. */
-export function scriptBehaviour(script: string): Behaviour {
-  if (LOOP.test(script)) return RUNS_FOREVER;
+/** What a command does when run: null runMs = it never ends by itself; `output` is what its echos print. */
+export interface Run {
+  runMs: number | null;
+  exitCode: number;
+  output: string;
+}
+
+const FOREVER: Run = Object.freeze({ runMs: null, exitCode: 0, output: '' });
+
+/**
+ * How a command line is read. As a container, a program we do not know is taken to be a server (it runs
+ * forever); as a probe's exec command (`pg_isready`, `redis-cli ping`) it is taken to answer 0 at once.
+ */
+type Mode = 'container' | 'probe';
+
+/** What echo/printf print: enough for a probe's output in an Unhealthy event. */
+function printed(cmd: string, words: string[]): string {
+  if (cmd === 'echo') {
+    const noNewline = words[1] === '-n';
+    return words.slice(noNewline ? 2 : 1).join(' ') + (noNewline ? '' : '\n');
+  }
+  if (cmd === 'printf') return (words[1] ?? '').replace(/\\n/g, '\n');
+  return '';
+}
+
+function runScript(script: string, mode: Mode): Run {
+  if (LOOP.test(script)) return FOREVER;
   let seconds = 0;
   let status = 0;
+  let output = '';
   for (const stmt of statements(script)) {
     let words = shellWords(stmt);
     // Leading assignments (FOO=bar cmd) and `exec` don't change what runs.
@@ -112,56 +137,79 @@ export function scriptBehaviour(script: string): Behaviour {
     if (cmd === 'if' || cmd === 'else' || cmd === 'elif') continue;
     if (cmd === 'exit') {
       const code = words[1] === undefined ? status : Number.parseInt(words[1], 10);
-      return { runMs: seconds * 1000, exitCode: Number.isFinite(code) ? code & 255 : 2, stopMs: 0 };
+      return { runMs: seconds * 1000, exitCode: Number.isFinite(code) ? code & 255 : 2, output };
     }
     if (cmd === 'sleep') {
       const s = parseSleep(words[1]);
-      if (s === Infinity) return RUNS_FOREVER;
+      if (s === Infinity) return FOREVER;
       seconds += s ?? 0;
       status = s === undefined ? 1 : 0;
       continue;
     }
-    if (cmd === 'tail' && words.includes('-f')) return RUNS_FOREVER;
+    if (cmd === 'tail' && words.includes('-f')) return FOREVER;
     if (SHELLS.has(cmd)) {
       const i = words.indexOf('-c');
       if (i >= 0 && words[i + 1] !== undefined) {
-        const inner = scriptBehaviour(words[i + 1] ?? '');
-        if (inner.runMs === null) return RUNS_FOREVER;
+        const inner = runScript(words[i + 1] ?? '', mode);
+        if (inner.runMs === null) return FOREVER;
         seconds += inner.runMs / 1000;
         status = inner.exitCode;
+        output += inner.output;
         continue;
       }
-      return RUNS_FOREVER;
+      return FOREVER;
     }
-    if (!FINITE.has(cmd)) return RUNS_FOREVER;
+    if (!FINITE.has(cmd) && mode === 'container') return FOREVER;
+    output += printed(cmd, words);
     status = cmd === 'false' ? 1 : 0;
   }
-  return { runMs: seconds * 1000, exitCode: status, stopMs: 0 };
+  return { runMs: seconds * 1000, exitCode: status, output };
+}
+
+function runArgv(argv: readonly string[], mode: Mode): Run {
+  if (argv.length === 0) return mode === 'probe' ? { runMs: 0, exitCode: 0, output: '' } : FOREVER;
+  const cmd = basename(argv[0] ?? '');
+  if (cmd === 'sleep') {
+    const s = parseSleep(argv[1]);
+    if (s === undefined) return { runMs: 0, exitCode: 1, output: '' };
+    return s === Infinity ? FOREVER : { runMs: s * 1000, exitCode: 0, output: '' };
+  }
+  if (cmd === 'true') return { runMs: 0, exitCode: 0, output: '' };
+  if (cmd === 'false') return { runMs: 0, exitCode: 1, output: '' };
+  if (cmd === 'exit') {
+    const code = Number.parseInt(argv[1] ?? '0', 10);
+    return { runMs: 0, exitCode: Number.isFinite(code) ? code & 255 : 2, output: '' };
+  }
+  if (SHELLS.has(cmd)) {
+    const i = argv.indexOf('-c');
+    if (i >= 0 && argv[i + 1] !== undefined) return runScript(argv[i + 1] ?? '', mode);
+    return FOREVER;
+  }
+  if (cmd === 'tail' && argv.includes('-f')) return FOREVER;
+  if (mode === 'probe') return { runMs: 0, exitCode: 0, output: printed(cmd, [...argv]) };
+  return FOREVER;
+}
+
+function behaviourOf(r: Run): Behaviour {
+  return r.runMs === null ? RUNS_FOREVER : { runMs: r.runMs, exitCode: r.exitCode, stopMs: 0 };
+}
+
+/** Behaviour of a shell script: the sum of its sleeps and its exit code; null runMs for loops or servers. */
+export function scriptBehaviour(script: string): Behaviour {
+  return behaviourOf(runScript(script, 'container'));
 }
 
 /** Behaviour of an argv (command + args). */
 export function argvBehaviour(argv: readonly string[]): Behaviour {
-  if (argv.length === 0) return RUNS_FOREVER;
-  const cmd = basename(argv[0] ?? '');
-  if (cmd === 'sleep') {
-    const s = parseSleep(argv[1]);
-    if (s === undefined) return { runMs: 0, exitCode: 1, stopMs: 0 };
-    return s === Infinity ? RUNS_FOREVER : { runMs: s * 1000, exitCode: 0, stopMs: 0 };
-  }
-  if (cmd === 'true') return { runMs: 0, exitCode: 0, stopMs: 0 };
-  if (cmd === 'false') return { runMs: 0, exitCode: 1, stopMs: 0 };
-  if (cmd === 'exit') {
-    const code = Number.parseInt(argv[1] ?? '0', 10);
-    return { runMs: 0, exitCode: Number.isFinite(code) ? code & 255 : 2, stopMs: 0 };
-  }
-  if (SHELLS.has(cmd)) {
-    const i = argv.indexOf('-c');
-    if (i >= 0 && argv[i + 1] !== undefined) return scriptBehaviour(argv[i + 1] ?? '');
-  }
-  return RUNS_FOREVER;
+  return behaviourOf(runArgv(argv, 'container'));
 }
 
-function annotation(annotations: Record<string, string> | undefined, key: string, container: string): string | undefined {
+/** What a probe's exec command does: its time, exit code and output (unknown programs answer 0 at once). */
+export function probeCommand(argv: readonly string[]): Run {
+  return runArgv(argv, 'probe');
+}
+
+export function annotation(annotations: Record<string, string> | undefined, key: string, container: string): string | undefined {
   return annotations?.[`${key}.${container}`] ?? annotations?.[key];
 }
 

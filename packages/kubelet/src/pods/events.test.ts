@@ -123,4 +123,52 @@ describe('pod events', () => {
     expect(kill).toEqual([{ kind: 'Pod', name: 'x', uid: 'u-1', fieldPath: 'spec.containers{web}', type: 'Normal', reason: 'Killing', message: 'Stopping container web' }]);
     w.close();
   });
+
+  it('Unhealthy for each failed probe; Killing "failed liveness probe, will be restarted"; then the restart', async () => {
+    const { events, host, advance } = setup(0, ['nginx']);
+    const spec = {
+      containers: [{
+        name: 'web', image: 'nginx', imagePullPolicy: 'IfNotPresent' as const,
+        livenessProbe: { httpGet: { path: '/healthz', port: 80 }, periodSeconds: 1, failureThreshold: 2 },
+        readinessProbe: { tcpSocket: { port: 80 }, periodSeconds: 1, failureThreshold: 1 },
+      }],
+    };
+    const w = new PodWorker(host, pod(spec, { 'kemu.dev/liveness-probe-fail-after': '2', 'kemu.dev/readiness-probe-fail-after': '1' }));
+    w.start();
+    await advance(3500);
+    const seen = events.filter((e) => e.reason === 'Unhealthy' || e.reason === 'Killing').map((e) => `${e.type} ${e.reason} ${e.fieldPath} ${e.message}`);
+    expect(seen).toEqual([
+      'Warning Unhealthy spec.containers{web} Readiness probe failed: dial tcp 10.1.0.2:80: connect: connection refused',
+      'Warning Unhealthy spec.containers{web} Liveness probe failed: HTTP probe failed with statuscode: 500',
+      'Warning Unhealthy spec.containers{web} Readiness probe failed: dial tcp 10.1.0.2:80: connect: connection refused',
+      'Warning Unhealthy spec.containers{web} Liveness probe failed: HTTP probe failed with statuscode: 500',
+      'Warning Unhealthy spec.containers{web} Readiness probe failed: dial tcp 10.1.0.2:80: connect: connection refused',
+      'Normal Killing spec.containers{web} Container web failed liveness probe, will be restarted',
+    ]);
+    // Readiness failed at 1, 2 and 3 s, liveness at 2 and 3 s (the second failure kills). The restart: the image
+    // is present, the container is created and started again.
+    expect(events.filter((e) => e.reason === 'Started')).toHaveLength(2);
+    w.close();
+  });
+
+  it('imagePullPolicy Always pulls an image already on the node; Never without it reports ErrImageNeverPull', async () => {
+    const { events, host, advance } = setup(500, ['nginx']);
+    const w = new PodWorker(host, pod({ containers: [{ name: 'web', image: 'nginx', imagePullPolicy: 'Always' }] }));
+    w.start();
+    await advance(1000);
+    expect(events.map((e) => `${e.reason} ${e.message}`).slice(0, 2)).toEqual([
+      'Pulling Pulling image "nginx"',
+      'Pulled Successfully pulled image "nginx" in 500ms (500ms including waiting). Image size: 1234 bytes.',
+    ]);
+    w.close();
+    events.length = 0;
+    const w2 = new PodWorker(host, pod({ containers: [{ name: 'app', image: 'app:v1', imagePullPolicy: 'Never' }] }));
+    w2.start();
+    await advance(100);
+    expect(events.map((e) => `${e.type} ${e.reason} ${e.message}`)).toEqual([
+      'Warning ErrImageNeverPull Container image "app:v1" is not present with pull policy of Never',
+      'Warning Failed Error: ErrImageNeverPull',
+    ]);
+    w2.close();
+  });
 });

@@ -110,9 +110,9 @@ describe('PodLifecycle', () => {
     await run(lc, clock, 3000);
     expect(images.has('nginx')).toBe(true);
     expect(lc.phase()).toBe('Running');
-    expect(lc.isReady(lc.containers[0]!, clock.now())).toBe(false);
+    expect(lc.isReady(lc.containers[0]!)).toBe(false);
     await run(lc, clock, 5000);
-    expect(lc.isReady(lc.containers[0]!, clock.now())).toBe(true);
+    expect(lc.isReady(lc.containers[0]!)).toBe(true);
     const st = renderStatus({ metadata: { name: 'p' }, spec: s } as Pod, lc, { now: clock.now(), hostIP: '10.0.0.1', podIP: '10.244.0.2' });
     expect(st.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual([
       'PodReadyToStartContainers=True', 'Initialized=True', 'Ready=True', 'ContainersReady=True', 'PodScheduled=True',
@@ -164,5 +164,96 @@ describe('PodLifecycle', () => {
     await run(lc, clock, 5000);
     expect(lc.phase()).toBe('Failed');
     expect(lc.reason).toBe('DeadlineExceeded');
+  });
+});
+
+describe('PodLifecycle: probes', () => {
+  it('a failing readiness probe keeps the container unready: Ready and ContainersReady False with ContainersNotReady', async () => {
+    const clock = new FakeClock();
+    const s: PodSpec = { containers: [{ name: 'web', image: 'nginx', readinessProbe: { exec: { command: ['false'] }, periodSeconds: 1 } }] };
+    const lc = new PodLifecycle(id, s, undefined, env(), clock.now());
+    await run(lc, clock, 5000);
+    expect(lc.phase()).toBe('Running');
+    const st = renderStatus({ metadata: { name: 'p' }, spec: s } as Pod, lc, { now: clock.now(), hostIP: '10.0.0.1', podIP: '10.244.0.2' });
+    expect(st.containerStatuses?.[0]).toMatchObject({ ready: false, started: true, restartCount: 0 });
+    for (const type of ['Ready', 'ContainersReady']) {
+      expect(st.conditions?.find((c) => c.type === type)).toMatchObject({ status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [web]' });
+    }
+  });
+
+  it('a failing liveness probe kills (137, Error) and restarts the container, with CrashLoopBackOff from the second time', async () => {
+    const clock = new FakeClock();
+    const s: PodSpec = { containers: [{ name: 'web', image: 'nginx', livenessProbe: { httpGet: { port: 80 }, periodSeconds: 1, failureThreshold: 2 } }] };
+    const t0 = clock.now();
+    const lc = new PodLifecycle(id, s, { 'kemu.dev/liveness-probe-fail-after': '3' }, env(), t0);
+    const c = lc.containers[0]!;
+    // Fails at 3 s and 4 s → killed at 4 s, restarted at once.
+    await run(lc, clock, 4000);
+    expect(c.restartCount).toBe(1);
+    expect(c.state.kind).toBe('running');
+    expect(c.lastState).toMatchObject({ exitCode: 137, reason: 'Error', finishedAt: t0 + 4000 });
+    // The new container fails again 4 s after its start → back-off 10 s.
+    await run(lc, clock, 4000);
+    expect(c.state).toMatchObject({ kind: 'waiting', reason: 'CrashLoopBackOff' });
+    const st = renderStatus({ metadata: { name: 'p' }, spec: s } as Pod, lc, { now: clock.now(), hostIP: '10.0.0.1' });
+    expect(st.containerStatuses?.[0]?.lastState?.terminated).toMatchObject({ exitCode: 137, reason: 'Error' });
+    expect(st.containerStatuses?.[0]?.restartCount).toBe(1);
+    await run(lc, clock, 10_000);
+    expect(c.restartCount).toBe(2);
+  });
+
+  it('the kill takes the preStop hook and the stop time, bounded by the probe\'s terminationGracePeriodSeconds; restartPolicy Never fails the pod', async () => {
+    const clock = new FakeClock();
+    const s: PodSpec = {
+      restartPolicy: 'Never',
+      containers: [{ name: 'web', image: 'nginx', lifecycle: { preStop: { sleep: { seconds: 20 } } }, livenessProbe: { tcpSocket: { port: 80 }, periodSeconds: 1, failureThreshold: 1, terminationGracePeriodSeconds: 5 } }],
+    };
+    const t0 = clock.now();
+    const lc = new PodLifecycle(id, s, { 'kemu.dev/liveness-probe-fail-after': '1' }, env(), t0);
+    await run(lc, clock, 1000);
+    expect(lc.containers[0]!.state.kind).toBe('running');
+    await run(lc, clock, 5000);
+    expect(lc.containers[0]!.state).toMatchObject({ kind: 'terminated', exitCode: 137, finishedAt: t0 + 6000 });
+    expect(lc.phase()).toBe('Failed');
+  });
+
+  it('a startup probe gates started and ready', async () => {
+    const clock = new FakeClock();
+    const s: PodSpec = { containers: [{ name: 'web', image: 'nginx', startupProbe: { httpGet: { port: 80 }, periodSeconds: 2, failureThreshold: 30 }, readinessProbe: { httpGet: { port: 80 } } }] };
+    const lc = new PodLifecycle(id, s, { 'kemu.dev/startup-probe-pass-after': '5' }, env(), clock.now());
+    await run(lc, clock, 5000);
+    expect(lc.isStarted(lc.containers[0]!)).toBe(false);
+    expect(lc.isReady(lc.containers[0]!)).toBe(false);
+    await run(lc, clock, 1000);
+    expect(lc.isStarted(lc.containers[0]!)).toBe(true);
+    expect(lc.isReady(lc.containers[0]!)).toBe(true);
+  });
+});
+
+describe('PodLifecycle: imagePullPolicy', () => {
+  it('Always pulls even when the image is on the node, and again on a restart; IfNotPresent does not', async () => {
+    const clock = new FakeClock();
+    const images = new Set(['busybox']);
+    const always = new PodLifecycle(id, { containers: [{ name: 'c', image: 'busybox', imagePullPolicy: 'Always', command: ['false'] }] }, undefined, env(2000, images), clock.now());
+    always.advance(clock.now());
+    expect(always.containers[0]!.state).toMatchObject({ kind: 'waiting', reason: 'ContainerCreating', until: clock.now() + 2000 });
+    await run(always, clock, 2000);
+    // It exited at once and restarts at once, pulling again.
+    expect(always.containers[0]!.state).toMatchObject({ kind: 'waiting', until: clock.now() + 2000 });
+    const present = new PodLifecycle(id, { containers: [{ name: 'c', image: 'busybox', imagePullPolicy: 'IfNotPresent' }] }, undefined, env(2000, images), clock.now());
+    present.advance(clock.now());
+    expect(present.containers[0]!.state.kind).toBe('running');
+  });
+
+  it('Never with the image absent: waiting ErrImageNeverPull until the image is on the node', async () => {
+    const clock = new FakeClock();
+    const images = new Set<string>();
+    const lc = new PodLifecycle(id, { containers: [{ name: 'c', image: 'app:v1', imagePullPolicy: 'Never' }] }, undefined, env(0, images), clock.now());
+    expect(lc.advance(clock.now())).toBe(clock.now() + 10_000);
+    expect(lc.containers[0]!.state).toMatchObject({ kind: 'waiting', reason: 'ErrImageNeverPull', message: 'Container image "app:v1" is not present with pull policy of Never' });
+    expect(lc.phase()).toBe('Pending');
+    images.add('app:v1');
+    await run(lc, clock, 10_000);
+    expect(lc.containers[0]!.state.kind).toBe('running');
   });
 });

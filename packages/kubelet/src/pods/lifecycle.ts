@@ -1,18 +1,30 @@
 // A pod's emulated life as a pure state machine: advance(now) applies every transition due at `now` and
 // returns when the next one is due, so a FakeClock (or a shared timer) drives it and tests never sleep.
-// Stages follow the kubelet: pull → init containers one by one → containers (probes' initial delays for
-// readiness) → exits and restarts with CrashLoopBackOff → graceful stop on deletion → terminal phase.
+// Stages follow the kubelet: pull (per imagePullPolicy) → init containers one by one → containers, probed
+// (prober.ts) → exits, liveness kills and restarts with CrashLoopBackOff → graceful stop on deletion → terminal phase.
 import { parseTime, type Container, type ContainerStatus, type PodPhase, type PodSpec, type PodStatus } from '@kemu/api';
 import { Message, Reason, podRef, type EventType } from '../events.ts';
 import { containerBehaviour, preStopMs, type Behaviour } from './command.ts';
+import { probePlan } from './probe.ts';
+import { beginPull, recordPulled } from './pull.ts';
+import { ContainerProber } from './prober.ts';
 
 export const BACKOFF_INITIAL_MS = 10_000;
 export const BACKOFF_MAX_MS = 300_000;
 /** A container that ran this long before exiting restarts without back-off (the kubelet's 2 × max back-off). */
 export const BACKOFF_RESET_MS = 600_000;
+/** The exit code of a container killed after a failed liveness or startup probe. */
+export const PROBE_KILL_EXIT_CODE = 137;
 
 export type ContainerRunState =
-  | { kind: 'waiting'; reason: string; message?: string; /** when the pull or back-off ends */ until?: number; /** set while pulling: since when */ pullFrom?: number }
+  | {
+      kind: 'waiting';
+      reason: string;
+      message?: string;
+      /** when the pull or back-off ends */ until?: number;
+      /** set while pulling: since when */ pullFrom?: number;
+      /** the image is ready (pulled or present): the container starts at `until`; otherwise a back-off or a retry ends then */ imageReady?: boolean;
+    }
   | { kind: 'running'; startedAt: number; exitAt: number | null; containerID: string }
   | Terminated;
 
@@ -37,8 +49,12 @@ export interface ContainerRuntime {
   restartCount: number;
   /** Back-off before the next restart (0 until the first restart). */
   nextBackoffMs: number;
-  readyDelayMs: number;
-  startupDelayMs: number;
+  pullPolicy: 'Always' | 'IfNotPresent' | 'Never';
+  prober: ContainerProber;
+  /** A failed liveness/startup probe's kill: when the container is gone (it then exits 137). */
+  killAt?: number;
+  /** The pod's terminationGracePeriodSeconds, in ms (a probe's own overrides it for its kill). */
+  graceMs: number;
   preStopMs: number;
   /** While stopping: when the container is gone, and the exit code it gets. */
   stopAt?: number;
@@ -80,6 +96,8 @@ export class PodLifecycle {
   terminalPhase: 'Succeeded' | 'Failed' | null = null;
   reason?: string;
   message?: string;
+  /** The pod's IP, for the probers' messages (`dial tcp 10.244.0.5:80: …`). */
+  podIP?: string;
 
   constructor(
     readonly pod: PodIdentity,
@@ -101,8 +119,11 @@ export class PodLifecycle {
       state: { kind: 'waiting', reason: init || hasInit ? 'PodInitializing' : 'ContainerCreating' },
       restartCount: 0,
       nextBackoffMs: 0,
-      readyDelayMs: (c.readinessProbe?.initialDelaySeconds ?? 0) * 1000,
-      startupDelayMs: (c.startupProbe?.initialDelaySeconds ?? 0) * 1000,
+      // Unset only outside the apiserver (which defaults it): read as IfNotPresent.
+      pullPolicy: c.imagePullPolicy ?? 'IfNotPresent',
+      // Plain init containers have no probes (validation forbids them); sidecars and containers do.
+      prober: new ContainerProber(init && c.restartPolicy !== 'Always' ? [] : (['startup', 'liveness', 'readiness'] as const).map((k) => probePlan(c, k, annotations))),
+      graceMs: (spec.terminationGracePeriodSeconds ?? 30) * 1000,
       preStopMs: preStopMs(c),
     });
     this.initContainers = (spec.initContainers ?? []).map((c) => make(c, true));
@@ -133,6 +154,8 @@ export class PodLifecycle {
         if (run) {
           const startedAt = Number.isFinite(parseTime(run.startedAt)) ? parseTime(run.startedAt) : now;
           c.state = { kind: 'running', startedAt, exitAt: c.behaviour.runMs === null ? null : Math.max(startedAt + c.behaviour.runMs, now), containerID: s.containerID ?? this.env.newContainerID() };
+          // The kubelet's probe workers start over: readiness is probed again before the container counts as ready.
+          c.prober.reset(startedAt);
           this.env.imagePulled(c.image);
         } else if (term) {
           c.state = toTerminated(term, now);
@@ -166,12 +189,12 @@ export class PodLifecycle {
 
   // A terminating container stays ready until it has stopped, as with a real kubelet (kubernetes#129552);
   // endpoints still drop it because the endpoint controllers read the pod's deletionTimestamp.
-  isReady(c: ContainerRuntime, now: number): boolean {
-    return c.state.kind === 'running' && now >= c.state.startedAt + Math.max(c.readyDelayMs, c.startupDelayMs);
+  isReady(c: ContainerRuntime): boolean {
+    return c.state.kind === 'running' && c.prober.ready();
   }
 
-  isStarted(c: ContainerRuntime, now: number): boolean {
-    return c.state.kind === 'running' && now >= c.state.startedAt + c.startupDelayMs;
+  isStarted(c: ContainerRuntime): boolean {
+    return c.state.kind === 'running' && c.prober.started();
   }
 
   /** Begins a graceful stop (the pod was deleted): containers stop after their preStop and stop time. */
@@ -208,21 +231,17 @@ export class PodLifecycle {
     // Init containers, one at a time; each must succeed (sidecars only need to start).
     for (const c of this.initContainers) {
       if (initDone(c)) {
-        if (c.sidecar) wake(this.stepContainer(c, now, true));
+        if (c.sidecar) wake(this.stepProbed(c, now, true));
         continue;
       }
-      wake(this.stepContainer(c, now, this.restartPolicy !== 'Never' || c.sidecar));
+      wake(this.stepProbed(c, now, this.restartPolicy !== 'Never' || c.sidecar));
       if (this.terminalPhase) return undefined;
       if (!initDone(c)) return next;
     }
 
     for (const c of this.containers) {
       if (c.state.kind === 'waiting' && c.state.reason === 'PodInitializing') c.state = { kind: 'waiting', reason: 'ContainerCreating' };
-      wake(this.stepContainer(c, now, false));
-      if (c.state.kind === 'running') {
-        wake(c.state.startedAt + Math.max(c.readyDelayMs, c.startupDelayMs));
-        wake(c.state.startedAt + c.startupDelayMs);
-      }
+      wake(this.stepProbed(c, now, false));
     }
 
     // Terminal when no main container is running or will run again.
@@ -236,51 +255,65 @@ export class PodLifecycle {
     return next;
   }
 
+  /** Moves a container along and runs its probes; a liveness/startup failure schedules its kill. */
+  private stepProbed(c: ContainerRuntime, now: number, initRestartable: boolean): number | undefined {
+    let next = this.stepContainer(c, now, initRestartable);
+    // A kill that is due at once ends the container in this step; its restart may start a new one to probe.
+    for (let guard = 0; guard < 10 && c.state.kind === 'running' && c.killAt === undefined && c.prober.active; guard++) {
+      const step = c.prober.advance(now, this.podIP, this.stopping);
+      for (const f of step.failures) this.events?.(c, 'Warning', Reason.Unhealthy, f.message);
+      next = earliest(next, step.next);
+      if (!step.kill) break;
+      const kind = step.kill.kind === 'startup' ? 'startup' : 'liveness';
+      this.events?.(c, 'Normal', Reason.Killing, Message.probeKilling(c.name, kind, this.willRestart(c, PROBE_KILL_EXIT_CODE, initRestartable)));
+      const graceMs = step.kill.terminationGraceMs ?? c.graceMs;
+      c.killAt = now + Math.min(c.preStopMs + c.behaviour.stopMs, graceMs);
+      next = this.stepContainer(c, now, initRestartable);
+    }
+    return next;
+  }
+
   /** Moves one container along; returns when it next needs attention. */
   private stepContainer(c: ContainerRuntime, now: number, initRestartable: boolean): number | undefined {
     for (let guard = 0; guard < 100; guard++) {
       const s = c.state;
       if (s.kind === 'waiting') {
         if (s.until === undefined) {
-          const pulled = c.lastState !== undefined || this.env.hasImage(c.image);
-          const until = now + (pulled ? 0 : this.env.imagePullMs);
-          c.state = { kind: 'waiting', reason: c.init ? 'PodInitializing' : 'ContainerCreating', until };
-          if (!pulled) {
-            c.state.pullFrom = now;
-            this.events?.(c, 'Normal', Reason.Pulling, Message.pulling(c.image));
-          }
+          const blocked = beginPull(c, now, this.env, this.events);
+          if (blocked !== undefined) return blocked;
           continue;
         }
         if (s.until > now) return s.until;
-        if (this.events) {
-          if (s.pullFrom !== undefined) {
-            const size = this.env.imageSize?.(c.image) ?? 0;
-            this.events(c, 'Normal', Reason.Pulled, Message.pulled(c.image, s.until - s.pullFrom, now - s.pullFrom, size));
-          } else {
-            this.events(c, 'Normal', Reason.Pulled, Message.alreadyPresent(c.image));
-          }
+        if (!s.imageReady) {
+          // A back-off or an ErrImageNeverPull retry ended: the image is looked at (and with Always pulled) again.
+          c.state = { kind: 'waiting', reason: c.init ? 'PodInitializing' : 'ContainerCreating' };
+          continue;
         }
-        this.env.imagePulled(c.image);
+        recordPulled(c, s, now, this.env, this.events);
         if (c.restartPending) {
           c.restartPending = false;
           c.restartCount++;
         }
         const exitAt = c.behaviour.runMs === null ? null : now + c.behaviour.runMs;
         c.state = { kind: 'running', startedAt: now, exitAt, containerID: this.env.newContainerID() };
+        c.prober.reset(now);
         this.events?.(c, 'Normal', Reason.Created, Message.created(c.name));
         this.events?.(c, 'Normal', Reason.Started, Message.started(c.name));
         continue;
       }
       if (s.kind === 'running') {
-        if (s.exitAt === null) return undefined;
-        if (s.exitAt > now) return s.exitAt;
-        const exitCode = c.behaviour.exitCode;
+        const endAt = Math.min(s.exitAt ?? Infinity, c.killAt ?? Infinity);
+        if (endAt === Infinity) return undefined;
+        if (endAt > now) return endAt;
+        const killed = c.killAt !== undefined && c.killAt <= (s.exitAt ?? Infinity);
+        c.killAt = undefined;
+        const exitCode = killed ? PROBE_KILL_EXIT_CODE : c.behaviour.exitCode;
         const term: Terminated = {
           kind: 'terminated',
           exitCode,
           reason: exitCode === 0 ? 'Completed' : 'Error',
           startedAt: s.startedAt,
-          finishedAt: s.exitAt,
+          finishedAt: endAt,
           containerID: s.containerID,
         };
         c.state = term;
@@ -366,8 +399,14 @@ function toTerminated(t: NonNullable<NonNullable<ContainerStatus['state']>['term
   };
 }
 
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  return b === undefined || a < b ? a : b;
+}
+
 function initDone(c: ContainerRuntime): boolean {
-  if (c.sidecar) return c.state.kind === 'running' || c.restartCount > 0;
+  // A sidecar lets the next init container start once it has started (its startup probe passed).
+  if (c.sidecar) return (c.state.kind === 'running' && c.prober.started()) || c.restartCount > 0;
   return c.state.kind === 'terminated' && c.state.exitCode === 0;
 }
 

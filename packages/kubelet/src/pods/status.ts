@@ -51,7 +51,7 @@ function terminatedState(t: Terminated): ContainerState {
   };
 }
 
-function containerStatus(lc: PodLifecycle, c: ContainerRuntime, now: number): ContainerStatus {
+function containerStatus(lc: PodLifecycle, c: ContainerRuntime): ContainerStatus {
   const s = c.state;
   let state: ContainerState;
   let containerID: string | undefined;
@@ -69,11 +69,11 @@ function containerStatus(lc: PodLifecycle, c: ContainerRuntime, now: number): Co
     name: c.name,
     state,
     lastState: c.lastState ? terminatedState(c.lastState) : {},
-    ready: c.init && !c.sidecar ? s.kind === 'terminated' && s.exitCode === 0 : lc.isReady(c, now),
+    ready: c.init && !c.sidecar ? s.kind === 'terminated' && s.exitCode === 0 : lc.isReady(c),
     restartCount: c.restartCount,
     image: normalizeImage(c.image),
     imageID: s.kind === 'waiting' && c.restartCount === 0 ? '' : imageID(c.image),
-    started: lc.isStarted(c, now),
+    started: lc.isStarted(c),
   };
   if (containerID) out.containerID = containerID;
   return out;
@@ -113,8 +113,8 @@ export function renderStatus(pod: Pod, lc: PodLifecycle, ctx: StatusContext): Po
   const prevConds = previous?.conditions;
   const phase = lc.phase();
   const terminal = phase === 'Succeeded' || phase === 'Failed';
-  const initStatuses = lc.initContainers.map((c) => containerStatus(lc, c, now));
-  const statuses = lc.containers.map((c) => containerStatus(lc, c, now));
+  const initStatuses = lc.initContainers.map((c) => containerStatus(lc, c));
+  const statuses = lc.containers.map((c) => containerStatus(lc, c));
 
   const notInit = lc.initContainers.filter((c) => !c.sidecar && !(c.state.kind === 'terminated' && c.state.exitCode === 0)).map((c) => c.name);
   const initialized = lc.initialized() || (terminal && notInit.length === 0);

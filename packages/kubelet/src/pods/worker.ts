@@ -71,6 +71,7 @@ export class PodWorker {
       this.lc = new PodLifecycle(id, this.pod.spec, this.pod.metadata.annotations, this.host.env, now, this.host.events ? this.recordEvent : undefined);
       if (this.pod.status?.startTime) this.lc.adopt(this.pod.status, now);
       this.podIP = this.pod.spec.hostNetwork ? this.host.hostIP() : this.host.allocateIP(this.pod.status?.podIP);
+      this.lc.podIP = this.podIP;
     } else {
       this.releaseResources();
     }

@@ -1,0 +1,116 @@
+// What an emulated probe answers, read from the pod spec the way container commands are (docs/kubelet.md):
+// an exec probe runs its command through command.ts (`true` passes, `false`/`exit 1` fail, `sleep 5` takes
+// 5 s); httpGet, tcpSocket and grpc probes pass. Annotations make any probe fail, pass only after a while,
+// or answer slowly. The failure output is the kubelet's prober's (pkg/probe/{exec,http,tcp,grpc}).
+import type { Container, IntOrString, Probe } from '@kemu/api';
+import { formatDuration } from '@kemu/base';
+import { annotation, probeCommand, type Run } from './command.ts';
+
+export type ProbeKind = 'liveness' | 'readiness' | 'startup';
+
+/** The word the kubelet's events use: "Liveness probe failed: …". */
+export const PROBE_LABEL: Record<ProbeKind, string> = { liveness: 'Liveness', readiness: 'Readiness', startup: 'Startup' };
+
+/** `kemu.dev/<kind>-probe-fail-after`: seconds after the container started from which the probe fails (0: always). */
+export const probeFailAfter = (kind: ProbeKind) => `kemu.dev/${kind}-probe-fail-after`;
+/** `kemu.dev/<kind>-probe-pass-after`: the probe fails until this many seconds after the container started. */
+export const probePassAfter = (kind: ProbeKind) => `kemu.dev/${kind}-probe-pass-after`;
+/** `kemu.dev/<kind>-probe-seconds`: how long each probe takes to answer (beyond timeoutSeconds it times out). */
+export const probeSeconds = (kind: ProbeKind) => `kemu.dev/${kind}-probe-seconds`;
+
+export interface ProbeOutcome {
+  ok: boolean;
+  /** Time from the probe's start to its result (at most the timeout). */
+  latencyMs: number;
+  /** The prober's output, shown after "<Kind> probe failed: ". */
+  output: string;
+}
+
+export interface ProbePlan {
+  kind: ProbeKind;
+  initialDelayMs: number;
+  periodMs: number;
+  timeoutMs: number;
+  successThreshold: number;
+  failureThreshold: number;
+  /** The kill's grace period after a liveness/startup failure, when the probe sets its own. */
+  terminationGraceMs?: number;
+  /** The outcome of a probe started `sinceStartMs` after the container started. */
+  run(sinceStartMs: number, podIP: string | undefined): ProbeOutcome;
+  /** The first time (ms since start) after `sinceStartMs` at which run()'s outcome may change; Infinity: never. */
+  changesAfter(sinceStartMs: number): number;
+}
+
+function seconds(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  return v.trim() !== '' && Number.isFinite(n) && n >= 0 ? n * 1000 : undefined;
+}
+
+/** A named port resolves through the container's ports (probe.ResolveContainerPort). */
+function resolvePort(port: IntOrString, c: Container): string {
+  if (typeof port === 'number') return String(port);
+  const named = c.ports?.find((p) => p.name === port);
+  return named ? String(named.containerPort) : port;
+}
+
+/** What the handler answers when it fails or times out, as the kubelet's probers word it. */
+function failureOutput(p: Probe, c: Container, podIP: string | undefined, timedOut: boolean, timeoutMs: number, exec: Run | undefined): string {
+  const ip = podIP ?? '';
+  if (p.exec) {
+    // ExecSync's DeadlineExceeded becomes `command "<argv joined>" timed out`; otherwise the command's output.
+    return timedOut ? `command ${JSON.stringify((p.exec.command ?? []).join(' '))} timed out` : exec?.output ?? '';
+  }
+  if (p.httpGet) {
+    const scheme = (p.httpGet.scheme ?? 'HTTP').toLowerCase();
+    const url = `${scheme}://${p.httpGet.host || ip}:${resolvePort(p.httpGet.port, c)}${p.httpGet.path || '/'}`;
+    return timedOut ? `Get ${JSON.stringify(url)}: context deadline exceeded (Client.Timeout exceeded while awaiting headers)` : 'HTTP probe failed with statuscode: 500';
+  }
+  if (p.tcpSocket) {
+    const addr = `${p.tcpSocket.host || ip}:${resolvePort(p.tcpSocket.port, c)}`;
+    return timedOut ? `dial tcp ${addr}: i/o timeout` : `dial tcp ${addr}: connect: connection refused`;
+  }
+  if (p.grpc) {
+    return timedOut ? `timeout: health rpc did not complete within ${formatDuration(timeoutMs)}` : 'service unhealthy (responded with "NOT_SERVING")';
+  }
+  return '';
+}
+
+/** The plan for one of a container's probes; undefined when the container has none of that kind. */
+export function probePlan(c: Container, kind: ProbeKind, annotations?: Record<string, string>): ProbePlan | undefined {
+  const p = kind === 'liveness' ? c.livenessProbe : kind === 'readiness' ? c.readinessProbe : c.startupProbe;
+  if (!p) return undefined;
+  // The apiserver defaults these; the minimums are the API's (timeoutSeconds, periodSeconds and thresholds ≥ 1).
+  const timeoutMs = Math.max(1, p.timeoutSeconds ?? 1) * 1000;
+  const exec = p.exec ? probeCommand(p.exec.command ?? []) : undefined;
+  const failAfter = seconds(annotation(annotations, probeFailAfter(kind), c.name));
+  const passAfter = seconds(annotation(annotations, probePassAfter(kind), c.name));
+  const answerMs = seconds(annotation(annotations, probeSeconds(kind), c.name));
+  // An exec command that never ends (or takes longer than the timeout) times out; others answer at once.
+  const latency = answerMs ?? (exec ? (exec.runMs ?? Infinity) : 0);
+  const timedOut = latency > timeoutMs;
+  const handlerOk = !timedOut && (exec ? exec.exitCode === 0 : true);
+  const breaks = [passAfter, failAfter].filter((t): t is number => t !== undefined);
+  const grace = kind !== 'readiness' ? p.terminationGracePeriodSeconds : undefined;
+  return {
+    kind,
+    initialDelayMs: Math.max(0, p.initialDelaySeconds ?? 0) * 1000,
+    periodMs: Math.max(1, p.periodSeconds ?? 10) * 1000,
+    timeoutMs,
+    successThreshold: Math.max(1, p.successThreshold ?? 1),
+    failureThreshold: Math.max(1, p.failureThreshold ?? 3),
+    ...(grace !== undefined ? { terminationGraceMs: Math.max(0, grace) * 1000 } : {}),
+    run(since, podIP) {
+      const inWindow = (passAfter === undefined || since >= passAfter) && (failAfter === undefined || since < failAfter);
+      const ok = handlerOk && inWindow;
+      const latencyMs = Math.min(latency, timeoutMs);
+      if (ok) return { ok, latencyMs, output: exec?.output ?? '' };
+      return { ok, latencyMs, output: failureOutput(p, c, podIP, timedOut, timeoutMs, exec) };
+    },
+    changesAfter(since) {
+      let next = Infinity;
+      for (const t of breaks) if (t > since && t < next) next = t;
+      return next;
+    },
+  };
+}
