@@ -257,3 +257,28 @@ describe('PodLifecycle: imagePullPolicy', () => {
     expect(lc.containers[0]!.state.kind).toBe('running');
   });
 });
+
+describe('PodLifecycle: probes while the pod stops', () => {
+  it('readiness is still probed while a container takes its time to stop; liveness no longer kills', async () => {
+    const clock = new FakeClock();
+    const s: PodSpec = {
+      containers: [{
+        name: 'web', image: 'nginx',
+        readinessProbe: { httpGet: { port: 80 }, periodSeconds: 1, failureThreshold: 1 },
+        livenessProbe: { httpGet: { port: 80 }, periodSeconds: 1, failureThreshold: 1 },
+      }],
+    };
+    const ann = { 'kemu.dev/termination-seconds': '10', 'kemu.dev/readiness-probe-fail-after': '3', 'kemu.dev/liveness-probe-fail-after': '3' };
+    const lc = new PodLifecycle(id, s, ann, env(), clock.now());
+    await run(lc, clock, 1000);
+    expect(lc.isReady(lc.containers[0]!)).toBe(true);
+    lc.requestStop(clock.now(), 30_000);
+    await run(lc, clock, 4000);
+    const c = lc.containers[0]!;
+    expect(c.state.kind).toBe('running');
+    expect(c.restartCount).toBe(0);
+    expect(lc.isReady(c)).toBe(false);
+    await run(lc, clock, 6000);
+    expect(lc.phase()).toBe('Succeeded');
+  });
+});

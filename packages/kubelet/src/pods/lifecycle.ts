@@ -368,18 +368,25 @@ export class PodLifecycle {
 
   private advanceStopping(now: number): number | undefined {
     let next: number | undefined;
+    let probeNext: number | undefined;
     for (const c of [...this.initContainers, ...this.containers]) {
       const s = c.state;
       if (s.kind !== 'running') continue;
       const at = c.stopAt ?? now;
       if (at > now) {
         if (next === undefined || at < next) next = at;
+        // Readiness is still probed while the container stops (liveness and startup are not).
+        if (c.prober.active) {
+          const step = c.prober.advance(now, this.podIP, true);
+          for (const f of step.failures) this.events?.(c, 'Warning', Reason.Unhealthy, f.message);
+          probeNext = earliest(probeNext, step.next !== undefined && step.next < at ? step.next : undefined);
+        }
         continue;
       }
       const code = c.stopExitCode ?? 0;
       c.state = { kind: 'terminated', exitCode: code, reason: code === 0 ? 'Completed' : 'Error', startedAt: s.startedAt, finishedAt: at, containerID: s.containerID };
     }
-    if (next !== undefined) return next;
+    if (next !== undefined) return earliest(next, probeNext);
     const ok = this.reason !== 'DeadlineExceeded' && this.containers.every((c) => c.state.kind === 'terminated' && c.state.exitCode === 0);
     this.terminalPhase = ok ? 'Succeeded' : 'Failed';
     return undefined;
