@@ -1,34 +1,32 @@
 // Store benchmark: (1) raw write throughput of 3 processes × concurrent writers on one SQLite file;
 // (2) cross-process watch latency (writer process → watcher in this process) at ~500 writes/s.
-// usage: node --import tsx bench/store-write.ts [--writes N per process] [--concurrency C] [--rate R] [--seconds S]
+// usage: npm run bench -- store-write [--writes N] [--concurrency C] [--rate R] [--seconds S] (--help lists the flags)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { SqliteBackend } from '../packages/store/src/sqlite.ts';
 import { spawnWriter } from '../packages/store/src/testing/spawn-writer.ts';
+import { atLeast, benchFlags } from './lib/flags.ts';
+import { runBench, type Work } from './lib/workdir.ts';
 
-function arg(name: string, dflt: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : dflt;
-  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number`);
-  return v;
-}
-const writes = arg('writes', 5000);
-const concurrency = arg('concurrency', 16);
-const rate = arg('rate', 500);
-const seconds = arg('seconds', 5);
+const flags = benchFlags(
+  'store-write',
+  {
+    writes: { type: 'int', default: 5000, usage: 'writes per process in the throughput phase' },
+    concurrency: { type: 'int', default: 16, usage: 'concurrent writers per process in the throughput phase' },
+    rate: { type: 'float', default: 500, usage: 'writes/s in total from the 3 writer processes in the latency phase' },
+    seconds: { type: 'float', default: 5, usage: 'length of the latency phase in seconds' },
+  },
+  (f) => atLeast(f, 1, ['writes', 'concurrency']) ?? atLeast(f, 0, ['rate', 'seconds'], true),
+);
+const { writes, concurrency, rate, seconds } = flags;
 
-const dir = mkdtempSync(join(tmpdir(), 'kemu-bench-store-'));
-const children: Array<{ kill: (s: NodeJS.Signals) => boolean; exitCode: number | null }> = [];
-
-async function throughput(): Promise<void> {
-  const path = join(dir, 'throughput.db');
+async function throughput(work: Work): Promise<void> {
+  const path = join(work.dir, 'throughput.db');
   new SqliteBackend({ path, compactIntervalMs: 0 }).close(); // create the schema before the race
   const procs = ['a', 'b', 'c'].map((id) => spawnWriter(path, id, writes, concurrency, 3));
-  for (const p of procs) children.push(p.child);
+  for (const p of procs) work.track(p.child);
   await Promise.all(procs.map((p) => p.ready));
   const t0 = performance.now();
   for (const p of procs) p.go();
@@ -46,8 +44,8 @@ async function throughput(): Promise<void> {
   }
 }
 
-async function latency(): Promise<void> {
-  const path = join(dir, 'latency.db');
+async function latency(work: Work): Promise<void> {
+  const path = join(work.dir, 'latency.db');
   const watcher = new SqliteBackend({ path, compactIntervalMs: 0 });
   const lat: number[] = [];
   const wallNow = (): number => performance.timeOrigin + performance.now();
@@ -67,7 +65,7 @@ async function latency(): Promise<void> {
     const child = spawn(process.execPath, ['--import', 'tsx', script, path, id, String(perProcess), String(seconds)], {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
-    children.push(child);
+    work.track(child);
     const lines = createInterface({ input: child.stdout });
     let summary = '';
     const ready = new Promise<void>((r) => lines.once('line', () => r()));
@@ -94,10 +92,7 @@ async function latency(): Promise<void> {
   console.log('events: %d   submit→delivered ms: p50 %s  p90 %s  p99 %s  max %s', lat.length, q(0.5), q(0.9), q(0.99), q(1));
 }
 
-try {
-  await throughput();
-  await latency();
-} finally {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-}
+await runBench('store-write', async (work) => {
+  await throughput(work);
+  await latency(work);
+});

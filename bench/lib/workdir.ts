@@ -1,0 +1,59 @@
+// Bench helper: the one way a benchmark gets its scratch directory and cleans up. runBench runs the
+// benchmark; on its end, its failure, SIGINT or SIGTERM alike it kills every process started through
+// startProcess (by pid, killAll), runs the benchmark's own teardowns, removes the directory, and exits
+// 0, 1 (it threw), 130 or 143. A second signal during the cleanup exits at once.
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { killAll } from '@kemu/base/testing/processes';
+
+export interface Work {
+  /** A fresh temp directory for this run, made on first use and removed at the end. */
+  readonly dir: string;
+  /** A teardown for what killAll does not cover (children spawned otherwise, helpers' own dirs); newest first. */
+  defer(fn: () => unknown): void;
+  /** A child spawned without startProcess: SIGKILLed at cleanup if it is still running. */
+  track(child: ChildProcess): void;
+}
+
+export async function runBench(name: string, main: (work: Work) => Promise<void>): Promise<never> {
+  let dir: string | undefined;
+  const teardowns: (() => unknown)[] = [];
+  const work: Work = {
+    get dir() {
+      return (dir ??= mkdtempSync(path.join(tmpdir(), `kemu-bench-${name}-`)));
+    },
+    defer: (fn) => void teardowns.push(fn),
+    track: (child) => work.defer(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')),
+  };
+  let cleaning: Promise<void> | undefined;
+  const cleanup = (): Promise<void> =>
+    (cleaning ??= (async () => {
+      await killAll();
+      for (const fn of teardowns.reverse()) {
+        try {
+          await fn();
+        } catch (e) {
+          console.error(`${name}: cleanup: ${String(e)}`);
+        }
+      }
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    })());
+  let signalled = false;
+  for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const)
+    process.on(sig, () => {
+      if (signalled) process.exit(code);
+      signalled = true;
+      void cleanup().then(() => process.exit(code));
+    });
+  let code = 0;
+  try {
+    await main(work);
+  } catch (e) {
+    code = 1;
+    console.error(`${name}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  }
+  await cleanup();
+  process.exit(code);
+}
