@@ -8,7 +8,11 @@ import { viewOf } from './json-fields.ts';
 import { protobufSchema } from './kinds.ts';
 import { definitionName } from './openapi-schemas.ts';
 import { message, msg, unlisted, type Field, type Message, type Scalar } from './schema.ts';
-import { MicroTime, ObjectMeta, Time } from './tables/meta.ts';
+import * as appsTables from './tables/apps-and-others.ts';
+import * as coreTables from './tables/core.ts';
+import { DeleteOptions, MicroTime, ObjectMeta, Time } from './tables/meta.ts';
+import * as metaTables from './tables/meta.ts';
+import * as podTables from './tables/pod-spec.ts';
 
 const GO_SCALARS: Record<Scalar, string> = { string: 'string', bytes: '[]uint8', int32: 'int32', int64: 'int64', bool: 'bool', double: 'float64' };
 const INT_RANGE: Partial<Record<Scalar, [number, number]>> = { int32: [-(2 ** 31), 2 ** 31 - 1], int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] };
@@ -25,6 +29,10 @@ function jsonKind(v: unknown): string {
   return typeof v;
 }
 
+/** Exported tables are named as their Go struct (every API package here is a "v1"). */
+const EXPORTED = new Map<unknown, string>();
+for (const mod of [metaTables, coreTables, appsTables, podTables]) for (const [name, m] of Object.entries(mod)) EXPORTED.set(m, `v1.${name}`);
+
 /** The struct's Go name as reflect prints it ("v1.PodSpec"); anonymous tables are named after their field. */
 function goName(m: Message, parent: string, field: string): string {
   const def = definitionName(m);
@@ -32,7 +40,7 @@ function goName(m: Message, parent: string, field: string): string {
     const parts = def.split('.');
     return `${parts[parts.length - 2] ?? ''}.${parts[parts.length - 1] ?? ''}`;
   }
-  return `v1.${parent}${field.charAt(0).toUpperCase()}${field.slice(1)}`;
+  return EXPORTED.get(m) ?? `v1.${parent}${field.charAt(0).toUpperCase()}${field.slice(1)}`;
 }
 
 const shortName = (goType: string) => goType.slice(goType.lastIndexOf('.') + 1);
@@ -136,4 +144,9 @@ function walk(obj: Record<string, unknown>, m: Message, struct: string, path: st
 export function jsonTypeError(obj: Record<string, unknown>, apiVersion: string, kind: string): string | undefined {
   const m = kind === 'DeleteOptions' ? undefined : protobufSchema(apiVersion, kind);
   return walk(obj, m ?? METADATA_ONLY, kind, '');
+}
+
+/** The same for a DeleteOptions body (its decode error carries no kind prefix). */
+export function deleteOptionsTypeError(obj: Record<string, unknown>): string | undefined {
+  return walk(obj, DeleteOptions, 'DeleteOptions', '');
 }

@@ -2,28 +2,31 @@
 // garbage collector's finalizers; an object with finalizers gets deletionTimestamp and stays; a pod bound
 // to a node is deleted gracefully (deletionTimestamp = now + grace, kept until deleted with grace 0);
 // a namespace turns Terminating until its spec.finalizers are emptied through /finalize.
-import { errors, formatTime, R, type DeleteOptions, type KubeObject, type ResourceInfo } from '@kemu/api';
+import { errors, formatTime, R, type DeleteOptions, type KubeObject, type ResourceInfo, type StatusCause } from '@kemu/api';
+import { deleteOptionsTypeError } from '../protobuf/json-types.ts';
+import { fieldErrors, isRecord } from '../validation/field.ts';
 import type { DeletePlan, DeleteRequest } from './registry.ts';
 
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 export const ORPHAN_FINALIZER = 'orphan';
 const DEFAULT_POD_GRACE_SECONDS = 30;
 
-/** Parses a DeleteOptions body (or {}) merged with the query parameters; bad input is a 400. */
+/**
+ * Parses a DeleteOptions body (or {}) merged with the query parameters. A body value of the wrong JSON type is a
+ * 400 with Go's decoder error; ValidateDeleteOptions' findings (propagationPolicy, dryRun) are a 422.
+ */
 export function parseDeleteOptions(body: unknown, query: URLSearchParams): DeleteOptions {
   const out: DeleteOptions = {};
   if (body !== undefined && body !== null && body !== '') {
-    if (typeof body !== 'object' || Array.isArray(body)) throw errors.badRequest('DeleteOptions body must be an object');
+    if (typeof body !== 'object' || Array.isArray(body)) throw errors.badRequest(`json: cannot unmarshal ${Array.isArray(body) ? 'array' : typeof body} into Go value of type v1.DeleteOptions`);
     const b = body as Record<string, unknown>;
-    if (b.gracePeriodSeconds !== undefined && b.gracePeriodSeconds !== null) {
-      if (typeof b.gracePeriodSeconds !== 'number' || !Number.isInteger(b.gracePeriodSeconds)) throw errors.badRequest('gracePeriodSeconds must be an integer');
-      out.gracePeriodSeconds = b.gracePeriodSeconds;
-    }
-    if (b.propagationPolicy !== undefined && b.propagationPolicy !== null) out.propagationPolicy = policy(b.propagationPolicy);
+    const typeError = deleteOptionsTypeError(b);
+    if (typeError) throw errors.badRequest(typeError);
+    if (typeof b.gracePeriodSeconds === 'number') out.gracePeriodSeconds = b.gracePeriodSeconds;
+    if (typeof b.propagationPolicy === 'string') out.propagationPolicy = policy(b.propagationPolicy);
     if (typeof b.orphanDependents === 'boolean') out.orphanDependents = b.orphanDependents;
-    if (b.preconditions !== undefined && b.preconditions !== null) {
-      if (typeof b.preconditions !== 'object') throw errors.badRequest('preconditions must be an object');
-      const p = b.preconditions as Record<string, unknown>;
+    if (isRecord(b.preconditions)) {
+      const p = b.preconditions;
       out.preconditions = {};
       if (typeof p.uid === 'string') out.preconditions.uid = p.uid;
       if (typeof p.resourceVersion === 'string') out.preconditions.resourceVersion = p.resourceVersion;
@@ -37,16 +40,21 @@ export function parseDeleteOptions(body: unknown, query: URLSearchParams): Delet
   }
   const p = query.get('propagationPolicy');
   if (p) out.propagationPolicy = policy(p);
+  // A query boolean is false only for "0" and "false" (any case): Kubernetes' Convert_Slice_string_To_Pointer_bool.
   const o = query.get('orphanDependents');
-  if (o === 'true' || o === 'false') out.orphanDependents = o === 'true';
+  if (o !== null) out.orphanDependents = !(o === '0' || o.toLowerCase() === 'false');
+  const causes: StatusCause[] = [];
   if (out.orphanDependents !== undefined && out.propagationPolicy !== undefined)
-    throw errors.invalid('', 'DeleteOptions', '', [{ reason: 'FieldValueInvalid', field: 'propagationPolicy', message: 'orphanDependents and deletionPropagation cannot be both set' }]);
+    causes.push(fieldErrors.invalid('propagationPolicy', out.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+  const badDryRun = (out.dryRun ?? []).some((v) => v !== 'All');
+  if (badDryRun) causes.push(fieldErrors.notSupported('dryRun', out.dryRun, ['All']));
+  if (causes.length > 0) throw errors.invalid('meta.k8s.io', 'DeleteOptions', '', causes);
   return out;
 }
 
 function policy(v: unknown): 'Orphan' | 'Background' | 'Foreground' {
   if (v === 'Orphan' || v === 'Background' || v === 'Foreground') return v;
-  throw errors.invalid('', 'DeleteOptions', '', [
+  throw errors.invalid('meta.k8s.io', 'DeleteOptions', '', [
     { reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `Unsupported value: "${String(v)}": supported values: "Foreground", "Background", "Orphan", "nil"` },
   ]);
 }
