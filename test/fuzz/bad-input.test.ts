@@ -20,7 +20,6 @@ const KNOWN_GAPS: readonly RegExp[] = [
   /^PUT (\/status )?(ownerReferences uid number|ownerReferences controller string|name as null|metadata null \(no name\)|managedFields as string|generation as string|deletionTimestamp garbage|creationTimestamp garbage|creationTimestamp as number|spec as string)$/,
   /^PUT \/finalize name with NUL byte$/,
   /^PATCH (\/status )?smp: (\$setElementOrder not a list|\$deleteFromPrimitiveList of number)$/,
-  /^PATCH apply force=maybe$/,
   /^DELETE options preconditions\.uid number$/,
   /^item name \.\.$/,
   /^PATCH to discovery$/,
