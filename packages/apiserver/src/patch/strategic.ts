@@ -39,16 +39,19 @@ function mergeMap(original: unknown, patch: Obj, path: string[], ctx: SMPContext
   const deletions = new Map<string, unknown[]>();
   let retainKeys: string[] | undefined;
   for (const [k, v] of Object.entries(patch)) {
+    // A directive that is not a list is mergepatch's ErrBadPatchFormatFor… error, a 400 in the patch handler.
     if (k.startsWith(SET_ORDER)) {
-      if (Array.isArray(v)) orders.set(k.slice(SET_ORDER.length), v);
+      if (!Array.isArray(v)) throw errors.badRequest('invalid patch format of setElementOrder list');
+      orders.set(k.slice(SET_ORDER.length), v);
       continue;
     }
     if (k.startsWith(DELETE_PRIMITIVE)) {
-      if (Array.isArray(v)) deletions.set(k.slice(DELETE_PRIMITIVE.length), v);
+      if (!Array.isArray(v)) throw errors.badRequest('invalid patch format of primitive list');
+      deletions.set(k.slice(DELETE_PRIMITIVE.length), v);
       continue;
     }
     if (k === '$retainKeys') {
-      if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw errors.badRequest('$retainKeys must be a list of strings');
+      if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw errors.badRequest('invalid patch format of retainKeys');
       retainKeys = v;
       continue;
     }
