@@ -122,7 +122,7 @@ function printed(cmd: string, words: string[]): string {
   return '';
 }
 
-function runScript(script: string, mode: Mode): Run {
+function runScript(script: string, mode: Mode, files?: FileView): Run {
   if (LOOP.test(script)) return FOREVER;
   let seconds = 0;
   let status = 0;
@@ -150,7 +150,7 @@ function runScript(script: string, mode: Mode): Run {
     if (SHELLS.has(cmd)) {
       const i = words.indexOf('-c');
       if (i >= 0 && words[i + 1] !== undefined) {
-        const inner = runScript(words[i + 1] ?? '', mode);
+        const inner = runScript(words[i + 1] ?? '', mode, files);
         if (inner.runMs === null) return FOREVER;
         seconds += inner.runMs / 1000;
         status = inner.exitCode;
@@ -160,13 +160,19 @@ function runScript(script: string, mode: Mode): Run {
       return FOREVER;
     }
     if (!FINITE.has(cmd) && mode === 'container') return FOREVER;
+    const missing = files && fileCheck(cmd, words, files);
+    if (missing) {
+      output += missing.output;
+      status = 1;
+      continue;
+    }
     output += printed(cmd, words);
     status = cmd === 'false' ? 1 : 0;
   }
   return { runMs: seconds * 1000, exitCode: status, output };
 }
 
-function runArgv(argv: readonly string[], mode: Mode): Run {
+function runArgv(argv: readonly string[], mode: Mode, files?: FileView): Run {
   if (argv.length === 0) return mode === 'probe' ? { runMs: 0, exitCode: 0, output: '' } : FOREVER;
   const cmd = basename(argv[0] ?? '');
   if (cmd === 'sleep') {
@@ -182,11 +188,15 @@ function runArgv(argv: readonly string[], mode: Mode): Run {
   }
   if (SHELLS.has(cmd)) {
     const i = argv.indexOf('-c');
-    if (i >= 0 && argv[i + 1] !== undefined) return runScript(argv[i + 1] ?? '', mode);
+    if (i >= 0 && argv[i + 1] !== undefined) return runScript(argv[i + 1] ?? '', mode, files);
     return FOREVER;
   }
   if (cmd === 'tail' && argv.includes('-f')) return FOREVER;
-  if (mode === 'probe') return { runMs: 0, exitCode: 0, output: printed(cmd, [...argv]) };
+  if (mode === 'probe') {
+    const missing = files && fileCheck(cmd, [...argv], files);
+    if (missing) return { runMs: 0, exitCode: 1, output: missing.output };
+    return { runMs: 0, exitCode: 0, output: printed(cmd, [...argv]) };
+  }
   return FOREVER;
 }
 
@@ -204,9 +214,76 @@ export function argvBehaviour(argv: readonly string[]): Behaviour {
   return behaviourOf(runArgv(argv, 'container'));
 }
 
-/** What a probe's exec command does: its time, exit code and output (unknown programs answer 0 at once). */
-export function probeCommand(argv: readonly string[]): Run {
-  return runArgv(argv, 'probe');
+/**
+ * What a probe's exec command does: its time, exit code and output (unknown programs answer 0 at once).
+ * With `files`, `cat`/`ls`/`test -f`/`[ -e … ]`/`stat` of a file the container creates or removes see it as
+ * it is at that moment (the liveness example: `touch /tmp/healthy; sleep 30; rm -f /tmp/healthy`).
+ */
+export function probeCommand(argv: readonly string[], files?: FileView): Run {
+  return runArgv(argv, 'probe', files);
+}
+
+/** A file the container's command creates (touch, `> f`) or removes (rm), at ms after the container started. */
+export interface FileEvent {
+  path: string;
+  at: number;
+  exists: boolean;
+}
+
+/** The container's file events and the moment (ms since the container started) a probe looks at them. */
+export interface FileView {
+  events: readonly FileEvent[];
+  sinceMs: number;
+}
+
+/** The files a container's `sh -c` script touches, redirects to or removes, with when (its sleeps before). */
+export function containerFiles(c: Container): FileEvent[] {
+  const argv = [...(c.command ?? []), ...(c.args ?? [])];
+  const i = argv.indexOf('-c');
+  if (!SHELLS.has(basename(argv[0] ?? '')) || i < 0 || argv[i + 1] === undefined) return [];
+  const out: FileEvent[] = [];
+  let ms = 0;
+  for (const stmt of statements(argv[i + 1] ?? '')) {
+    const words = shellWords(stmt);
+    const cmd = basename(words[0] ?? '');
+    const args = words.slice(1).filter((w) => !w.startsWith('-') && !w.startsWith('>'));
+    if (cmd === 'sleep') {
+      const s = parseSleep(words[1]);
+      if (s === undefined || s === Infinity) break;
+      ms += s * 1000;
+      continue;
+    }
+    if (cmd === 'touch') for (const path of args) out.push({ path, at: ms, exists: true });
+    else if (cmd === 'rm') for (const path of args) out.push({ path, at: ms, exists: false });
+    // `echo ok > /tmp/ready`, `echo ok >/tmp/ready`, `>>` too.
+    words.forEach((w, k) => {
+      const path = w === '>' || w === '>>' ? words[k + 1] : /^>>?[^>]/.test(w) ? w.replace(/^>>?/, '') : undefined;
+      if (path) out.push({ path, at: ms, exists: true });
+    });
+  }
+  return out;
+}
+
+/** Whether `path` exists at the view's moment; undefined when the container never mentions it. */
+function fileExists(files: FileView, path: string): boolean | undefined {
+  const mine = files.events.filter((e) => e.path === path);
+  if (mine.length === 0) return undefined;
+  let exists = mine[0]?.exists === false; // removed first: it was in the image
+  for (const e of mine) if (e.at <= files.sinceMs) exists = e.exists;
+  return exists;
+}
+
+/** A file-reading command on a file that is not there: its failure output (busybox wording), else undefined. */
+function fileCheck(cmd: string, words: string[], files: FileView): { output: string } | undefined {
+  if (!['cat', 'ls', 'test', '[', 'stat', 'head'].includes(cmd)) return undefined;
+  const args = words.slice(1).filter((w) => !w.startsWith('-') && w !== ']');
+  for (const path of args) {
+    if (fileExists(files, path) !== false) continue;
+    if (cmd === 'cat' || cmd === 'head') return { output: `${cmd}: can't open '${path}': No such file or directory\n` };
+    if (cmd === 'ls' || cmd === 'stat') return { output: `${cmd}: ${path}: No such file or directory\n` };
+    return { output: '' };
+  }
+  return undefined;
 }
 
 export function annotation(annotations: Record<string, string> | undefined, key: string, container: string): string | undefined {

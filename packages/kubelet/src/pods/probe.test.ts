@@ -63,3 +63,42 @@ describe('probePlan: timing', () => {
     expect(probePlan(web({ exec: { command: ['false'] } }), 'liveness')?.changesAfter(0)).toBe(Infinity);
   });
 });
+
+describe('probePlan: files the container creates and removes', () => {
+  // The Kubernetes docs' exec liveness example (pods/probe/exec-liveness.yaml).
+  const c: Container = {
+    name: 'liveness',
+    image: 'registry.k8s.io/busybox',
+    args: ['/bin/sh', '-c', 'touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600'],
+    livenessProbe: { exec: { command: ['cat', '/tmp/healthy'] }, initialDelaySeconds: 5, periodSeconds: 5 },
+  };
+  const cases: [string[], number, boolean, string][] = [
+    [['cat', '/tmp/healthy'], 29_000, true, ''],
+    [['cat', '/tmp/healthy'], 30_000, false, "cat: can't open '/tmp/healthy': No such file or directory\n"],
+    [['sh', '-c', 'test -f /tmp/healthy'], 31_000, false, ''],
+    [['sh', '-c', '[ -e /tmp/healthy ]'], 1000, true, ''],
+    [['ls', '/tmp/healthy'], 40_000, false, 'ls: /tmp/healthy: No such file or directory\n'],
+    [['cat', '/tmp/other'], 40_000, true, ''],
+  ];
+  it.each(cases)('%j at %i ms', (command, since, ok, output) => {
+    const plan = probePlan({ ...c, livenessProbe: { ...c.livenessProbe, exec: { command } } }, 'liveness');
+    expect(plan?.run(since, undefined)).toEqual({ ok, latencyMs: 0, output });
+  });
+
+  it('the answer changes when the file goes', () => {
+    const plan = probePlan(c, 'liveness');
+    expect(plan?.changesAfter(5000)).toBe(30_000);
+    expect(plan?.changesAfter(30_000)).toBe(Infinity);
+  });
+
+  it('a file written with a redirect exists from then on', () => {
+    const ready: Container = {
+      name: 'app',
+      command: ['sh', '-c', 'sleep 10; echo ok > /tmp/ready; sleep infinity'],
+      readinessProbe: { exec: { command: ['cat', '/tmp/ready'] } },
+    };
+    const plan = probePlan(ready, 'readiness');
+    expect(plan?.run(9000, undefined).ok).toBe(false);
+    expect(plan?.run(10_000, undefined).ok).toBe(true);
+  });
+});

@@ -4,7 +4,7 @@
 // or answer slowly. The failure output is the kubelet's prober's (pkg/probe/{exec,http,tcp,grpc}).
 import type { Container, IntOrString, Probe } from '@kemu/api';
 import { formatDuration } from '@kemu/base';
-import { annotation, probeCommand, type Run } from './command.ts';
+import { annotation, containerFiles, probeCommand, type Run } from './command.ts';
 
 export type ProbeKind = 'liveness' | 'readiness' | 'startup';
 
@@ -82,15 +82,17 @@ export function probePlan(c: Container, kind: ProbeKind, annotations?: Record<st
   if (!p) return undefined;
   // The apiserver defaults these; the minimums are the API's (timeoutSeconds, periodSeconds and thresholds ≥ 1).
   const timeoutMs = Math.max(1, p.timeoutSeconds ?? 1) * 1000;
-  const exec = p.exec ? probeCommand(p.exec.command ?? []) : undefined;
+  const files = p.exec ? containerFiles(c) : [];
+  // The exec command's answer at a moment (it changes only when a file it reads comes or goes).
+  const execAt = (since: number): Run | undefined => (p.exec ? probeCommand(p.exec.command ?? [], { events: files, sinceMs: since }) : undefined);
+  const exec = execAt(0);
   const failAfter = seconds(annotation(annotations, probeFailAfter(kind), c.name));
   const passAfter = seconds(annotation(annotations, probePassAfter(kind), c.name));
   const answerMs = seconds(annotation(annotations, probeSeconds(kind), c.name));
   // An exec command that never ends (or takes longer than the timeout) times out; others answer at once.
   const latency = answerMs ?? (exec ? (exec.runMs ?? Infinity) : 0);
   const timedOut = latency > timeoutMs;
-  const handlerOk = !timedOut && (exec ? exec.exitCode === 0 : true);
-  const breaks = [passAfter, failAfter].filter((t): t is number => t !== undefined);
+  const breaks = [passAfter, failAfter, ...files.map((f) => f.at)].filter((t): t is number => t !== undefined);
   const grace = kind !== 'readiness' ? p.terminationGracePeriodSeconds : undefined;
   return {
     kind,
@@ -102,10 +104,11 @@ export function probePlan(c: Container, kind: ProbeKind, annotations?: Record<st
     ...(grace !== undefined ? { terminationGraceMs: Math.max(0, grace) * 1000 } : {}),
     run(since, podIP) {
       const inWindow = (passAfter === undefined || since >= passAfter) && (failAfter === undefined || since < failAfter);
-      const ok = handlerOk && inWindow;
+      const now = files.length ? execAt(since) : exec;
+      const ok = !timedOut && (now ? now.exitCode === 0 : true) && inWindow;
       const latencyMs = Math.min(latency, timeoutMs);
-      if (ok) return { ok, latencyMs, output: exec?.output ?? '' };
-      return { ok, latencyMs, output: failureOutput(p, c, podIP, timedOut, timeoutMs, exec) };
+      if (ok) return { ok, latencyMs, output: now?.output ?? '' };
+      return { ok, latencyMs, output: failureOutput(p, c, podIP, timedOut, timeoutMs, now) };
     },
     changesAfter(since) {
       let next = Infinity;

@@ -59,6 +59,15 @@ describe('ContainerProber', () => {
     ['a startup probe that never passes kills after failureThreshold', { name: 'c', startupProbe: { grpc: { port: 9090 }, periodSeconds: 1, failureThreshold: 2 } },
       { 'kemu.dev/startup-probe-fail-after': '0' }, 60_000,
       ['0s Startup probe failed: service unhealthy (responded with "NOT_SERVING")', '1s Startup probe failed: service unhealthy (responded with "NOT_SERVING")', '1s kill (startup)']],
+    ['the docs\' exec liveness example: killed once /tmp/healthy is gone for three probes', {
+      name: 'liveness', args: ['/bin/sh', '-c', 'touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600'],
+      livenessProbe: { exec: { command: ['cat', '/tmp/healthy'] }, initialDelaySeconds: 5, periodSeconds: 5 },
+    }, undefined, 600_000, [
+      "30s Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory\n",
+      "35s Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory\n",
+      "40s Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory\n",
+      '40s kill (liveness)',
+    ]],
     ['while the pod is deleted liveness stops; readiness goes on', { name: 'c', livenessProbe: { ...http, periodSeconds: 1, failureThreshold: 1 }, readinessProbe: { ...http, periodSeconds: 1, failureThreshold: 1 } },
       { 'kemu.dev/liveness-probe-fail-after': '3', 'kemu.dev/readiness-probe-fail-after': '3' }, 4000, [
         '0s ready=true', '3s Readiness probe failed: HTTP probe failed with statuscode: 500', '3s ready=false', '4s Readiness probe failed: HTTP probe failed with statuscode: 500']],
