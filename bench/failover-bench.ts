@@ -3,16 +3,17 @@
 // long until the Lease names another holder, then restarts the killed replica and waits for it to follow.
 // Prints per-round times and, per signal, median and max against client-go's bounds, and whether the
 // leader released the Lease (holderIdentity "") on SIGTERM. Defaults are Kubernetes' (15s/10s/2s).
-// usage: node --import tsx bench/failover-bench.ts [--rounds 20] [--kinds controller-manager,scheduler]
-//        [--lease-duration 15s] [--renew-deadline 10s] [--retry-period 2s]
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// usage: npm run bench -- failover [--rounds 20] [--kinds controller-manager,scheduler]
+//        [--lease-duration 15s] [--renew-deadline 10s] [--retry-period 2s] (--help lists the flags)
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { parseDuration } from '@kemu/base';
-import { BIN, killAll, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
+import { formatDuration } from '@kemu/base';
+import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
 import { RestClient } from '@kemu/client';
 import { startReplica } from '../test/apiserver/cluster.ts';
+import { atLeast, benchFlags, oneOf } from './lib/flags.ts';
 import { LeaseWatch, holderHost, type LeaseSeen } from './lib/lease-watch.ts';
+import { runBench } from './lib/workdir.ts';
 
 const KINDS = {
   'controller-manager': { bin: BIN.controllerManager, lease: 'kube-controller-manager' },
@@ -21,44 +22,24 @@ const KINDS = {
 type Kind = keyof typeof KINDS;
 type Sig = 'SIGKILL' | 'SIGTERM';
 
-function flag(name: string, dflt: string): string {
-  const eq = process.argv.find((a) => a.startsWith(`--${name}=`));
-  if (eq) return eq.slice(name.length + 3);
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? (process.argv[i + 1] ?? '') : dflt;
-}
-function usage(msg: string): never {
-  console.error(`failover-bench: ${msg}`);
-  process.exit(2);
-}
-const ROUNDS = Number(flag('rounds', '20'));
-if (!Number.isInteger(ROUNDS) || ROUNDS < 1) usage('--rounds must be a positive integer');
-const defaultKinds = Object.keys(KINDS).filter((k) => existsSync(KINDS[k as Kind].bin)).join(',');
-const kinds = flag('kinds', defaultKinds).split(',').filter(Boolean);
-for (const k of kinds) if (!(k in KINDS)) usage(`unknown kind "${k}" (known: ${Object.keys(KINDS).join(', ')})`);
-const durations = { lease: flag('lease-duration', '15s'), renew: flag('renew-deadline', '10s'), retry: flag('retry-period', '2s') };
-let leaseMs = 0;
-let retryMs = 0;
-try {
-  leaseMs = parseDuration(durations.lease);
-  parseDuration(durations.renew);
-  retryMs = parseDuration(durations.retry);
-} catch (e) {
-  usage((e as Error).message);
-}
+const flags = benchFlags(
+  'failover',
+  {
+    rounds: { type: 'int', default: 20, usage: 'rounds per kind, SIGKILL and SIGTERM of the Lease holder alternately' },
+    kinds: { type: 'stringArray', default: Object.keys(KINDS).filter((k) => existsSync(KINDS[k as Kind].bin)), usage: 'components to measure, three replicas each' },
+    'lease-duration': { type: 'duration', default: 15_000, usage: "the replicas' --leader-elect-lease-duration" },
+    'renew-deadline': { type: 'duration', default: 10_000, usage: "the replicas' --leader-elect-renew-deadline" },
+    'retry-period': { type: 'duration', default: 2_000, usage: "the replicas' --leader-elect-retry-period" },
+  },
+  (f) => atLeast(f, 1, ['rounds']) ?? oneOf(f, 'kinds', Object.keys(KINDS)),
+);
+const ROUNDS = flags.rounds;
+const kinds = flags.kinds as Kind[];
+const leaseMs = flags['lease-duration'];
+const retryMs = flags['retry-period'];
+const durations = { lease: formatDuration(leaseMs), renew: formatDuration(flags['renew-deadline']), retry: formatDuration(retryMs) };
 const GOAL_MS: Record<Sig, number> = { SIGKILL: leaseMs + retryMs, SIGTERM: retryMs + 1000 };
 const leaderFlags = [`--leader-elect-lease-duration=${durations.lease}`, `--leader-elect-renew-deadline=${durations.renew}`, `--leader-elect-retry-period=${durations.retry}`];
-
-const dir = mkdtempSync(path.join(tmpdir(), 'kemu-bench-failover-'));
-let cleaned = false;
-async function cleanup(): Promise<void> {
-  if (cleaned) return;
-  cleaned = true;
-  await killAll(); // every process started here, each by its pid
-  rmSync(dir, { recursive: true, force: true });
-}
-process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
-process.on('SIGTERM', () => void cleanup().then(() => process.exit(143)));
 
 const secs = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 const FOLLOWING = 'attempting to acquire leader lease';
@@ -162,31 +143,26 @@ function summary(kind: string, rounds: Round[]): string[] {
   return out;
 }
 
-let failed = false;
-try {
+await runBench('failover', async (work) => {
+  let failed = 0;
   console.log(`leader fail-over: lease ${durations.lease}, renew deadline ${durations.renew}, retry ${durations.retry}; kinds: ${kinds.join(', ') || '(none)'}`);
   console.log(`goals: SIGKILL ≤ lease + retry = ${secs(GOAL_MS.SIGKILL)}, SIGTERM ≤ retry + 1 s = ${secs(GOAL_MS.SIGTERM)} (needs release on SIGTERM)`);
   // client-go's followers poll every retry × [1, 2.2] (wait.JitterUntil, JitterFactor 1.2, sliding) and count the
   // lease from when they *saw* the last renewal: after SIGKILL the hand-over is lease + (delay in seeing the last
   // renewal) + (delay to the first poll after expiry) − (age of that renewal), each delay up to 2.2 × retry.
   console.log(`  (client-go semantics: followers poll every ${secs(retryMs)}–${secs(retryMs * 2.2)}, so single rounds can reach lease + ${secs(retryMs * 4.4)} after SIGKILL and ${secs(retryMs * 2.2)} after SIGTERM)`);
-  const api = await startReplica(path.join(dir, 'state.db'), 'apiserver-0');
+  const api = await startReplica(path.join(work.dir, 'state.db'), 'apiserver-0');
   const client = new RestClient({ server: api.url, qps: 1000, burst: 1000 });
   const results: [string, Round[]][] = [];
   for (const k of kinds) {
     try {
-      results.push([k, await runKind(k as Kind, api.url, client)]);
+      results.push([k, await runKind(k, api.url, client)]);
     } catch (e) {
-      failed = true;
+      failed++;
       console.error(`${k}: ${(e as Error).message}`);
     }
   }
   console.log('\nsummary:');
   for (const [k, rs] of results) for (const l of summary(k, rs)) console.log(l);
-} catch (e) {
-  failed = true;
-  console.error(`failover-bench: ${(e as Error).stack ?? String(e)}`);
-} finally {
-  await cleanup();
-}
-process.exit(failed ? 1 : 0);
+  if (failed) throw new Error(`${failed} of ${kinds.length} kinds failed`);
+});

@@ -5,49 +5,35 @@
 // Mode A (default): a Deployment scaled up by one replica every 1/rate s to --pods, so the ReplicaSet controller
 // creates the pods and the scheduler binds them. Mode B (--direct): the bench POSTs unbound pods at --rate itself.
 // Kubernetes' SLO is p99 ≤ 5 s; the goal here is p99 ≤ 1 s.
-// usage: node --import tsx bench/pod-startup-bench.ts [--pods 500] [--rate 50] [--direct]
-//        [--component-qps 100] (client QPS of controller-manager and scheduler; burst is twice it; 0: their defaults)
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// usage: npm run bench -- pod-startup [--pods 500] [--rate 50] [--direct] [--component-qps 100] (--help lists the flags)
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { R, type Deployment, type Pod } from '@kemu/api';
-import { BIN, killAll, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
+import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
 import { RestClient } from '@kemu/client';
 import { startReplica } from '../test/apiserver/cluster.ts';
+import { atLeast, benchFlags } from './lib/flags.ts';
+import { runBench } from './lib/workdir.ts';
 
-function flag(name: string, dflt: string): string {
-  const eq = process.argv.find((a) => a.startsWith(`--${name}=`));
-  if (eq) return eq.slice(name.length + 3);
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? (process.argv[i + 1] ?? '') : dflt;
-}
-function usage(msg: string): never {
-  console.error(`pod-startup-bench: ${msg}`);
-  process.exit(2);
-}
-const PODS = Number(flag('pods', '500'));
-const RATE = Number(flag('rate', '50'));
-const QPS = Number(flag('component-qps', '100'));
-const DIRECT = process.argv.includes('--direct');
+const flags = benchFlags(
+  'pod-startup',
+  {
+    pods: { type: 'int', default: 500, usage: 'pods in all, the first a warm-up that is not measured' },
+    rate: { type: 'float', default: 50, usage: 'pods/s: scale-ups (mode A) or POSTs (mode B, --direct)' },
+    direct: { type: 'bool', default: false, usage: 'mode B: the bench POSTs unbound pods itself instead of scaling a Deployment' },
+    'component-qps': { type: 'float', default: 100, usage: 'client QPS of the controller-manager and scheduler, burst twice it; 0: their defaults' },
+  },
+  (f) => atLeast(f, 2, ['pods']) ?? atLeast(f, 0, ['rate'], true) ?? atLeast(f, 0, ['component-qps']),
+);
+const PODS = flags.pods;
+const RATE = flags.rate;
+const QPS = flags['component-qps'];
+const DIRECT = flags.direct;
 const NODES = 3;
-if (!Number.isInteger(PODS) || PODS < 2) usage('--pods must be an integer ≥ 2');
-if (!(RATE > 0)) usage('--rate must be positive');
-if (!(QPS >= 0)) usage('--component-qps must be ≥ 0');
 
 const NS = 'default';
 const APP = 'startup-bench';
 const IMAGE = 'registry.k8s.io/pause:3.10'; // preloaded on every emulated node: no pull at all
-
-const dir = mkdtempSync(path.join(tmpdir(), 'kemu-bench-pod-startup-'));
-let cleaned = false;
-async function cleanup(): Promise<void> {
-  if (cleaned) return;
-  cleaned = true;
-  await killAll(); // every process started here, each by its pid
-  rmSync(dir, { recursive: true, force: true });
-}
-process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
-process.on('SIGTERM', () => void cleanup().then(() => process.exit(143)));
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const alive = (p: Proc): boolean => p.child.exitCode === null && p.child.signalCode === null;
@@ -127,13 +113,12 @@ async function createPods(client: RestClient): Promise<void> {
   await Promise.all(pending);
 }
 
-let failed = false;
-try {
+await runBench('pod-startup', async (work) => {
   console.log(`pod startup: ${PODS} pods at ${RATE}/s, mode ${DIRECT ? 'B (--direct: bench POSTs unbound pods)' : 'A (Deployment scaled up, ReplicaSet controller creates)'}, ${NODES} emulated nodes, no pull delay`);
   console.log(`controller-manager/scheduler client QPS: ${QPS > 0 ? `${QPS} (burst ${QPS * 2})` : 'their defaults'}`);
   console.log(`/proc/loadavg before the run: ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
 
-  const api = await startReplica(path.join(dir, 'state.db'), 'apiserver-0');
+  const api = await startReplica(path.join(work.dir, 'state.db'), 'apiserver-0');
   const client = new RestClient({ server: api.url, qps: 1000, burst: 1000 });
   const qpsFlags = QPS > 0 ? [`--kube-api-qps=${QPS}`, `--kube-api-burst=${QPS * 2}`] : [];
   const procs = [
@@ -201,10 +186,4 @@ try {
   );
   console.log(`  of which ADDED → bound (spec.nodeName seen): p50 ${pct(bind, 50).toFixed(0)} ms, p99 ${pct(bind, 99).toFixed(0)} ms`);
   console.log(`/proc/loadavg after the run: ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
-} catch (e) {
-  failed = true;
-  console.error(`pod-startup-bench: ${(e as Error).stack ?? String(e)}`);
-} finally {
-  await cleanup();
-}
-process.exit(failed ? 1 : 0);
+});
