@@ -90,6 +90,19 @@ describe('bodies captured from kubectl 1.32', () => {
   it('create token (TokenRequest) has no table: 415 naming the kind', () => {
     expect(() => decodeProtobufObject(fixture('tokenrequest'))).toThrow(/kind "TokenRequest"/);
   });
+  // The review bodies `kubectl auth …` posts (captured through a proxy in front of kube-apiserver).
+  it.each([
+    ['auth can-i create pods', 'selfsubjectaccessreview', { spec: { resourceAttributes: { namespace: 'default', verb: 'create', resource: 'pods' } }, status: {} }],
+    ['auth can-i get /healthz', 'selfsubjectaccessreview-nonresource', { spec: { nonResourceAttributes: { path: '/healthz', verb: 'get' } }, status: {} }],
+  ])('%s sends a SelfSubjectAccessReview', (_cmd, name, want) => {
+    expect(decodeProtobufObject(fixture(name))).toEqual({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: {}, ...want });
+  });
+  it('auth whoami sends a SelfSubjectReview', () => {
+    expect(decodeProtobufObject(fixture('selfsubjectreview'))).toEqual({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', metadata: {}, status: { userInfo: {} } });
+  });
+  it('auth can-i --list (SelfSubjectRulesReview, a resource kemu does not serve) has no table: 415 naming the kind', () => {
+    expect(() => decodeProtobufObject(fixture('selfsubjectrulesreview'))).toThrow(/kind "SelfSubjectRulesReview"/);
+  });
 });
 
 const kubectl132 = findKubectl132();

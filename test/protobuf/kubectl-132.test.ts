@@ -1,5 +1,6 @@
 // A stock kubectl 1.32 (protobuf request bodies, no JSON fallback) against a real kube-apiserver process:
-// typed creates succeed and the stored objects read back with the fields and defaults JSON would give.
+// typed creates succeed and the stored objects read back with the fields and defaults JSON would give;
+// `auth can-i` and `auth whoami` get their answers.
 import { freePort } from '@kemu/base/testing/ports';
 import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
 import { execFile } from 'node:child_process';
@@ -150,6 +151,24 @@ describe.skipIf(!kubectl132)('kubectl 1.32 typed creates (protobuf bodies)', () 
     const gone = await fetch(`http://127.0.0.1:${port}/api/v1/namespaces/default/pods/doomed`);
     await gone.text();
     expect(gone.status).toBe(404);
+  });
+
+  it('auth can-i create pods (a protobuf SelfSubjectAccessReview) prints yes', async () => {
+    const r = await kubectl('auth', 'can-i', 'create', 'pods');
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe('yes');
+    expect(r.code).toBe(0);
+    const nonResource = await kubectl('auth', 'can-i', 'get', '/healthz');
+    expect(nonResource.stdout.trim()).toBe('yes');
+    expect(nonResource.code).toBe(0);
+  });
+
+  it('auth whoami (a protobuf SelfSubjectReview) prints the admin user', async () => {
+    const r = await kubectl('auth', 'whoami');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/Username\s+kubernetes-admin/);
+    expect(r.stdout).toMatch(/Groups\s+\[system:masters system:authenticated\]/);
+    expect(r.code).toBe(0);
   });
 
   it('validation still answers for protobuf bodies (invalid name → 422)', async () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../packages/apiserver/src/protobuf/schema.ts';
 import * as apps from '../../packages/apiserver/src/protobuf/tables/apps-and-others.ts';
 import * as core from '../../packages/apiserver/src/protobuf/tables/core.ts';
+import * as reviews from '../../packages/apiserver/src/protobuf/tables/reviews.ts';
 import { loadDescriptors, type ProtoField } from './descriptors.ts';
 import { findKubectl132 } from './kubectl-bin.ts';
 
@@ -20,6 +21,8 @@ const ROOTS: [Message, string][] = [
   [apps.Scale, 'k8s.io.api.autoscaling.v1.Scale'],
   [apps.PriorityClass, 'k8s.io.api.scheduling.v1.PriorityClass'],
   [apps.Lease, 'k8s.io.api.coordination.v1.Lease'],
+  [reviews.SelfSubjectAccessReview, 'k8s.io.api.authorization.v1.SelfSubjectAccessReview'],
+  [reviews.SelfSubjectReview, 'k8s.io.api.authentication.v1.SelfSubjectReview'],
 ];
 
 const kubectl132 = findKubectl132();

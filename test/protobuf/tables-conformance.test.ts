@@ -5,6 +5,7 @@ import type { Message } from '../../packages/apiserver/src/protobuf/schema.ts';
 import * as apps from '../../packages/apiserver/src/protobuf/tables/apps-and-others.ts';
 import * as core from '../../packages/apiserver/src/protobuf/tables/core.ts';
 import * as meta from '../../packages/apiserver/src/protobuf/tables/meta.ts';
+import * as reviews from '../../packages/apiserver/src/protobuf/tables/reviews.ts';
 import { loadDescriptors, type ProtoField } from './descriptors.ts';
 import { findKubectl132 } from './kubectl-bin.ts';
 
@@ -23,6 +24,8 @@ const ROOTS: [string, Message, string][] = [
   ['Scale', apps.Scale, 'k8s.io.api.autoscaling.v1.Scale'],
   ['PriorityClass', apps.PriorityClass, 'k8s.io.api.scheduling.v1.PriorityClass'],
   ['Lease', apps.Lease, 'k8s.io.api.coordination.v1.Lease'],
+  ['SelfSubjectAccessReview', reviews.SelfSubjectAccessReview, 'k8s.io.api.authorization.v1.SelfSubjectAccessReview'],
+  ['SelfSubjectReview', reviews.SelfSubjectReview, 'k8s.io.api.authentication.v1.SelfSubjectReview'],
   ['DeleteOptions', meta.DeleteOptions, 'k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions'],
 ];
 

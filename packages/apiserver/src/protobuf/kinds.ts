@@ -4,6 +4,7 @@ import type { Message } from './schema.ts';
 import { Deployment, Eviction, Lease, PriorityClass, ReplicaSet, Scale } from './tables/apps-and-others.ts';
 import { Binding, ConfigMap, Namespace, Pod, Secret, Service, ServiceAccount } from './tables/core.ts';
 import { DeleteOptions } from './tables/meta.ts';
+import { SelfSubjectAccessReview, SelfSubjectReview } from './tables/reviews.ts';
 
 const KINDS: ReadonlyMap<string, Message> = new Map<string, Message>([
   ['v1/Namespace', Namespace],
@@ -19,6 +20,8 @@ const KINDS: ReadonlyMap<string, Message> = new Map<string, Message>([
   ['autoscaling/v1/Scale', Scale],
   ['scheduling.k8s.io/v1/PriorityClass', PriorityClass],
   ['coordination.k8s.io/v1/Lease', Lease],
+  ['authorization.k8s.io/v1/SelfSubjectAccessReview', SelfSubjectAccessReview],
+  ['authentication.k8s.io/v1/SelfSubjectReview', SelfSubjectReview],
 ]);
 
 export function protobufSchema(apiVersion: string, kind: string): Message | undefined {

@@ -1,4 +1,4 @@
-// apimachinery types: meta/v1 (ObjectMeta, LabelSelector, Time, MicroTime, DeleteOptions…),
+// apimachinery types: meta/v1 (ObjectMeta, LabelSelector, FieldSelectorRequirement, Time, MicroTime, DeleteOptions…),
 // resource.Quantity and intstr.IntOrString, each with Go's JSON form.
 import { formatTime } from '@kemu/api';
 import { boolPtr, bytes, i32, i64, i64Ptr, list, mapOf, message, msg, str, strPtr, strs } from '../schema.ts';
@@ -73,6 +73,9 @@ export const ObjectMeta = message({
 });
 
 export const LabelSelectorRequirement = message({ 1: str('key'), 2: str('operator'), 3: strs('values') });
+
+/** metav1.FieldSelectorRequirement (SubjectAccessReview field selectors). */
+export const FieldSelectorRequirement = message({ 1: str('key'), 2: str('operator'), 3: strs('values') });
 
 export const LabelSelector = message({
   1: mapOf('matchLabels', 'string'),

@@ -1,0 +1,41 @@
+// The reviews kubectl's typed clients post: authorization.k8s.io/v1 SelfSubjectAccessReview (`auth can-i`) and
+// authentication.k8s.io/v1 SelfSubjectReview (`auth whoami`). Every scalar here is a plain string or bool;
+// resourceAttributes, nonResourceAttributes and the two selectors are *struct pointers, so they are present
+// exactly when kubectl set them.
+import { bool, list, mapOf, message, msg, str, strs } from '../schema.ts';
+import { FieldSelectorRequirement, LabelSelectorRequirement, ObjectMeta } from './meta.ts';
+
+const metadata = msg('metadata', () => ObjectMeta);
+
+export const FieldSelectorAttributes = message({ 1: str('rawSelector'), 2: list('requirements', () => FieldSelectorRequirement) });
+export const LabelSelectorAttributes = message({ 1: str('rawSelector'), 2: list('requirements', () => LabelSelectorRequirement) });
+
+export const ResourceAttributes = message({
+  1: str('namespace'),
+  2: str('verb'),
+  3: str('group'),
+  4: str('version'),
+  5: str('resource'),
+  6: str('subresource'),
+  7: str('name'),
+  8: msg('fieldSelector', () => FieldSelectorAttributes),
+  9: msg('labelSelector', () => LabelSelectorAttributes),
+});
+export const NonResourceAttributes = message({ 1: str('path'), 2: str('verb') });
+
+export const SelfSubjectAccessReviewSpec = message({
+  1: msg('resourceAttributes', () => ResourceAttributes),
+  2: msg('nonResourceAttributes', () => NonResourceAttributes),
+});
+export const SubjectAccessReviewStatus = message({ 1: bool('allowed'), 4: bool('denied'), 2: str('reason'), 3: str('evaluationError') });
+export const SelfSubjectAccessReview = message({
+  1: metadata,
+  2: msg('spec', () => SelfSubjectAccessReviewSpec),
+  3: msg('status', () => SubjectAccessReviewStatus),
+});
+
+/** authentication/v1 ExtraValue {1 items} is a Go []string, so its JSON is the list itself. */
+export const ExtraValue = message({ 1: strs('items') }, (d) => (Array.isArray(d.items) ? d.items : []));
+export const UserInfo = message({ 1: str('username'), 2: str('uid'), 3: strs('groups'), 4: mapOf('extra', () => ExtraValue) });
+/** SelfSubjectReview has no spec: the server fills in status.userInfo. */
+export const SelfSubjectReview = message({ 1: metadata, 2: msg('status', () => message({ 1: msg('userInfo', () => UserInfo) })) });
