@@ -30,4 +30,13 @@ describe('parseTarget', () => {
   for (const path of notFound) {
     it(`${path} is a 404`, () => expect(() => parseTarget(path)).toThrow(expect.objectContaining({ code: 404 })));
   }
+
+  // A client that sends the path as-is (curl --path-as-is) reaches the key function's path-segment check.
+  for (const [path, message] of <[string, string][]>[
+    ['/api/v1/namespaces/default/pods/..', 'Name parameter invalid: "..": may not be \'..\''],
+    ['/api/v1/nodes/.', 'Name parameter invalid: ".": may not be \'.\''],
+    ['/api/v1/namespaces/default/configmaps/a%2Fb', 'Name parameter invalid: "a/b": may not contain \'/\''],
+  ]) {
+    it(`${path} is a 400`, () => expect(() => parseTarget(path)).toThrow(expect.objectContaining({ code: 400, reason: 'BadRequest', message })));
+  }
 });

@@ -1,6 +1,7 @@
 // Parses an /api or /apis path into what it names: a discovery document, or a resource collection,
 // object or subresource (namespaced or cluster-scoped), exactly as Kubernetes lays out its URLs.
-import { RESOURCES, StatusError, type ResourceInfo } from '@kemu/api';
+import { errors, RESOURCES, StatusError, type ResourceInfo } from '@kemu/api';
+import { isValidPathSegmentName } from '../validation/names.ts';
 
 export type Target =
   | { kind: 'root'; prefix: 'api' | 'apis' }
@@ -77,6 +78,9 @@ export function parseTarget(pathname: string): Target {
   const subresource = parts.shift();
   if (parts.length > 0) throw pageNotFound();
   if (subresource !== undefined && !resource.subresources.some((s) => s.name === subresource)) throw pageNotFound();
+  // The registry's key function refuses a name that cannot be one path segment (".", "..", "/" or "%").
+  const nameErrors = name === undefined ? [] : isValidPathSegmentName(name);
+  if (nameErrors.length > 0) throw errors.badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${nameErrors.join(';')}`);
   const t: Target = { kind: 'resource', resource, watchPath };
   if (namespace !== undefined) t.namespace = namespace;
   if (name !== undefined) t.name = name;
