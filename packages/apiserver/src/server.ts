@@ -218,9 +218,10 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     const u = new URL(req.url, 'http://x');
     const target = parseTarget(u.pathname);
     const accept = req.headers.accept;
+    // Discovery documents are read-only: every other method is a 405, as for the root.
+    if (target.kind !== 'resource' && req.method !== 'GET' && req.method !== 'HEAD') throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
     switch (target.kind) {
       case 'root':
-        if (req.method !== 'GET') throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
         if (wantsAggregated(accept)) return json(reply, 200, aggregatedDiscovery(target.prefix), AGGREGATED_CONTENT_TYPE);
         return json(reply, 200, target.prefix === 'api' ? apiVersions(ctx.advertise) : apiGroupList());
       case 'group': {
