@@ -1,10 +1,11 @@
 // Test helper: N kube-apiserver replicas as real processes on one fresh SQLite file, on free ports.
-import { freePort } from '@kemu/base/testing/ports';
-import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { Proc } from '@kemu/base/testing/processes';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
+import { startApiserver } from '../support/apiserver.ts';
+import { writeKubeconfig } from '../support/kubeconfig.ts';
 
 export interface Replica {
   proc: Proc;
@@ -22,22 +23,7 @@ export interface Cluster {
 }
 
 export async function startReplica(db: string, id: string, extra: string[] = [], scheme: 'http' | 'https' = 'http'): Promise<Replica> {
-  const port = await freePort();
-  const proc = startProcess(id, BIN.apiserver, [
-    '--bind-address=127.0.0.1',
-    `--secure-port=${port}`,
-    `--datastore-endpoint=sqlite://${db}`,
-    `--hostname-override=${id}`,
-    ...extra,
-  ]);
-  const url = `${scheme}://127.0.0.1:${port}`;
-  const dispatcher = scheme === 'https' ? new Agent({ connect: { rejectUnauthorized: false } }) : undefined;
-  await waitFor(`${id} ready`, async () => {
-    if (proc.child.exitCode !== null) throw new Error(`${id} exited: ${proc.output()}`);
-    const r = await request(`${url}/readyz`, dispatcher ? { dispatcher } : {});
-    await r.body.text();
-    return r.statusCode === 200;
-  }, 30_000);
+  const { proc, port, url } = await startApiserver(id, db, { extra: [`--hostname-override=${id}`, ...extra], scheme });
   return { proc, port, url, id };
 }
 
@@ -63,20 +49,7 @@ export async function startCluster(n: number, extra: string[] = []): Promise<Clu
       rmSync(dir, { recursive: true, force: true });
     },
     kubeconfig(replica = replicas[0] as Replica) {
-      const file = path.join(dir, `kubeconfig-${replica.id}`);
-      writeFileSync(
-        file,
-        [
-          'apiVersion: v1',
-          'kind: Config',
-          `clusters: [{name: kemu, cluster: {server: "${replica.url}", insecure-skip-tls-verify: true}}]`,
-          'contexts: [{name: kemu, context: {cluster: kemu, user: kemu, namespace: default}}]',
-          'current-context: kemu',
-          'users: [{name: kemu, user: {token: test}}]',
-          '',
-        ].join('\n'),
-      );
-      return file;
+      return writeKubeconfig(path.join(dir, `kubeconfig-${replica.id}`), replica.url, { insecure: true, namespace: 'default', token: 'test' });
     },
   };
 }
