@@ -1,108 +1,52 @@
 // Test helper: one kube-apiserver on a fresh SQLite file plus kube-controller-manager processes against it,
 // all on free ports, with short leader-election durations; a REST client for the test itself; pod
 // tracking from a watch; and a stand-in for kubelets that marks pods Ready.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { R, formatTime, type Lease, type Pod } from '@kemu/api';
-import { RestClient } from '@kemu/client';
-import { freePort } from '@kemu/base/testing/ports';
+import type { RestClient } from '@kemu/client';
 import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
+import { SHORT_LEASE, leaderLease, leaseHolderName, startSingleApiserver, type SingleApiserver } from '../support/single-apiserver.ts';
 
 const run = promisify(execFile);
 
-export const SHORT_LEASE = ['--leader-elect-lease-duration=2s', '--leader-elect-renew-deadline=1500ms', '--leader-elect-retry-period=500ms'];
+export { SHORT_LEASE };
 
-export interface Env {
-  dir: string;
-  url: string;
-  kubeconfig: string;
-  client: RestClient;
-  apiserver: Proc;
+export interface Env extends Omit<SingleApiserver, 'stop'> {
   managers: Map<string, Proc>;
-  /** SIGKILLs the apiserver and starts it again on the same port and data (waits until ready). */
-  restartApiserver(): Promise<void>;
   startManager(name: string, extra?: string[]): Promise<Proc>;
   kubectl(...args: string[]): Promise<string>;
   stop(): Promise<void>;
 }
 
 export async function startEnv(): Promise<Env> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'kemu-kcm-'));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const apiserverArgs = ['--bind-address=127.0.0.1', `--secure-port=${port}`, `--datastore-endpoint=sqlite://${path.join(dir, 'state.db')}`];
-  const client = new RestClient({ server: url, qps: 500, burst: 1000 });
-  const startApiserver = async (): Promise<Proc> => {
-    const p = startProcess('kube-apiserver', BIN.apiserver, apiserverArgs);
-    await waitFor(
-      'kube-apiserver ready',
-      async () => {
-        if (p.child.exitCode !== null) throw new Error(`kube-apiserver exited: ${p.output()}`);
-        return (await client.raw('GET', '/readyz')).status === 200;
-      },
-      30_000,
-    );
-    return p;
-  };
-  const apiserver = await startApiserver();
-  const kubeconfig = path.join(dir, 'kubeconfig');
-  writeFileSync(
-    kubeconfig,
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      `clusters: [{name: kemu, cluster: {server: "${url}"}}]`,
-      'contexts: [{name: kemu, context: {cluster: kemu, namespace: default}}]',
-      'current-context: kemu',
-      '',
-    ].join('\n'),
-  );
+  const base = await startSingleApiserver({ prefix: 'kemu-kcm-', namespace: 'default', qps: 500, burst: 1000 });
+  const stopBase = base.stop;
   const managers = new Map<string, Proc>();
-  const env: Env = {
-    dir,
-    url,
-    kubeconfig,
-    client,
-    apiserver,
+  // The same object, so restartApiserver's new process shows in env.apiserver.
+  return Object.assign(base, {
     managers,
-    async restartApiserver() {
-      await env.apiserver.kill('SIGKILL');
-      env.apiserver = await startApiserver();
-    },
-    async startManager(name, extra = SHORT_LEASE) {
-      const p = startProcess(name, BIN.controllerManager, [`--kubeconfig=${kubeconfig}`, '--secure-port=0', `--hostname-override=${name}`, ...extra]);
+    async startManager(name: string, extra = SHORT_LEASE) {
+      const p = startProcess(name, BIN.controllerManager, [`--kubeconfig=${base.kubeconfig}`, '--secure-port=0', `--hostname-override=${name}`, ...extra]);
       managers.set(name, p);
       return p;
     },
-    async kubectl(...args) {
-      const { stdout } = await run('kubectl', [`--kubeconfig=${kubeconfig}`, ...args], { timeout: 60_000 });
+    async kubectl(...args: string[]) {
+      const { stdout } = await run('kubectl', [`--kubeconfig=${base.kubeconfig}`, ...args], { timeout: 60_000 });
       return stdout;
     },
-    async stop() {
-      await Promise.all([...managers.values()].map((p) => p.kill('SIGKILL')));
-      await env.apiserver.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-  return env;
+    stop: () => stopBase(managers.values()),
+  });
 }
 
 /** The controller-manager Lease as it is now (undefined before the first leader). */
-export async function lease(client: RestClient): Promise<Lease | undefined> {
-  try {
-    return await client.get<Lease>(R.leases, 'kube-system', 'kube-controller-manager');
-  } catch {
-    return undefined;
-  }
+export function lease(client: RestClient): Promise<Lease | undefined> {
+  return leaderLease(client, 'kube-controller-manager');
 }
 
 /** "<hostname-override>" part of the holder identity ("name_uuid"), or "" when released. */
-export async function holderName(client: RestClient): Promise<string> {
-  const id = (await lease(client))?.spec?.holderIdentity ?? '';
-  return id.split('_')[0] ?? '';
+export function holderName(client: RestClient): Promise<string> {
+  return leaseHolderName(client, 'kube-controller-manager');
 }
 
 /** Watches pods in a namespace, keeping the live set; optionally marks each new pod Ready (no kubelets here). */

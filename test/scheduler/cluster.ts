@@ -1,62 +1,35 @@
 // Test helper: one kube-apiserver on a fresh SQLite file, kube-scheduler processes against it (free ports,
 // short leases), a REST client for the test, and helpers to create nodes (no kubelet) and pods.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { R, type CoreEvent, type Lease, type Node, type Pod } from '@kemu/api';
-import { RestClient } from '@kemu/client';
-import { freePort } from '@kemu/base/testing/ports';
+import { R, type CoreEvent, type Node, type Pod } from '@kemu/api';
+import type { RestClient } from '@kemu/client';
 import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
+import { SHORT_LEASE, leaseHolderName, startSingleApiserver, type SingleApiserver } from '../support/single-apiserver.ts';
 
-export const SHORT_LEASE = ['--leader-elect-lease-duration=2s', '--leader-elect-renew-deadline=1500ms', '--leader-elect-retry-period=500ms'];
+export { SHORT_LEASE };
 
-export interface Env {
-  dir: string;
-  url: string;
-  kubeconfig: string;
-  client: RestClient;
-  apiserver: Proc;
+export interface Env extends Omit<SingleApiserver, 'stop' | 'restartApiserver'> {
   schedulers: Map<string, Proc>;
   startScheduler(name: string, extra?: string[], configYaml?: string): Proc;
   stop(): Promise<void>;
 }
 
 export async function startEnv(): Promise<Env> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'kemu-sched-'));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const apiserver = startProcess('kube-apiserver', BIN.apiserver, [
-    '--bind-address=127.0.0.1',
-    `--secure-port=${port}`,
-    `--datastore-endpoint=sqlite://${path.join(dir, 'state.db')}`,
-  ]);
-  const client = new RestClient({ server: url, qps: 1000, burst: 2000 });
-  await waitFor(
-    'kube-apiserver ready',
-    async () => {
-      if (apiserver.child.exitCode !== null) throw new Error(`kube-apiserver exited: ${apiserver.output()}`);
-      return (await client.raw('GET', '/readyz')).status === 200;
-    },
-    30_000,
-  );
-  const kubeconfig = path.join(dir, 'kubeconfig');
-  writeFileSync(
-    kubeconfig,
-    ['apiVersion: v1', 'kind: Config', `clusters: [{name: kemu, cluster: {server: "${url}"}}]`, 'contexts: [{name: kemu, context: {cluster: kemu}}]', 'current-context: kemu', ''].join('\n'),
-  );
+  const base = await startSingleApiserver({ prefix: 'kemu-sched-', qps: 1000, burst: 2000 });
   const schedulers = new Map<string, Proc>();
   let n = 0;
   return {
-    dir,
-    url,
-    kubeconfig,
-    client,
-    apiserver,
+    dir: base.dir,
+    url: base.url,
+    kubeconfig: base.kubeconfig,
+    client: base.client,
+    apiserver: base.apiserver,
     schedulers,
     startScheduler(name, extra = SHORT_LEASE, configYaml) {
-      const args = [`--kubeconfig=${kubeconfig}`, '--secure-port=0', `--hostname-override=${name}`, ...extra];
+      const args = [`--kubeconfig=${base.kubeconfig}`, '--secure-port=0', `--hostname-override=${name}`, ...extra];
       if (configYaml) {
-        const f = path.join(dir, `config-${name}-${++n}.yaml`);
+        const f = path.join(base.dir, `config-${name}-${++n}.yaml`);
         writeFileSync(f, configYaml);
         args.push(`--config=${f}`);
       }
@@ -64,11 +37,7 @@ export async function startEnv(): Promise<Env> {
       schedulers.set(name, p);
       return p;
     },
-    async stop() {
-      await Promise.all([...schedulers.values()].map((p) => p.kill('SIGKILL')));
-      await apiserver.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop: () => base.stop(schedulers.values()),
   };
 }
 
@@ -120,11 +89,6 @@ export async function eventsFor(client: RestClient, name: string, namespace = 'd
   return list.items.filter((e) => e.involvedObject.name === name);
 }
 
-export async function schedulerHolder(client: RestClient): Promise<string> {
-  try {
-    const l = await client.get<Lease>(R.leases, 'kube-system', 'kube-scheduler');
-    return (l.spec?.holderIdentity ?? '').split('_')[0] ?? '';
-  } catch {
-    return '';
-  }
+export function schedulerHolder(client: RestClient): Promise<string> {
+  return leaseHolderName(client, 'kube-scheduler');
 }
