@@ -1,29 +1,21 @@
 // The real kubectl against one kube-apiserver process (fresh HOME, so discovery is fetched anew).
-import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startCluster, type Cluster, type Replica } from './cluster.ts';
+import { kubectlEnv, runKubectl } from '../support/kubectl.ts';
 
 let cluster: Cluster;
 let A: Replica;
 let env: NodeJS.ProcessEnv;
 
-function kubectl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile('kubectl', args, { env, timeout: 30_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const kubectl = (...args: string[]) => runKubectl(env, args);
 
 beforeAll(async () => {
   cluster = await startCluster(1);
   A = cluster.replicas[0] as Replica;
-  const home = path.join(cluster.dir, 'home');
-  mkdirSync(home);
-  env = { ...process.env, HOME: home, KUBECONFIG: cluster.kubeconfig(A) };
+  env = kubectlEnv(cluster.dir, cluster.kubeconfig(A));
   const pod = { metadata: { name: 'web-1', labels: { app: 'web' } }, spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'nginx' }] } };
   expect((await api(`${A.url}/api/v1/namespaces/default/pods`, 'POST', pod)).status).toBe(201);
 }, 60_000);
