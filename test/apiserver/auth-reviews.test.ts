@@ -1,28 +1,14 @@
 // kubectl auth can-i / auth whoami against an in-process kube-apiserver: kemu allows everything and every
 // caller is the cluster admin; the reviews are answered on create and never stored.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createApiServer, ensureSystemNamespaces, type ApiServer } from '@kemu/apiserver';
-import { silentLogger } from '@kemu/base';
-import { MemoryBackend } from '@kemu/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInProcessApiserver, type InProcessApiserver } from '../support/in-process-apiserver.ts';
+import { kubectlEnv, runKubectl } from '../support/kubectl.ts';
 
-let srv: ApiServer;
+let apiserver: InProcessApiserver;
 let url: string;
-let dir: string;
 let env: NodeJS.ProcessEnv;
 
-function kubectl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile('kubectl', ['--cache-dir', path.join(dir, 'cache'), ...args], { env, timeout: 30_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const kubectl = (...args: string[]) => runKubectl(env, args);
 
 async function post(p: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -30,29 +16,11 @@ async function post(p: string, body: unknown): Promise<{ status: number; body: R
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'kemu-auth-'));
-  srv = await createApiServer({ backend: new MemoryBackend(), logger: silentLogger() });
-  await srv.start();
-  await ensureSystemNamespaces(srv.ctx.registry);
-  await srv.app.listen({ port: 0, host: '127.0.0.1' });
-  url = `http://127.0.0.1:${(srv.app.server.address() as AddressInfo).port}`;
-  const kubeconfig = path.join(dir, 'kubeconfig');
-  writeFileSync(
-    kubeconfig,
-    `apiVersion: v1
-kind: Config
-clusters: [{name: emu, cluster: {server: "${url}", insecure-skip-tls-verify: true}}]
-contexts: [{name: emu, context: {cluster: emu, user: emu, namespace: default}}]
-current-context: emu
-users: [{name: emu, user: {token: anything}}]
-`,
-  );
-  env = { ...process.env, HOME: dir, KUBECONFIG: kubeconfig };
+  apiserver = await startInProcessApiserver('kemu-auth-');
+  url = apiserver.url;
+  env = kubectlEnv(apiserver.dir, apiserver.kubeconfig);
 }, 30_000);
-afterAll(async () => {
-  await srv?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(async () => apiserver?.close());
 
 describe('auth reviews', () => {
   it('kubectl auth can-i create pods prints yes', async () => {

@@ -1,20 +1,14 @@
 // kubectl logs -f semantics: GET pods/<name>/log?follow=true stays open while the container runs and ends
 // when it terminates or the pod is deleted; without follow the (empty) log is returned at once.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { R } from '@kemu/api';
-import { createApiServer, ensureSystemNamespaces, type ApiServer } from '@kemu/apiserver';
-import { silentLogger } from '@kemu/base';
-import { MemoryBackend } from '@kemu/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInProcessApiserver, type InProcessApiserver } from '../support/in-process-apiserver.ts';
+import { kubectlEnv } from '../support/kubectl.ts';
 
-let srv: ApiServer;
+let apiserver: InProcessApiserver;
 let url: string;
-let dir: string;
 
 interface Follow {
   status: number;
@@ -61,30 +55,13 @@ async function roundTrip(): Promise<void> {
   expect((await call('GET', '/api/v1/namespaces/default/pods')).status).toBe(200);
 }
 
-const podWatchers = () => srv.ctx.cacher.cache(R.pods).watchers.size;
+const podWatchers = () => apiserver.srv.ctx.cacher.cache(R.pods).watchers.size;
 
 beforeAll(async () => {
-  srv = await createApiServer({ backend: new MemoryBackend(), logger: silentLogger() });
-  await srv.start();
-  await ensureSystemNamespaces(srv.ctx.registry);
-  await srv.app.listen({ port: 0, host: '127.0.0.1' });
-  url = `http://127.0.0.1:${(srv.app.server.address() as AddressInfo).port}`;
-  dir = mkdtempSync(path.join(tmpdir(), 'kemu-logs-'));
-  writeFileSync(
-    path.join(dir, 'kubeconfig'),
-    `apiVersion: v1
-kind: Config
-clusters: [{name: emu, cluster: {server: "${url}", insecure-skip-tls-verify: true}}]
-contexts: [{name: emu, context: {cluster: emu, user: emu, namespace: default}}]
-current-context: emu
-users: [{name: emu, user: {token: anything}}]
-`,
-  );
+  apiserver = await startInProcessApiserver('kemu-logs-');
+  url = apiserver.url;
 }, 30_000);
-afterAll(async () => {
-  await srv?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(async () => apiserver?.close());
 
 describe('pods/log follow', () => {
   it('without follow returns the empty log at once', async () => {
@@ -133,8 +110,8 @@ describe('pods/log follow', () => {
   it('kubectl logs -f keeps running until the pod is deleted, then exits 0', async () => {
     await createPod('tail');
     const before = podWatchers();
-    const env = { ...process.env, HOME: dir, KUBECONFIG: path.join(dir, 'kubeconfig') };
-    const child = spawn('kubectl', ['--cache-dir', path.join(dir, 'cache'), 'logs', '-f', 'tail'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = kubectlEnv(apiserver.dir, apiserver.kubeconfig);
+    const child = spawn('kubectl', ['logs', '-f', 'tail'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
