@@ -4,40 +4,41 @@
 //  2. cross-replica watch latency p50/p99 at 500 writes/s (writes through A and C, watch on B);
 //  3. watch fan-out: 1,000 watchers on one replica, 200 writes/s, delivery p99;
 //  4. listing 10,000 pods (resourceVersion=0 from the watch cache, and consistent from the store), and RSS.
-// usage: node --import tsx bench/apiserver-bench.ts [--seconds S] [--watchers N] [--pods N] [--skip-etcd] [--phases write,etcd,cross,fanout,list]
-//        [--drain-procs N] (processes holding the fan-out watchers not sampled for latency; 0 = in the bench process)
+// usage: npm run bench -- apiserver [--seconds S] [--watchers N] [--pods N] [--skip-etcd] [--phases write,etcd,cross,fanout,list]
+//        [--drain-procs N] (--help lists the flags)
 import { freePort } from '@kemu/base/testing/ports';
 import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { drainWatch } from './lib/drain-watch.ts';
+import { atLeast, benchFlags, oneOf } from './lib/flags.ts';
+import { runBench, type Work } from './lib/workdir.ts';
 
-function arg(name: string, dflt: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : dflt;
-  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number`);
-  return v;
-}
-const SECONDS = arg('seconds', 8);
-const WATCHERS = arg('watchers', 1000);
-const PODS = arg('pods', 10_000);
+const ALL_PHASES = ['write', 'etcd', 'cross', 'fanout', 'list'];
+const flags = benchFlags(
+  'apiserver',
+  {
+    seconds: { type: 'float', default: 8, usage: 'length of each timed phase (writes, cross-replica latency, fan-out) in seconds' },
+    watchers: { type: 'int', default: 1000, usage: 'watchers on one replica in the fan-out phase (latency sampled on up to 50)' },
+    pods: { type: 'int', default: 10_000, usage: 'pods to create and list in the list phase' },
+    'skip-etcd': { type: 'bool', default: false, usage: 'leave out the etcd comparison' },
+    phases: { type: 'stringArray', default: ALL_PHASES, usage: 'phases to run' },
+    'drain-procs': { type: 'int', default: 2, usage: 'child processes holding the fan-out watchers not sampled for latency; 0: in the bench process' },
+  },
+  (f) => atLeast(f, 0, ['seconds'], true) ?? atLeast(f, 1, ['watchers', 'pods']) ?? atLeast(f, 0, ['drain-procs']) ?? oneOf(f, 'phases', ALL_PHASES),
+);
+const SECONDS = flags.seconds;
+const WATCHERS = flags.watchers;
+const PODS = flags.pods;
 const CLIENTS = 64;
-const DRAIN_PROCS = (() => {
-  const i = process.argv.indexOf('--drain-procs');
-  const v = i >= 0 ? Number(process.argv[i + 1]) : 2;
-  if (!Number.isInteger(v) || v < 0) throw new Error('--drain-procs must be an integer >= 0');
-  return v;
-})();
-const skipEtcd = process.argv.includes('--skip-etcd');
-const phasesArg = process.argv.indexOf('--phases');
-const PHASES = new Set((phasesArg >= 0 ? (process.argv[phasesArg + 1] ?? '') : 'write,etcd,cross,fanout,list').split(','));
+const DRAIN_PROCS = flags['drain-procs'];
+const skipEtcd = flags['skip-etcd'];
+const PHASES = new Set(flags.phases);
 
-const dir = mkdtempSync(path.join(tmpdir(), 'kemu-bench-apiserver-'));
 const procs: Proc[] = [];
-let etcd: ChildProcess | undefined;
 const agent = new Agent({ connections: 2048, pipelining: 1, keepAliveTimeout: 60_000 });
 
 function pct(xs: number[], p: number): number {
@@ -47,7 +48,7 @@ function pct(xs: number[], p: number): number {
 }
 const f1 = (n: number) => n.toFixed(1);
 
-async function startReplicas(n: number): Promise<string[]> {
+async function startReplicas(n: number, dir: string): Promise<string[]> {
   const db = path.join(dir, 'state.db');
   const urls: string[] = [];
   for (let i = 0; i < n; i++) {
@@ -89,28 +90,33 @@ async function kemuWrites(urls: string[]): Promise<number> {
   });
 }
 
-async function etcdWrites(): Promise<number | undefined> {
+/** Puts/s against a one-member etcd on loopback, or undefined when there is no etcd binary or it does not start. */
+async function etcdWrites(work: Work): Promise<number | undefined> {
   const client = await freePort();
   const peer = await freePort();
   const url = `http://127.0.0.1:${client}`;
+  const etcd = spawn('etcd', ['--data-dir', path.join(work.dir, 'etcd'), '--listen-client-urls', url, '--advertise-client-urls', url, '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`, '--initial-cluster', `default=http://127.0.0.1:${peer}`], { stdio: 'ignore' });
+  work.track(etcd);
+  let spawnError: Error | undefined;
+  etcd.once('error', (e) => (spawnError = e)); // ENOENT: no etcd installed
   try {
-    etcd = spawn('etcd', ['--data-dir', path.join(dir, 'etcd'), '--listen-client-urls', url, '--advertise-client-urls', url, '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`, '--initial-cluster', `default=http://127.0.0.1:${peer}`], { stdio: 'ignore' });
-  } catch {
-    return undefined;
+    const started = await waitFor('etcd', async () => {
+      if (spawnError) throw spawnError;
+      const r = await request(`${url}/health`, { dispatcher: agent });
+      await r.body.text();
+      return r.statusCode === 200;
+    }, 20_000).then(() => true, () => false);
+    if (!started) return undefined;
+    const value = Buffer.from(JSON.stringify({ metadata: { name: 'x', namespace: 'default' }, data: { k: 'v' } })).toString('base64');
+    return await closedLoop(SECONDS, CLIENTS, async (c, i) => {
+      const key = Buffer.from(`/registry/configmaps/default/tp-${c}-${i}`).toString('base64');
+      const r = await request(`${url}/v3/kv/put`, { method: 'POST', body: JSON.stringify({ key, value }), dispatcher: agent });
+      await r.body.text();
+      return r.statusCode === 200;
+    });
+  } finally {
+    etcd.kill('SIGKILL');
   }
-  const started = await waitFor('etcd', async () => {
-    const r = await request(`${url}/health`, { dispatcher: agent });
-    await r.body.text();
-    return r.statusCode === 200;
-  }, 20_000).then(() => true, () => false);
-  if (!started) return undefined;
-  const value = Buffer.from(JSON.stringify({ metadata: { name: 'x', namespace: 'default' }, data: { k: 'v' } })).toString('base64');
-  return closedLoop(SECONDS, CLIENTS, async (c, i) => {
-    const key = Buffer.from(`/registry/configmaps/default/tp-${c}-${i}`).toString('base64');
-    const r = await request(`${url}/v3/kv/put`, { method: 'POST', body: JSON.stringify({ key, value }), dispatcher: agent });
-    await r.body.text();
-    return r.statusCode === 200;
-  });
 }
 
 /** Streams a watch and calls onLine for each event line. */
@@ -137,42 +143,17 @@ async function openWatch(url: string, onLine: (line: string, at: number) => void
   return { close: () => ac.abort() };
 }
 
-/** A watch that only counts event lines (for the watchers not sampled for latency). */
-async function drainWatch(url: string): Promise<{ close(): void; lines(): number }> {
-  const ac = new AbortController();
-  const res = await request(url, { signal: ac.signal, dispatcher: agent });
-  let n = 0;
-  void (async () => {
-    try {
-      for await (const chunk of res.body) {
-        const b = chunk as Buffer;
-        for (let i = b.indexOf(10); i >= 0; i = b.indexOf(10, i + 1)) n++;
-      }
-    } catch {
-      // aborted
-    }
-  })();
-  return { close: () => ac.abort(), lines: () => n };
-}
-
 /**
- * The non-sampled watchers in child processes (--drain-procs, default 2): real watchers are separate
- * clients, and 1,000 streams in the measuring process make its own event loop the latency being measured.
- * A child opens its watches, prints "ready", and on "stop" on stdin prints each watch's line count.
+ * The non-sampled watchers in child processes (--drain-procs, default 2; bench/apiserver-drain.ts): real
+ * watchers are separate clients, and 1,000 streams in the measuring process make its own event loop the
+ * latency being measured.
  */
-async function drainChild(url: string, n: number): Promise<void> {
-  rmSync(dir, { recursive: true, force: true }); // the module's temp dir: not needed here
-  const drains = await Promise.all(Array.from({ length: n }, () => drainWatch(url)));
-  process.stdout.write('ready\n');
-  process.stdin.once('data', () => {
-    process.stdout.write(`${JSON.stringify(drains.map((d) => d.lines()))}\n`, () => process.exit(0));
-  });
-}
-
-async function drainProcesses(url: string, total: number, nprocs: number): Promise<{ pids: { name: string; pid: number | undefined }[]; stop(): Promise<number[]> }> {
+async function drainProcesses(work: Work, url: string, total: number, nprocs: number): Promise<{ pids: { name: string; pid: number | undefined }[]; stop(): Promise<number[]> }> {
   const children = Array.from({ length: nprocs }, (_, i) => {
     const n = Math.floor(total / nprocs) + (i < total % nprocs ? 1 : 0);
-    return spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--drain', url, String(n)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./apiserver-drain.ts', import.meta.url)), url, String(n)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    work.track(child);
+    return child;
   });
   const outputs = children.map((c) => {
     let out = '';
@@ -272,19 +253,18 @@ async function timeGet(url: string, n: number): Promise<{ p50: number; bytes: nu
   return { p50: pct(ts, 50), bytes, items };
 }
 
-async function main(): Promise<void> {
+async function main(work: Work): Promise<void> {
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   console.log(`kube-apiserver benchmark (${SECONDS}s phases, ${CLIENTS} clients; load average at start ${load})`);
-  const urls = await startReplicas(3);
+  const urls = await startReplicas(3, work.dir);
   const [A, B, C] = urls as [string, string, string];
 
   const kemu = PHASES.has('write') ? await kemuWrites(urls) : NaN;
   if (PHASES.has('write')) console.log(`write throughput, 3 replicas / 1 SQLite file: ${f1(kemu)} creates/s (goal >= 3000: ${kemu >= 3000 ? 'met' : 'NOT met'})`);
   if (!skipEtcd && PHASES.has('etcd')) {
-    const e = await etcdWrites();
+    const e = await etcdWrites(work);
     if (e === undefined) console.log('etcd: not available (install Debian etcd-server)');
     else console.log(`etcd 3.4 (1 member, loopback, JSON gateway puts): ${f1(e)} puts/s; kemu/etcd = ${(kemu / e).toFixed(2)}`);
-    etcd?.kill('SIGKILL');
   }
 
   if (PHASES.has('cross')) {
@@ -298,8 +278,8 @@ async function main(): Promise<void> {
   const SAMPLE = Math.min(50, WATCHERS);
   const rv0 = ((await (await request(`${B}/api/v1/namespaces/default/configmaps?limit=1`, { dispatcher: agent })).body.json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
   const drainUrl = `${B}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${rv0}`;
-  const inProcess = DRAIN_PROCS === 0 ? await Promise.all(Array.from({ length: WATCHERS - SAMPLE }, () => drainWatch(drainUrl))) : [];
-  const children = DRAIN_PROCS > 0 ? await drainProcesses(drainUrl, WATCHERS - SAMPLE, DRAIN_PROCS) : undefined;
+  const inProcess = DRAIN_PROCS === 0 ? await Promise.all(Array.from({ length: WATCHERS - SAMPLE }, () => drainWatch(drainUrl, agent))) : [];
+  const children = DRAIN_PROCS > 0 ? await drainProcesses(work, drainUrl, WATCHERS - SAMPLE, DRAIN_PROCS) : undefined;
   const { out: fan, report: cpu } = await withCpu(() => pacedLatency([A], Array.from({ length: SAMPLE }, () => B), 200, SECONDS, 'f'), children?.pids);
   const drained = inProcess.map((d) => d.lines()).concat(children ? await children.stop() : []);
   for (const d of inProcess) d.close();
@@ -338,16 +318,4 @@ async function main(): Promise<void> {
   console.log(`RSS per replica: ${procs.map((p) => `${p.name} ${f1(rssMiB(p))} MiB`).join(', ')}`);
 }
 
-const drainAt = process.argv.indexOf('--drain');
-if (drainAt >= 0) void drainChild(process.argv[drainAt + 1] ?? '', Number(process.argv[drainAt + 2]));
-else main()
-  .catch((e: unknown) => {
-    console.error(e);
-    process.exitCode = 1;
-  })
-  .finally(async () => {
-    for (const p of procs) await p.kill('SIGKILL');
-    etcd?.kill('SIGKILL');
-    await agent.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+await runBench('apiserver', main);

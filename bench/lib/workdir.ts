@@ -1,7 +1,8 @@
 // Bench helper: the one way a benchmark gets its scratch directory and cleans up. runBench runs the
-// benchmark; on its end, its failure, SIGINT or SIGTERM alike it kills every process started through
-// startProcess (by pid, killAll), runs the benchmark's own teardowns, removes the directory, and exits
-// 0, 1 (it threw), 130 or 143. A second signal during the cleanup exits at once.
+// benchmark; on its end, its failure (thrown, or a rejection nobody awaited), SIGINT or SIGTERM alike it
+// kills every process started through startProcess (by pid, killAll), runs the benchmark's own teardowns,
+// removes the directory, and exits 0, 1 (it failed), 130 or 143. A second signal during the cleanup exits
+// at once.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,12 +48,22 @@ export async function runBench(name: string, main: (work: Work) => Promise<void>
       signalled = true;
       void cleanup().then(() => process.exit(code));
     });
+  const report = (e: unknown): void => console.error(`${name}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  // A rejection nobody awaited also ends the run through the cleanup; once cleaning, requests failing
+  // because their servers were just killed are expected and not reported.
+  const crash = (e: unknown): void => {
+    if (cleaning) return;
+    report(e);
+    void cleanup().then(() => process.exit(1));
+  };
+  process.on('uncaughtException', crash);
+  process.on('unhandledRejection', crash);
   let code = 0;
   try {
     await main(work);
   } catch (e) {
     code = 1;
-    console.error(`${name}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    report(e);
   }
   await cleanup();
   process.exit(code);
