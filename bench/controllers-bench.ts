@@ -3,26 +3,33 @@
 //     pods (distinct pods ever created beyond N × R, from a watch; must be 0);
 //  2. fail-over at the default durations (15s lease, 10s renew deadline, 2s retry): K SIGKILLs and K SIGTERMs
 //     of the leader among three processes, time until another holds the Lease (median, max).
-// usage: node --import tsx bench/controllers-bench.ts [--deployments N] [--replicas R] [--kills K]
-//        [--qps Q] [--burst B] [--phases scale,failover]
+// usage: npm run bench -- controllers [--deployments N] [--replicas R] [--kills K] [--qps Q] [--burst B]
+//        [--phases scale,failover] (--help lists the flags)
 import { R, type Deployment, type Pod } from '@kemu/api';
 import { holderName, startEnv, waitFor, type Env } from '../test/controller-manager/cluster.ts';
+import { atLeast, benchFlags, oneOf } from './lib/flags.ts';
+import { runBench, type Work } from './lib/workdir.ts';
 
-function arg(name: string, dflt: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : dflt;
-  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number`);
-  return v;
-}
-const DEPLOYMENTS = arg('deployments', 1000);
-const REPLICAS = arg('replicas', 10);
-const KILLS = arg('kills', 3);
-// The controller-manager's client rate limit (Kubernetes' default is 20/30; at that rate 10,000 pods take
-// minutes of pure throttling, so the bench raises it and says so).
-const QPS = arg('qps', 500);
-const BURST = arg('burst', 1000);
-const phasesArg = process.argv.indexOf('--phases');
-const PHASES = new Set((phasesArg >= 0 ? (process.argv[phasesArg + 1] ?? '') : 'scale,failover').split(','));
+const ALL_PHASES = ['scale', 'failover'];
+const flags = benchFlags(
+  'controllers',
+  {
+    deployments: { type: 'int', default: 1000, usage: 'Deployments created at once in the scale phase' },
+    replicas: { type: 'int', default: 10, usage: 'replicas per Deployment' },
+    kills: { type: 'int', default: 3, usage: 'SIGKILLs and as many SIGTERMs of the leader in the fail-over phase' },
+    // Kubernetes' default is 20/30; at that rate 10,000 pods take minutes of pure throttling, so the bench raises it and says so.
+    qps: { type: 'float', default: 500, usage: "the controller-manager's --kube-api-qps in the scale phase" },
+    burst: { type: 'int', default: 1000, usage: "the controller-manager's --kube-api-burst in the scale phase" },
+    phases: { type: 'stringArray', default: ALL_PHASES, usage: 'phases to run' },
+  },
+  (f) => atLeast(f, 1, ['deployments', 'replicas', 'kills', 'burst']) ?? atLeast(f, 0, ['qps'], true) ?? oneOf(f, 'phases', ALL_PHASES),
+);
+const DEPLOYMENTS = flags.deployments;
+const REPLICAS = flags.replicas;
+const KILLS = flags.kills;
+const QPS = flags.qps;
+const BURST = flags.burst;
+const PHASES = new Set(flags.phases);
 
 function deployment(i: number): Deployment {
   const name = `bench-${i}`;
@@ -47,8 +54,9 @@ async function pool<T>(items: T[], concurrency: number, fn: (x: T) => Promise<vo
   );
 }
 
-async function scalePhase(): Promise<void> {
+async function scalePhase(work: Work): Promise<void> {
   const env = await startEnv();
+  work.defer(() => env.stop());
   try {
     await env.startManager('kcm-0', [`--kube-api-qps=${QPS}`, `--kube-api-burst=${BURST}`]);
     await waitFor('a leader', () => holderName(env.client), 60_000);
@@ -114,8 +122,9 @@ function stats(xs: number[]): string {
   return `median ${(median / 1000).toFixed(2)} s, max ${((s[s.length - 1] ?? 0) / 1000).toFixed(2)} s (${s.map((x) => (x / 1000).toFixed(2)).join(', ')})`;
 }
 
-async function failoverPhase(): Promise<void> {
+async function failoverPhase(work: Work): Promise<void> {
   const env: Env = await startEnv();
+  work.defer(() => env.stop());
   try {
     const names = ['kcm-a', 'kcm-b', 'kcm-c'];
     await Promise.all(names.map((n) => env.startManager(n, [])));
@@ -145,6 +154,7 @@ async function failoverPhase(): Promise<void> {
   }
 }
 
-if (PHASES.has('scale')) await scalePhase();
-if (PHASES.has('failover')) await failoverPhase();
-process.exit(0);
+await runBench('controllers', async (work) => {
+  if (PHASES.has('scale')) await scalePhase(work);
+  if (PHASES.has('failover')) await failoverPhase(work);
+});
