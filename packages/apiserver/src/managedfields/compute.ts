@@ -77,7 +77,12 @@ function listSet(list: unknown[], lt: ListType, path: string[], r: ResourceInfo 
   return s;
 }
 
-/** Every node at or below a value, as members (an added or removed subtree). */
+/** Adds under pe of s every node below v as a member (an added or removed subtree). */
+function addSubtree(s: FieldSet, pe: string, v: unknown, path: string[], r: ResourceInfo | undefined): void {
+  if (typeof v === 'object' && v !== null) s.attach(pe, subtree(v, path, r));
+}
+
+/** Every node below a value, as members. */
 function subtree(v: unknown, path: string[], r: ResourceInfo | undefined): FieldSet {
   const s = new FieldSet();
   if (isPlainObject(v)) {
@@ -85,7 +90,7 @@ function subtree(v: unknown, path: string[], r: ResourceInfo | undefined): Field
     for (const k of Object.keys(v)) {
       path.push(k);
       s.members.add(`f:${k}`);
-      s.attach(`f:${k}`, subtree(v[k], path, r));
+      addSubtree(s, `f:${k}`, v[k], path, r);
       path.pop();
     }
   } else if (Array.isArray(v)) {
@@ -94,7 +99,7 @@ function subtree(v: unknown, path: string[], r: ResourceInfo | undefined): Field
     v.forEach((item, i) => {
       const pe = itemElement(item, lt, i, path, false);
       s.members.add(pe);
-      if (lt.kind === 'map' && !lt.atomicItems) s.attach(pe, subtree(item, path, r));
+      if (lt.kind === 'map' && !lt.atomicItems) addSubtree(s, pe, item, path, r);
     });
   }
   return s;
@@ -127,7 +132,7 @@ function compareMaps(o: Obj, n: Obj, sk: Obj | undefined, path: string[], r: Res
     const skv = sk?.[k];
     if (ov === undefined && !(isPlainObject(skv) && isPlainObject(nv))) {
       c.changed.members.add(pe);
-      c.changed.attach(pe, subtree(nv, path, r));
+      addSubtree(c.changed, pe, nv, path, r);
     } else {
       compareValues(ov ?? {}, nv, isPlainObject(skv) ? skv : undefined, pe, path, r, c);
     }
@@ -138,7 +143,7 @@ function compareMaps(o: Obj, n: Obj, sk: Obj | undefined, path: string[], r: Res
     if (skipped(path, k) || o[k] === undefined) continue;
     path.push(k);
     c.removed.members.add(`f:${k}`);
-    c.removed.attach(`f:${k}`, subtree(o[k], path, r));
+    addSubtree(c.removed, `f:${k}`, o[k], path, r);
     path.pop();
   }
 }
@@ -178,7 +183,7 @@ function compareLists(ol: unknown[], nl: unknown[], lt: ListType, path: string[]
     const granular = lt.kind === 'map' && !lt.atomicItems;
     if (!old.has(pe)) {
       c.changed.members.add(pe);
-      if (granular) c.changed.attach(pe, subtree(item, path, r));
+      if (granular) addSubtree(c.changed, pe, item, path, r);
       return;
     }
     const oi = old.get(pe);
@@ -194,7 +199,7 @@ function compareLists(ol: unknown[], nl: unknown[], lt: ListType, path: string[]
   for (const [pe, item] of old) {
     if (seen.has(pe)) continue;
     c.removed.members.add(pe);
-    if (lt.kind === 'map' && !lt.atomicItems) c.removed.attach(pe, subtree(item, path, r));
+    if (lt.kind === 'map' && !lt.atomicItems) addSubtree(c.removed, pe, item, path, r);
   }
   return c;
 }

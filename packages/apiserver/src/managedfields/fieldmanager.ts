@@ -19,6 +19,18 @@ export interface FieldManagerScope {
   now: number;
 }
 
+let lastSecond = -1;
+let lastTime = '';
+/** formatTime, computed once a second: every write of that second shares it. */
+function timeOf(ms: number): string {
+  const sec = Math.floor(ms / 1000);
+  if (sec !== lastSecond) {
+    lastSecond = sec;
+    lastTime = formatTime(ms);
+  }
+  return lastTime;
+}
+
 function asObj(o: KubeObject): Obj {
   return o as unknown as Obj;
 }
@@ -71,7 +83,7 @@ export function recordUpdate(live: KubeObject | undefined, next: KubeObject, man
   }
   const prev = managers.get(id);
   if (!changed.isEmpty()) {
-    const entry: Manager = { manager, operation: 'Update', apiVersion, time: formatTime(scope.now), set: prev ? prev.set.difference(removed).union(changed) : changed };
+    const entry: Manager = { manager, operation: 'Update', apiVersion, time: timeOf(scope.now), set: prev ? prev.set.difference(removed).union(changed) : changed };
     if (scope.subresource) entry.subresource = scope.subresource;
     managers.set(id, entry);
   } else if (prev) {
@@ -124,7 +136,8 @@ export interface PreparedApply {
 
 /**
  * Applies `config` (already checked: kind, name, no managedFields) over live (undefined: a create).
- * Throws a 400 when the configuration cannot be keyed (a list item without its key).
+ * config becomes part of the result: pass a private copy. Throws FieldPathError when the configuration
+ * cannot be keyed (a list item without its key).
  */
 export function prepareApply(live: KubeObject | undefined, config: KubeObject, manager: string, force: boolean, scope: FieldManagerScope): PreparedApply {
   const r = scope.resource;
@@ -134,7 +147,7 @@ export function prepareApply(live: KubeObject | undefined, config: KubeObject, m
   let set = toFieldSet(asObj(config), r).difference(STRIPPED);
   if (reset) set = set.recursiveDifference(reset);
   const last = managers.get(id);
-  const object = (live ? mergeApplied(asObj(live), asObj(config), r) : structuredClone(asObj(config))) as unknown as KubeObject;
+  const object = (live ? mergeApplied(asObj(live), asObj(config), r) : config) as KubeObject;
   if (last && live) {
     let keep = set;
     for (const [key, m] of managers) if (key !== id) keep = keep.union(m.set);
@@ -154,7 +167,7 @@ export function prepareApply(live: KubeObject | undefined, config: KubeObject, m
       for (const [, m] of others) m.set = m.set.difference(changed).difference(removed);
       const entry: Manager = { manager, operation: 'Apply', apiVersion: groupVersion(r), set };
       if (scope.subresource) entry.subresource = scope.subresource;
-      const time = differs ? formatTime(scope.now) : last?.time;
+      const time = differs ? timeOf(scope.now) : last?.time;
       if (time !== undefined) entry.time = time;
       managers.set(id, entry);
       write(next, managers);

@@ -168,6 +168,7 @@ function readInto(s: FieldSet, v: unknown, depth: number): void {
 }
 
 function sortedElements(s: FieldSet): string[] {
+  if (s.children.size === 0) return [...s.members].sort(comparePathElements);
   const all = new Set<string>(s.members);
   for (const pe of s.children.keys()) all.add(pe);
   return [...all].sort(comparePathElements);
