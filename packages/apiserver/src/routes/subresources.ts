@@ -148,6 +148,8 @@ export async function finalizeNamespace(ctx: ApiContext, req: ApiRequest): Promi
   const t = req.target;
   const name = t.name ?? '';
   const body = asObjectBody(req.body, R.namespaces, undefined);
+  // /finalize is an update: the body must name the URL's namespace (checkName).
+  if (body.metadata.name !== name) throw errors.badRequest(`the name of the object (${body.metadata.name ?? ''}) does not match the name on the URL (${name})`);
   const finalizers = ((body.spec ?? {}) as { finalizers?: unknown }).finalizers;
   if (finalizers !== undefined && (!Array.isArray(finalizers) || finalizers.some((f) => typeof f !== 'string'))) {
     throw errors.badRequest('spec.finalizers must be a list of strings');
