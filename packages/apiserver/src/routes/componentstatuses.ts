@@ -2,6 +2,8 @@
 // leader Lease in kube-system was renewed within its duration; etcd-0 when the store is healthy.
 import { errors, parseTime, R, type KubeObject } from '@kemu/api';
 import type { ApiContext } from '../context.ts';
+import { buildFilter } from '../registry/filter.ts';
+import { checkListOptions } from '../registry/list-options.ts';
 import { tableOr } from './read.ts';
 import type { ApiReply, ApiRequest } from './request.ts';
 
@@ -50,6 +52,11 @@ export async function componentStatuses(ctx: ApiContext, req: ApiRequest): Promi
     if (!one) throw errors.notFound('componentstatuses', name);
     return { code: 200, headers, body: tableOr(ctx, req, [one], {}, one) };
   }
-  const list = { kind: 'ComponentStatusList', apiVersion: 'v1', metadata: {}, items };
-  return { code: 200, headers, body: tableOr(ctx, req, items, {}, list) };
+  // No storage behind it: resourceVersion and continue mean nothing, but the options are still parsed and
+  // validated, and the selectors filter (componentStatusPredicate).
+  checkListOptions(req.query);
+  const filter = buildFilter(R.componentstatuses, ctx.ext, req.query.get('labelSelector'), req.query.get('fieldSelector'));
+  const selected = filter ? items.filter(filter) : items;
+  const list = { kind: 'ComponentStatusList', apiVersion: 'v1', metadata: {}, items: selected };
+  return { code: 200, headers, body: tableOr(ctx, req, selected, {}, list) };
 }

@@ -46,8 +46,6 @@ export async function listObjects(ctx: ApiContext, req: ApiRequest): Promise<Api
   const limit = intParam(q, 'limit');
   const cont = q.get('continue') ?? '';
   if (limit !== undefined && limit < 0) throw errors.badRequest('limit: must be a non-negative integer');
-  if (match && match !== 'Exact' && match !== 'NotOlderThan') throw errors.badRequest(`resourceVersionMatch: unsupported value "${match}"`);
-  if (match && rvParam === '') throw errors.badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
   if (cont && rvParam !== '') throw errors.badRequest('specifying resource version is not allowed when using continue');
   const rv = rvParam === '' ? 0 : Number(rvParam);
   if (!Number.isInteger(rv) || rv < 0) throw errors.badRequest(`invalid resource version: "${rvParam}"`);
