@@ -3,20 +3,33 @@
 // (overall and sustained pods/s, from a watch), with the apiserver in the same run on the same machine.
 // Workloads: "plain" (requests only) and "spread" (PodTopologySpread over zones + required pod
 // anti-affinity per hostname, on every pod).
-// usage: node --import tsx bench/scheduler-bench.ts [--nodes 1000,5000] [--pods 10000]
-//        [--workloads plain,spread] [--qps 5000]
+// usage: npm run bench -- scheduler [--nodes 1000,5000] [--pods 10000] [--workloads plain,spread] [--qps 5000]
+//        (--help lists the flags)
 import { R, type Pod } from '@kemu/api';
 import { waitFor } from '@kemu/base/testing/processes';
 import { createNode, startEnv, type Env } from '../test/scheduler/cluster.ts';
+import { atLeast, benchFlags, invalid, oneOf } from './lib/flags.ts';
+import { runBench } from './lib/workdir.ts';
 
-function list(name: string, dflt: string): string[] {
-  const i = process.argv.indexOf(`--${name}`);
-  return (i >= 0 ? (process.argv[i + 1] ?? dflt) : dflt).split(',').filter(Boolean);
-}
-const NODE_COUNTS = list('nodes', '1000,5000').map(Number);
-const PODS = Number(list('pods', '10000')[0]);
-const WORKLOADS = list('workloads', 'plain,spread');
-const QPS = Number(list('qps', '5000')[0]);
+const ALL_WORKLOADS = ['plain', 'spread'];
+const flags = benchFlags(
+  'scheduler',
+  {
+    nodes: { type: 'stringArray', default: ['1000', '5000'], usage: 'node counts, a fresh apiserver for each' },
+    pods: { type: 'int', default: 10_000, usage: 'pending pods per workload' },
+    workloads: { type: 'stringArray', default: ALL_WORKLOADS, usage: 'workloads at each node count' },
+    qps: { type: 'float', default: 5000, usage: "the scheduler's clientConnection.qps (burst twice it)" },
+  },
+  (f) => {
+    const bad = f.nodes.find((n) => !/^\d+$/.test(n) || Number(n) < 1);
+    if (bad !== undefined) return invalid('nodes', bad, 'must be a list of positive integers');
+    return atLeast(f, 1, ['pods']) ?? atLeast(f, 0, ['qps'], true) ?? oneOf(f, 'workloads', ALL_WORKLOADS);
+  },
+);
+const NODE_COUNTS = flags.nodes.map(Number);
+const PODS = flags.pods;
+const WORKLOADS = flags.workloads;
+const QPS = flags.qps;
 const ZONES = 10;
 const GROUPS = 100;
 
@@ -154,9 +167,10 @@ async function checkSpread(env: Env, ns: string, nodes: number): Promise<number>
   return bad;
 }
 
-async function main(): Promise<void> {
+await runBench('scheduler', async (work) => {
   for (const nodes of NODE_COUNTS) {
     const env = await startEnv();
+    work.defer(() => env.stop());
     try {
       const tn = Date.now();
       await pool(
@@ -172,6 +186,4 @@ async function main(): Promise<void> {
       await env.stop();
     }
   }
-}
-
-await main();
+});

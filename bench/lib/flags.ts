@@ -14,7 +14,8 @@ export function benchFlags<S extends FlagSpecs>(bench: string, specs: S, check?:
   return f;
 }
 
-const invalid = (name: string, value: unknown, why: string): string => `invalid argument "${String(value)}" for "--${name}" flag: ${why}`;
+/** pflag's message for a value a flag does not take. */
+export const invalid = (name: string, value: unknown, why: string): string => `invalid argument "${String(value)}" for "--${name}" flag: ${why}`;
 
 /** The first named numeric flag below min (or, with `exclusive`, not above it), as an error message. */
 export function atLeast<F extends Record<string, unknown>>(f: F, min: number, names: (keyof F & string)[], exclusive = false): string | undefined {
