@@ -1,31 +1,22 @@
 // The real kubectl doing server-side apply against one kube-apiserver: create then unchanged re-apply,
 // kubectl scale taking spec.replicas, the re-apply's conflict as kubectl prints it, --force-conflicts,
 // and the managedFields kubectl shows after client-side operations.
-import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startCluster, type Cluster, type Replica } from './cluster.ts';
+import { kubectlEnv, runKubectl } from '../support/kubectl.ts';
 
 let cluster: Cluster;
 let A: Replica;
 let env: NodeJS.ProcessEnv;
 
-function kubectl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile('kubectl', args, { env, timeout: 30_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const kubectl = (...args: string[]) => runKubectl(env, args);
 
 beforeAll(async () => {
   cluster = await startCluster(1);
   A = cluster.replicas[0] as Replica;
-  const home = path.join(cluster.dir, 'home');
-  mkdirSync(home);
-  env = { ...process.env, HOME: home, KUBECONFIG: cluster.kubeconfig(A) };
+  env = kubectlEnv(cluster.dir, cluster.kubeconfig(A));
 }, 60_000);
 afterAll(async () => cluster?.stop());
 
