@@ -1,14 +1,24 @@
 // In-process benchmark of the scheduling algorithm alone (no apiserver, binds to a fake client): N nodes,
 // P pending pods, one scheduling cycle per pod; prints wall and CPU time per pod.
-// usage: node --import tsx bench/scheduler-algorithm-bench.ts [nodes] [pods] [plain|spread]
+// usage: npm run bench -- scheduler-algorithm [--nodes 1000] [--pods 10000] [--workload plain|spread] (--help lists the flags)
 import { realClock, silentLogger } from '@kemu/base';
 import { defaultConfiguration } from '../packages/scheduler/src/config/defaults.ts';
 import { Scheduler } from '../packages/scheduler/src/scheduler.ts';
 import { fakeClient, makeNode, makePod } from '../packages/scheduler/src/testing/wrappers.ts';
+import { atLeast, benchFlags, oneOf } from './lib/flags.ts';
 
-const N = Number(process.argv[2] ?? 1000);
-const P = Number(process.argv[3] ?? 10000);
-const W = process.argv[4] ?? 'plain';
+const flags = benchFlags(
+  'scheduler-algorithm',
+  {
+    nodes: { type: 'int', default: 1000, usage: 'nodes in the scheduler cache' },
+    pods: { type: 'int', default: 10_000, usage: 'pending pods, one scheduling cycle each' },
+    workload: { type: 'string', default: 'plain', usage: 'plain (requests only) or spread (zone spread + hostname anti-affinity on every pod)' },
+  },
+  (f) => atLeast(f, 1, ['nodes', 'pods']) ?? oneOf(f, 'workload', ['plain', 'spread']),
+);
+const N = flags.nodes;
+const P = flags.pods;
+const W = flags.workload;
 const s = new Scheduler({ config: defaultConfiguration(), client: fakeClient(), clock: realClock, logger: silentLogger(), event: () => undefined });
 for (let i = 0; i < N; i++)
   s.addNode(makeNode(`n${i}`, { labels: { 'topology.kubernetes.io/zone': `z${i % 10}` }, allocatable: { cpu: '32', memory: '256Gi', pods: '110' } }));
