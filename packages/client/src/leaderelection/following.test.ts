@@ -4,46 +4,25 @@
 // the winner's writes; a dropped watch is resumed.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '@kemu/base';
-import { formatMicroTime, type Lease } from '@kemu/api';
-import { RestClient } from '../rest.ts';
-import { FakeApiserver } from '../testing/fake-apiserver.ts';
+import { formatMicroTime } from '@kemu/api';
+import { leaseContest, until } from '../testing/lease-contest.ts';
 import { EXPIRY_SLACK_MS, LeaderElector, leaderIdentity } from './leaderelection.ts';
 import { LeaseLock, type LeaderElectionRecord, type LockFollower, type ObservedRecord, type ResourceLock } from './leaselock.ts';
 
-const LEASES = '/apis/coordination.k8s.io/v1/leases';
 // Kubernetes' defaults: a poll comes every 2–4.4 s, so an attempt exactly at expiry is not a poll.
 const TIMING = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
 
-let fake: FakeApiserver;
+const t = leaseContest();
+const { lease } = t;
 let clock: FakeClock;
-const clients: RestClient[] = [];
-const ctrls: AbortController[] = [];
 const candidates: Candidate[] = [];
 
-beforeEach(async () => {
-  fake = await new FakeApiserver().start();
+beforeEach(() => {
   clock = new FakeClock();
 });
-afterEach(async () => {
-  for (const c of ctrls.splice(0)) c.abort();
+afterEach(() => {
   candidates.splice(0);
-  for (const c of clients.splice(0)) await c.close();
-  await fake.stop();
 });
-
-function lease(): Lease | undefined {
-  return fake.getObject(LEASES, 'kube-system', 'kube-controller-manager') as Lease | undefined;
-}
-
-async function until<T>(what: string, fn: () => T, ms = 10_000): Promise<NonNullable<T>> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 /** Wraps the real LeaseLock: counts requests in flight and remembers what the watch delivered. */
 class CountingLock implements ResourceLock {
@@ -94,8 +73,7 @@ interface Candidate {
 }
 
 function candidate(name: string, releaseOnCancel = false): Candidate {
-  const client = new RestClient({ server: fake.url, qps: -1, userAgent: name }, { maxRetries: 0 });
-  clients.push(client);
+  const client = t.client(name);
   const id = leaderIdentity(name);
   const lock = new CountingLock(new LeaseLock(client, 'kube-system', 'kube-controller-manager', id));
   const elector = new LeaderElector({
@@ -109,8 +87,7 @@ function candidate(name: string, releaseOnCancel = false): Candidate {
     lock,
     callbacks: { onStartedLeading() {}, onStoppedLeading() {} },
   });
-  const ctrl = new AbortController();
-  ctrls.push(ctrl);
+  const ctrl = t.controller();
   const c: Candidate = { id, elector, lock, ctrl, done: elector.run(ctrl.signal), finished: false };
   void c.done.then(() => (c.finished = true));
   candidates.push(c);
@@ -194,16 +171,16 @@ describe('a watching follower (FakeClock)', () => {
     await following(b, a);
     await settle(2);
     await advance(20_000, 2);
-    const watches = () => fake.requests.filter((r) => r.includes('watch=true')).length;
+    const watches = () => t.fake.requests.filter((r) => r.includes('watch=true')).length;
     const before = watches();
-    fake.dropWatches();
+    t.fake.dropWatches();
     await until('the watch resumes', () => watches() > before);
     await advance(20_000, 2);
     expect(b.elector.isLeader()).toBe(false);
     expect(lease()?.spec).toMatchObject({ holderIdentity: a.id, leaseTransitions: 0, renewTime: formatMicroTime(clock.now()) });
     expect(b.lock.watched.at(-1)?.record.renewTime).toBe(clock.now());
     // The follower waited on renewals seen through the watch, so its polls stayed at about one per 2–4.4 s.
-    const gets = fake.requests.filter((r) => r === 'GET /apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager').length;
+    const gets = t.fake.requests.filter((r) => r === 'GET /apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager').length;
     expect(gets).toBeLessThan(2 + 40_000 / TIMING.retryPeriodMs + 2);
   });
 

@@ -1,41 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeClock } from '@kemu/base';
-import type { KubeObject, Lease } from '@kemu/api';
+import type { KubeObject } from '@kemu/api';
 import { EventRecorder } from '../events.ts';
 import { RestClient } from '../rest.ts';
-import { FakeApiserver } from '../testing/fake-apiserver.ts';
+import { LEASES, leaseContest, until } from '../testing/lease-contest.ts';
 import { LeaderElector, leaderIdentity, type LeaderElectionConfig } from './leaderelection.ts';
 import type { LeaderElectionRecord, ObservedRecord, ResourceLock } from './leaselock.ts';
 
-const LEASES = '/apis/coordination.k8s.io/v1/leases';
 const TIMING = { leaseDurationMs: 1000, renewDeadlineMs: 600, retryPeriodMs: 100 };
 
-let fake: FakeApiserver;
-const clients: RestClient[] = [];
-const ctrls: AbortController[] = [];
-
-beforeEach(async () => {
-  fake = await new FakeApiserver().start();
-});
-afterEach(async () => {
-  for (const c of ctrls.splice(0)) c.abort();
-  for (const c of clients.splice(0)) await c.close();
-  await fake.stop();
-});
-
-function lease(): Lease | undefined {
-  return fake.getObject(LEASES, 'kube-system', 'kube-controller-manager') as Lease | undefined;
-}
-
-async function until<T>(what: string, fn: () => T, ms = 10_000): Promise<NonNullable<T>> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+const t = leaseContest();
+const { lease } = t;
 
 interface Candidate {
   id: string;
@@ -47,8 +22,7 @@ interface Candidate {
 }
 
 function candidate(name: string, extra: Partial<LeaderElectionConfig> = {}): Candidate {
-  const client = new RestClient({ server: fake.url, qps: -1, userAgent: name }, { maxRetries: 0 });
-  clients.push(client);
+  const client = t.client(name);
   const id = leaderIdentity(name);
   const events: string[] = [];
   const c: Partial<Candidate> = { id, events };
@@ -68,8 +42,7 @@ function candidate(name: string, extra: Partial<LeaderElectionConfig> = {}): Can
     },
     ...extra,
   });
-  const ctrl = new AbortController();
-  ctrls.push(ctrl);
+  const ctrl = t.controller();
   return Object.assign(c, { elector, ctrl, done: elector.run(ctrl.signal) }) as Candidate;
 }
 
@@ -92,8 +65,7 @@ describe('LeaderElector validation', () => {
 
 describe('LeaderElector against a fake Lease server', () => {
   it('creates the Lease, leads, renews, and emits a LeaderElection event', async () => {
-    const client = new RestClient({ server: fake.url, qps: -1 });
-    clients.push(client);
+    const client = t.closeAfter(new RestClient({ server: t.fake.url, qps: -1 }));
     const recorder = new EventRecorder(client, { component: 'kube-controller-manager' });
     const a = candidate('a', { eventRecorder: recorder });
     await until('leader', () => a.elector.isLeader());
@@ -106,7 +78,7 @@ describe('LeaderElector against a fake Lease server', () => {
     await until('renewal', () => lease()?.spec?.renewTime !== firstRenew);
     expect(lease()?.spec?.acquireTime).toBe(l?.spec?.acquireTime);
     await recorder.flush();
-    expect(fake.requests.filter((r) => r.startsWith('POST /api/v1/namespaces/kube-system/events'))).toHaveLength(1);
+    expect(t.fake.requests.filter((r) => r.startsWith('POST /api/v1/namespaces/kube-system/events'))).toHaveLength(1);
     await until('events', () => a.events.includes('started') && a.events.includes('leader me'));
   });
 
@@ -145,18 +117,18 @@ describe('LeaderElector against a fake Lease server', () => {
   });
 
   it('of two candidates racing for a released Lease exactly one wins; transitions count once', async () => {
-    fake.put(LEASES, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'kube-controller-manager', namespace: 'kube-system' }, spec: { holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 4 } } as KubeObject);
+    t.fake.put(LEASES, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'kube-controller-manager', namespace: 'kube-system' }, spec: { holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 4 } } as KubeObject);
     const a = candidate('a');
     const b = candidate('b');
     await until('both agree on one leader', () => a.elector.getLeader() !== '' && a.elector.getLeader() === b.elector.getLeader());
     expect([a, b].filter((c) => c.elector.isLeader())).toHaveLength(1);
     expect(lease()?.spec?.leaseTransitions).toBe(5);
-    const puts = fake.requests.filter((r) => r.startsWith('PUT')).length;
+    const puts = t.fake.requests.filter((r) => r.startsWith('PUT')).length;
     expect(puts).toBeGreaterThanOrEqual(1);
   });
 
   it('a held Lease with an old remote renewTime is still waited out on the local clock', async () => {
-    fake.put(LEASES, {
+    t.fake.put(LEASES, {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
       metadata: { name: 'kube-controller-manager', namespace: 'kube-system' },
@@ -170,7 +142,7 @@ describe('LeaderElector against a fake Lease server', () => {
   });
 
   it('with every watch refused, the poll alone still hands over a dead leader', async () => {
-    fake.intercept = (req, res) => {
+    t.fake.intercept = (req, res) => {
       if (!req.url?.includes('watch=true')) return false;
       res.writeHead(500);
       res.end();
@@ -191,10 +163,10 @@ describe('LeaderElector against a fake Lease server', () => {
   });
 
   it('a silent watch is reconnected once polls see renewals it did not bring', async () => {
-    fake.silentWatches = true;
+    t.fake.silentWatches = true;
     const a = candidate('a');
     await until('a leads', () => a.elector.isLeader());
-    const watches = () => fake.requests.filter((r) => r.includes('watch=true')).length;
+    const watches = () => t.fake.requests.filter((r) => r.includes('watch=true')).length;
     const before = watches();
     const b = candidate('b');
     await until('b sees a', () => b.elector.getLeader() === a.id);
@@ -206,21 +178,21 @@ describe('LeaderElector against a fake Lease server', () => {
   it('a watch whose history was compacted lists again', async () => {
     const a = candidate('a');
     await until('a leads', () => a.elector.isLeader());
-    const lists = () => fake.requests.filter((r) => r.includes('/leases?') && !r.includes('watch=true')).length;
+    const lists = () => t.fake.requests.filter((r) => r.includes('/leases?') && !r.includes('watch=true')).length;
     const b = candidate('b');
     await until('b watches', () => b.elector.getLeader() === a.id && lists() >= 2);
     // Refuse b's watches while a renews, then compact: b's resume version is gone → 410 → list.
     let refuse = true;
-    fake.intercept = (req, res) => {
+    t.fake.intercept = (req, res) => {
       if (!refuse || !req.url?.includes('watch=true')) return false;
       res.writeHead(500);
       res.end();
       return true;
     };
     const rv = lease()?.metadata.resourceVersion;
-    fake.dropWatches();
+    t.fake.dropWatches();
     await until('a renews', () => lease()?.metadata.resourceVersion !== rv);
-    fake.compact();
+    t.fake.compact();
     const listed = lists();
     refuse = false;
     await until('b lists again', () => lists() > listed, 8_000);
@@ -230,7 +202,7 @@ describe('LeaderElector against a fake Lease server', () => {
   it('a leader that cannot renew within renewDeadline stops leading: signal aborted, onStoppedLeading', async () => {
     const a = candidate('a');
     await until('a leads', () => a.elector.isLeader());
-    fake.intercept = (req, res) => {
+    t.fake.intercept = (req, res) => {
       if (req.headers['user-agent'] !== 'a') return false;
       res.writeHead(500);
       res.end();
