@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@kemu/base/testing/processes';
 import { startLab, missing, type Lab } from '../lab/lab.ts';
 import { call, items, rec, PodWatch } from '../lab/api.ts';
+import { deployment, scale } from './workloads.ts';
 
 const skip = missing('apiserver', 'controller-manager', 'scheduler', 'worker');
 if (skip) console.warn(`test/chaos/apiserver-chaos.test.ts: ${skip}`);
@@ -28,19 +29,6 @@ async function write(lab: Lab, ns: string, name: string): Promise<{ status: numb
   }
 }
 
-function deployment(name: string, replicas: number) {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] } },
-    },
-  };
-}
-
 /** Names of the Running, not deleting pods with app=<app>, from a fresh list. */
 async function running(lab: Lab, ns: string, app: string): Promise<string[]> {
   const r = await call(lab.server, 'GET', `/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent(`app=${app}`)}`);
@@ -48,15 +36,6 @@ async function running(lab: Lab, ns: string, app: string): Promise<string[]> {
     .filter((p) => rec(p.status).phase === 'Running' && typeof rec(p.metadata).deletionTimestamp !== 'string')
     .map((p) => String(rec(p.metadata).name))
     .sort();
-}
-
-async function scale(lab: Lab, ns: string, name: string, replicas: number): Promise<void> {
-  // read-modify-write of the scale subresource, retried on a conflict with the controllers' status writes
-  await waitFor(`scale ${name} to ${replicas}`, async () => {
-    const path = `/apis/apps/v1/namespaces/${ns}/deployments/${name}/scale`;
-    const cur = rec((await call(lab.server, 'GET', path)).body);
-    return (await call(lab.server, 'PUT', path, { ...cur, spec: { replicas } })).status === 200;
-  }, 20_000, 100);
 }
 
 /** Watches registered on one apiserver right now (its own /metrics, not through the balancer). */

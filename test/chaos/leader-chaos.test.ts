@@ -7,6 +7,7 @@ import { waitFor } from '@kemu/base/testing/processes';
 import { signalGroup } from '@kemu/kemu';
 import { startLab, missing, type Lab } from '../lab/lab.ts';
 import { call, rec, LeaseWatch, PodWatch } from '../lab/api.ts';
+import { deployment, scale } from './workloads.ts';
 
 const skip = missing('apiserver', 'controller-manager', 'scheduler', 'worker');
 if (skip) console.warn(`test/chaos/leader-chaos.test.ts: ${skip}`);
@@ -16,22 +17,6 @@ const RETRY_MS = 500;
 /** Head-room for a loaded 2-core machine on top of what the protocol allows. */
 const SLACK_MS = 2_500;
 
-function deployment(name: string, replicas: number, extraSpec: Record<string, unknown> = {}) {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: { containers: [{ name: 'c', image: 'nginx:1.27' }], ...extraSpec },
-      },
-    },
-  };
-}
-
 async function create(lab: Lab, path: string, body: unknown): Promise<void> {
   const r = await call(lab.server, 'POST', path, body);
   if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${JSON.stringify(r.body)}`);
@@ -39,16 +24,6 @@ async function create(lab: Lab, path: string, body: unknown): Promise<void> {
 
 async function namespace(lab: Lab, name: string): Promise<void> {
   await create(lab, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-}
-
-async function scale(lab: Lab, ns: string, name: string, replicas: number): Promise<void> {
-  // read-modify-write of the scale subresource, retried on a conflict with the controllers' status writes
-  await waitFor(`scale ${name} to ${replicas}`, async () => {
-    const path = `/apis/apps/v1/namespaces/${ns}/deployments/${name}/scale`;
-    const cur = rec((await call(lab.server, 'GET', path)).body);
-    const u = await call(lab.server, 'PUT', path, { ...cur, spec: { replicas } });
-    return u.status === 200;
-  }, 20_000, 100);
 }
 
 function component(lab: Lab, name: string) {
