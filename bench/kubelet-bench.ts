@@ -1,20 +1,30 @@
 // Kubelet scale benchmark: one kubelet process emulating --node-count nodes against an apiserver.
 // Prints the kubelet's RSS and CPU at steady state (idle, then with P pods per node) and pod startup latency
 // (create → Running seen by a watch) at a fixed creation rate.
-// usage: node --import tsx bench/kubelet-bench.ts [--nodes 1000] [--pods-per-node 30] [--measure-seconds 30] [--rate 50]
+// usage: npm run bench -- kubelet [--nodes 1000] [--pods-per-node 30] [--measure-seconds 30] [--rate 50] [--latency-pods 500]
+//        (--help lists the flags)
 import fs from 'node:fs';
 import { R, type Node, type Pod } from '@kemu/api';
 import { startCluster, startKubelet } from '../test/kubelet/cluster.ts';
+import { atLeast, benchFlags } from './lib/flags.ts';
+import { runBench } from './lib/workdir.ts';
 
-function arg(name: string, def: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : def;
-}
-const NODES = arg('nodes', 1000);
-const PODS_PER_NODE = arg('pods-per-node', 30);
-const MEASURE_S = arg('measure-seconds', 30);
-const RATE = arg('rate', 50);
-const LATENCY_PODS = arg('latency-pods', 500);
+const flags = benchFlags(
+  'kubelet',
+  {
+    nodes: { type: 'int', default: 1000, usage: 'nodes the kubelet process emulates (its --node-count)' },
+    'pods-per-node': { type: 'int', default: 30, usage: 'pods per node for the second RSS and CPU figure' },
+    'measure-seconds': { type: 'float', default: 30, usage: 'how long RSS and CPU are measured each time, in seconds' },
+    rate: { type: 'float', default: 50, usage: 'pods/s created for the start-up latency figure' },
+    'latency-pods': { type: 'int', default: 500, usage: 'pods created for the start-up latency figure' },
+  },
+  (f) => atLeast(f, 1, ['nodes', 'pods-per-node', 'latency-pods']) ?? atLeast(f, 0, ['measure-seconds', 'rate'], true),
+);
+const NODES = flags.nodes;
+const PODS_PER_NODE = flags['pods-per-node'];
+const MEASURE_S = flags['measure-seconds'];
+const RATE = flags.rate;
+const LATENCY_PODS = flags['latency-pods'];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -41,8 +51,9 @@ async function measure(pid: number, label: string, seconds: number): Promise<voi
   );
 }
 
-const cluster = await startCluster();
-try {
+await runBench('kubelet', async (work) => {
+  const cluster = await startCluster();
+  work.defer(() => cluster.close());
   // Baseline: the same binary emulating one node.
   const one = startKubelet(cluster, ['--hostname-override=baseline']);
   await sleep(8000);
@@ -127,6 +138,4 @@ try {
   console.log(`${total} pods Running after ${((performance.now() - tFill) / 1000).toFixed(1)} s`);
   await sleep(10_000);
   await measure(pid, `${PODS_PER_NODE} pods/node`, MEASURE_S);
-} finally {
-  await cluster.close();
-}
+});
