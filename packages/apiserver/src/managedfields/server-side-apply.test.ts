@@ -186,6 +186,12 @@ describe('server-side apply', () => {
     const no = await call('PATCH', `${D}/ssa`, deploy('ssa', 2), APPLY);
     expect(no.status).toBe(422);
     expect(no.body).toMatchObject({ reason: 'Invalid', message: 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch' });
+    const both = await call('PATCH', `${D}/ssa?fieldValidation=Bogus`, deploy('ssa', 2), APPLY);
+    expect(both.status).toBe(422);
+    expect((both.body.details as { causes: { field: string }[] }).causes.map((c) => c.field)).toEqual(['fieldManager', 'fieldValidation']);
+    const long = await call('PATCH', `${D}/ssa?fieldManager=${'m'.repeat(129)}`, deploy('ssa', 2), APPLY);
+    expect(long.status).toBe(422);
+    expect(long.body.message).toContain('fieldManager: Too long');
     const mf = await call('PATCH', `${CM}/mf?fieldManager=a`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mf', managedFields: [] } }, APPLY);
     expect(mf.status).toBe(400);
     expect(mf.body.message).toBe('metadata.managedFields must be nil');

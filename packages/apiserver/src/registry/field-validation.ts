@@ -30,8 +30,9 @@ export function fieldManagerErrors(manager: string): StatusCause[] {
  * The write options of a create, update or non-apply patch, checked as ValidateCreateOptions (and its Update and
  * Patch twins) does: fieldManager, then fieldValidation, all problems in one 422. Returns the directive.
  */
-export function fieldValidationOf(query: URLSearchParams, optionsKind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'): FieldValidation {
-  const causes = fieldManagerErrors(query.get('fieldManager') ?? '');
+export function fieldValidationOf(query: URLSearchParams, optionsKind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', first: StatusCause[] = []): FieldValidation {
+  // `first`: the patch-type checks ValidatePatchOptions makes before these (force, apply's fieldManager).
+  const causes = [...first, ...fieldManagerErrors(query.get('fieldManager') ?? '')];
   const v = query.get('fieldValidation') ?? '';
   if (v !== '' && !(DIRECTIVES as readonly string[]).includes(v)) causes.push(fieldErrors.notSupported('fieldValidation', v, ['Ignore', 'Warn', 'Strict']));
   if (causes.length > 0) throw errors.invalid('meta.k8s.io', optionsKind, '', causes);

@@ -1,13 +1,13 @@
 // Server-side apply (PATCH application/apply-patch+yaml) and the managedFields bookkeeping of the other
 // writes. Apply creates a missing object (201), merges into an existing one (200), and answers a field
 // owned by another manager with a different value with Kubernetes' 409 unless ?force=true.
-import { errors, qualifiedResource, StatusError, type KubeObject } from '@kemu/api';
+import { errors, qualifiedResource, StatusError, type KubeObject, type StatusCause } from '@kemu/api';
 import type { ApiContext } from '../context.ts';
 import { FieldPathError } from '../managedfields/compute.ts';
 import { prepareApply, recordUpdate, type FieldManagerScope, type PreparedApply } from '../managedfields/fieldmanager.ts';
 import { managerOrUserAgent } from '../managedfields/manager-name.ts';
 import { asObjectBody } from '../registry/object-body.ts';
-import { rejectUnknownApplyFields } from '../registry/field-validation.ts';
+import { fieldValidationOf, rejectUnknownApplyFields } from '../registry/field-validation.ts';
 import type { WriteOptions } from '../registry/registry.ts';
 import { boolParam, header, isDryRun, type ApiReply, type ApiRequest } from './request.ts';
 
@@ -21,10 +21,9 @@ export function updateTracker(ctx: ApiContext, req: ApiRequest, subresource?: st
   return (next, cur) => recordUpdate(cur, next, manager, scopeOf(ctx, req, subresource));
 }
 
-/** PatchOptions validation: force only with apply. */
-export function checkNoForce(req: ApiRequest): void {
-  if (!req.query.has('force')) return;
-  throw errors.invalid('meta.k8s.io', 'PatchOptions', '', [{ reason: 'FieldValueForbidden', field: 'force', message: 'Forbidden: may not be specified for non-apply patch' }]);
+/** ValidatePatchOptions' first check of a non-apply patch: force only with apply. */
+export function forceCauses(req: ApiRequest): StatusCause[] {
+  return req.query.has('force') ? [{ reason: 'FieldValueForbidden', field: 'force', message: 'Forbidden: may not be specified for non-apply patch' }] : [];
 }
 
 function typedPatchError(manifest: KubeObject, e: FieldPathError): StatusError {
@@ -45,10 +44,9 @@ function prepare(live: KubeObject | undefined, manifest: KubeObject, manager: st
 export async function applyObject(ctx: ApiContext, req: ApiRequest, subresource?: string): Promise<ApiReply> {
   const t = req.target;
   const name = t.name ?? '';
-  const manager = req.query.get('fieldManager');
-  if (!manager) {
-    throw errors.invalid('meta.k8s.io', 'PatchOptions', '', [{ reason: 'FieldValueRequired', field: 'fieldManager', message: 'Required value: is required for apply patch' }]);
-  }
+  const manager = req.query.get('fieldManager') ?? '';
+  const required: StatusCause[] = manager ? [] : [{ reason: 'FieldValueRequired', field: 'fieldManager', message: 'Required value: is required for apply patch' }];
+  fieldValidationOf(req.query, 'PatchOptions', required);
   const force = boolParam(req.query, 'force') ?? false;
   const dryRun = isDryRun(req.query);
   const manifest = asObjectBody(structuredClone(req.body), t.resource, t.namespace);

@@ -7,7 +7,7 @@ import { buildFilter } from '../registry/filter.ts';
 import { listFromStore } from '../registry/list.ts';
 import { asObjectBody } from '../registry/object-body.ts';
 import { decodePrefix, enforceKnownFields, fieldValidationOf } from '../registry/field-validation.ts';
-import { applyObject, checkNoForce, updateTracker } from './apply.ts';
+import { applyObject, forceCauses, updateTracker } from './apply.ts';
 import { tableOr } from './read.ts';
 import { isDryRun, type ApiReply, type ApiRequest } from './request.ts';
 
@@ -67,8 +67,7 @@ export async function patchObject(ctx: ApiContext, req: ApiRequest, subresource?
     const applied = await applyObject(ctx, req, subresource);
     return { ...applied, body: withKind(ctx, req, applied.body as KubeObject) };
   }
-  checkNoForce(req);
-  const fieldValidation = fieldValidationOf(req.query, 'PatchOptions');
+  const fieldValidation = fieldValidationOf(req.query, 'PatchOptions', forceCauses(req));
   let warning: string | undefined;
   const out = await ctx.registry.guaranteedUpdate(
     t.resource,
