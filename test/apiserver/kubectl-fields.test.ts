@@ -3,21 +3,15 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startCluster, type Cluster, type Replica } from './cluster.ts';
-import { kubectlEnv, runKubectl } from '../support/kubectl.ts';
+import { api } from './cluster.ts';
+import { startKubectlCluster, type KubectlCluster } from './kubectl-cluster.ts';
 
-let cluster: Cluster;
-let A: Replica;
-let env: NodeJS.ProcessEnv;
-
-const kubectl = (...args: string[]) => runKubectl(env, args);
+let k: KubectlCluster;
 
 beforeAll(async () => {
-  cluster = await startCluster(1);
-  A = cluster.replicas[0] as Replica;
-  env = kubectlEnv(cluster.dir, cluster.kubeconfig(A));
+  k = await startKubectlCluster();
 }, 60_000);
-afterAll(async () => cluster?.stop());
+afterAll(async () => k?.stop());
 
 const deployment = (name: string, specExtra: string) => `apiVersion: apps/v1
 kind: Deployment
@@ -33,32 +27,32 @@ ${specExtra}  selector: {matchLabels: {app: ${name}}}
 
 describe('kubectl and field validation', () => {
   it('apply -f of a manifest with a typo fails with the strict decoding error, on create and on update', async () => {
-    const file = path.join(cluster.dir, 'typo.yaml');
+    const file = path.join(k.dir, 'typo.yaml');
     writeFileSync(file, deployment('typo', '  replica: 2\n'));
-    const r = await kubectl('apply', '-f', file);
+    const r = await k.kubectl('apply', '-f', file);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('strict decoding error: unknown field "spec.replica"');
     expect(r.stderr).toContain('Error from server (BadRequest)');
-    expect((await api(`${A.url}/apis/apps/v1/namespaces/default/deployments/typo`, 'GET')).status).toBe(404);
+    expect((await api(`${k.A.url}/apis/apps/v1/namespaces/default/deployments/typo`, 'GET')).status).toBe(404);
 
     writeFileSync(file, deployment('typo', '  replicas: 2\n'));
-    expect((await kubectl('apply', '-f', file)).stdout.trim()).toBe('deployment.apps/typo created');
+    expect((await k.kubectl('apply', '-f', file)).stdout.trim()).toBe('deployment.apps/typo created');
     writeFileSync(file, deployment('typo', '  replicas: 3\n  paused2: true\n'));
-    const u = await kubectl('apply', '-f', file);
+    const u = await k.kubectl('apply', '-f', file);
     expect(u.code).toBe(1);
     expect(u.stderr).toContain('unknown field "spec.paused2"');
-    const ssa = await kubectl('apply', '--server-side', '-f', file);
+    const ssa = await k.kubectl('apply', '--server-side', '-f', file);
     expect(ssa.code).toBe(1);
     expect(ssa.stderr).toContain('.spec.paused2: field not declared in schema');
   });
 
   it('--validate=warn creates the object without the field and prints the server warning', async () => {
-    const file = path.join(cluster.dir, 'warn.yaml');
+    const file = path.join(k.dir, 'warn.yaml');
     writeFileSync(file, deployment('warned', '  replica: 2\n'));
-    const r = await kubectl('apply', '--validate=warn', '-f', file);
+    const r = await k.kubectl('apply', '--validate=warn', '-f', file);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('Warning: unknown field "spec.replica"');
-    const d = await api(`${A.url}/apis/apps/v1/namespaces/default/deployments/warned`, 'GET');
+    const d = await api(`${k.A.url}/apis/apps/v1/namespaces/default/deployments/warned`, 'GET');
     expect(d.status).toBe(200);
     expect((d.body.spec as Record<string, unknown>).replica).toBeUndefined();
   });
@@ -66,23 +60,23 @@ describe('kubectl and field validation', () => {
 
 describe('kubectl explain', () => {
   it('prints the fields of pods, pods.spec.containers and deployment.spec.strategy', async () => {
-    const p = await kubectl('explain', 'pods');
+    const p = await k.kubectl('explain', 'pods');
     expect(p.stderr).toBe('');
     expect(p.code).toBe(0);
     expect(p.stdout).toMatch(/KIND:\s+Pod/);
     expect(p.stdout).toMatch(/VERSION:\s+v1/);
     expect(p.stdout).toContain('Pod is a collection of containers');
     for (const f of ['apiVersion', 'kind', 'metadata', 'spec', 'status']) expect(p.stdout).toMatch(new RegExp(`^\\s+${f}\\s+<`, 'm'));
-    const c = await kubectl('explain', 'pods.spec.containers');
+    const c = await k.kubectl('explain', 'pods.spec.containers');
     expect(c.code).toBe(0);
     expect(c.stdout).toMatch(/FIELD:\s+containers\s+<\[\]Container>/);
     for (const f of ['image', 'imagePullPolicy', 'ports', 'resources', 'livenessProbe']) expect(c.stdout).toMatch(new RegExp(`^\\s+${f}\\s+<`, 'm'));
-    const s = await kubectl('explain', 'deployment.spec.strategy');
+    const s = await k.kubectl('explain', 'deployment.spec.strategy');
     expect(s.code).toBe(0);
     expect(s.stdout).toMatch(/GROUP:\s+apps/);
     expect(s.stdout).toMatch(/^\s+rollingUpdate\s+<RollingUpdateDeployment>/m);
     expect(s.stdout).toMatch(/^\s+type\s+<string>/m);
-    const r = await kubectl('explain', 'pods', '--recursive');
+    const r = await k.kubectl('explain', 'pods', '--recursive');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('nodeName');
   });
