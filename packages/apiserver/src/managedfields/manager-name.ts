@@ -1,8 +1,6 @@
 // The field manager of a write: ?fieldManager, else (not for apply) the client's name from its
 // User-Agent, as Kubernetes' managerOrUserAgent ("kubectl/v1.32.0 (linux/amd64) …" → "kubectl").
-
-/** Kubernetes' FieldManagerMaxLength. */
-export const FIELD_MANAGER_MAX_LENGTH = 128;
+import { FIELD_MANAGER_MAX_LENGTH } from '../registry/field-validation.ts';
 
 /** prefixFromUserAgent: the text before the first "/", without unprintable characters, at most 128 bytes. */
 export function prefixFromUserAgent(userAgent: string | undefined): string {
