@@ -3,6 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../packages/apiserver/src/protobuf/schema.ts';
 import * as apps from '../../packages/apiserver/src/protobuf/tables/apps-and-others.ts';
 import * as core from '../../packages/apiserver/src/protobuf/tables/core.ts';
+import * as coreEE from '../../packages/apiserver/src/protobuf/tables/core-endpoints-events.ts';
+import * as discoveryEvents from '../../packages/apiserver/src/protobuf/tables/discovery-events.ts';
+import * as node from '../../packages/apiserver/src/protobuf/tables/node.ts';
 import * as reviews from '../../packages/apiserver/src/protobuf/tables/reviews.ts';
 import { loadDescriptors, type ProtoField } from './descriptors.ts';
 import { findKubectl132 } from './kubectl-bin.ts';
@@ -16,6 +19,11 @@ const ROOTS: [Message, string][] = [
   [core.Service, `${CORE}.Service`],
   [core.Pod, `${CORE}.Pod`],
   [core.Binding, `${CORE}.Binding`],
+  [node.Node, `${CORE}.Node`],
+  [coreEE.Endpoints, `${CORE}.Endpoints`],
+  [coreEE.Event, `${CORE}.Event`],
+  [discoveryEvents.EndpointSlice, 'k8s.io.api.discovery.v1.EndpointSlice'],
+  [discoveryEvents.Event, 'k8s.io.api.events.v1.Event'],
   [apps.Deployment, 'k8s.io.api.apps.v1.Deployment'],
   [apps.ReplicaSet, 'k8s.io.api.apps.v1.ReplicaSet'],
   [apps.Scale, 'k8s.io.api.autoscaling.v1.Scale'],

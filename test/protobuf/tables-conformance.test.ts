@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../packages/apiserver/src/protobuf/schema.ts';
 import * as apps from '../../packages/apiserver/src/protobuf/tables/apps-and-others.ts';
 import * as core from '../../packages/apiserver/src/protobuf/tables/core.ts';
+import * as coreEE from '../../packages/apiserver/src/protobuf/tables/core-endpoints-events.ts';
+import * as discoveryEvents from '../../packages/apiserver/src/protobuf/tables/discovery-events.ts';
 import * as meta from '../../packages/apiserver/src/protobuf/tables/meta.ts';
+import * as node from '../../packages/apiserver/src/protobuf/tables/node.ts';
 import * as reviews from '../../packages/apiserver/src/protobuf/tables/reviews.ts';
 import { loadDescriptors, type ProtoField } from './descriptors.ts';
 import { findKubectl132 } from './kubectl-bin.ts';
@@ -18,6 +21,11 @@ const ROOTS: [string, Message, string][] = [
   ['Service', core.Service, `${CORE}.Service`],
   ['Pod', core.Pod, `${CORE}.Pod`],
   ['Binding', core.Binding, `${CORE}.Binding`],
+  ['Node', node.Node, `${CORE}.Node`],
+  ['Endpoints', coreEE.Endpoints, `${CORE}.Endpoints`],
+  ['Event', coreEE.Event, `${CORE}.Event`],
+  ['EndpointSlice', discoveryEvents.EndpointSlice, 'k8s.io.api.discovery.v1.EndpointSlice'],
+  ['events/v1 Event', discoveryEvents.Event, 'k8s.io.api.events.v1.Event'],
   ['Deployment', apps.Deployment, 'k8s.io.api.apps.v1.Deployment'],
   ['ReplicaSet', apps.ReplicaSet, 'k8s.io.api.apps.v1.ReplicaSet'],
   ['Eviction', apps.Eviction, 'k8s.io.api.policy.v1.Eviction'],

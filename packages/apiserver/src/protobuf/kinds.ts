@@ -3,7 +3,10 @@
 import type { Message } from './schema.ts';
 import { Deployment, Eviction, Lease, PriorityClass, ReplicaSet, Scale } from './tables/apps-and-others.ts';
 import { Binding, ConfigMap, Namespace, Pod, Secret, Service, ServiceAccount } from './tables/core.ts';
+import { Endpoints, Event } from './tables/core-endpoints-events.ts';
+import { EndpointSlice, Event as EventV1 } from './tables/discovery-events.ts';
 import { DeleteOptions } from './tables/meta.ts';
+import { Node } from './tables/node.ts';
 import { SelfSubjectAccessReview, SelfSubjectReview } from './tables/reviews.ts';
 
 const KINDS: ReadonlyMap<string, Message> = new Map<string, Message>([
@@ -14,6 +17,11 @@ const KINDS: ReadonlyMap<string, Message> = new Map<string, Message>([
   ['v1/Service', Service],
   ['v1/Pod', Pod],
   ['v1/Binding', Binding],
+  ['v1/Node', Node],
+  ['v1/Endpoints', Endpoints],
+  ['v1/Event', Event],
+  ['discovery.k8s.io/v1/EndpointSlice', EndpointSlice],
+  ['events.k8s.io/v1/Event', EventV1],
   ['apps/v1/Deployment', Deployment],
   ['apps/v1/ReplicaSet', ReplicaSet],
   ['policy/v1/Eviction', Eviction],

@@ -62,9 +62,22 @@ describe('fieldValidation on create', () => {
     expect(bad.statusCode).toBe(422);
   });
 
-  it('kinds without a field table accept whatever they get', async () => {
-    const r = await inject('POST', '/api/v1/nodes?fieldValidation=Strict', { metadata: { name: 'n1' }, spec: { custom: true } });
-    expect(r.statusCode).toBe(201);
+  it('judges Node, Endpoints, EndpointSlice and both Events too', async () => {
+    const cases: [string, string, Record<string, unknown>, string][] = [
+      ['/api/v1/nodes', 'Node', { spec: { custom: true }, status: { nodeInfo: { swap: {} } } }, 'unknown field "spec.custom", unknown field "status.nodeInfo.swap"'],
+      ['/api/v1/namespaces/default/endpoints', 'Endpoints', { subsets: [{ addresses: [{ ip: '10.0.0.1', zone: 'a' }] }] }, 'unknown field "subsets[0].addresses[0].zone"'],
+      ['/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', 'EndpointSlice', { addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'], ready: true }] }, 'unknown field "endpoints[0].ready"'],
+      ['/api/v1/namespaces/default/events', 'Event', { involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' }, note: 'x' }, 'unknown field "note"'],
+      ['/apis/events.k8s.io/v1/namespaces/default/events', 'Event', { eventTime: '2024-01-01T00:00:00.000000Z', reportingController: 'a/b', reportingInstance: 'i', action: 'A', reason: 'R', regarding: { kind: 'Pod', name: 'p' }, type: 'Normal', message: 'x' }, 'unknown field "message"'],
+    ];
+    for (const [url, kind, body, unknown] of cases) {
+      const strict = await inject('POST', `${url}?fieldValidation=Strict`, { metadata: { name: 'fv-strict' }, ...body });
+      expect(strict.statusCode).toBe(400);
+      expect(strict.json().message).toBe(`${kind} in version "v1" cannot be handled as a ${kind}: strict decoding error: ${unknown}`);
+      const warn = await inject('POST', url, { metadata: { name: 'fv-warn' }, ...body });
+      expect(warn.statusCode).toBe(201);
+      expect(warn.headers.warning).toContain('unknown field');
+    }
   });
 });
 
