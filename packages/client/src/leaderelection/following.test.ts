@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '@kemu/base';
 import { formatMicroTime } from '@kemu/api';
 import { leaseContest, until } from '../testing/lease-contest.ts';
-import { EXPIRY_SLACK_MS, LeaderElector, leaderIdentity } from './leaderelection.ts';
+import { EXPIRY_SLACK_MS, LeaderElector } from './leaderelection.ts';
 import { LeaseLock, type LeaderElectionRecord, type LockFollower, type ObservedRecord, type ResourceLock } from './leaselock.ts';
 
 // Kubernetes' defaults: a poll comes every 2–4.4 s, so an attempt exactly at expiry is not a poll.
@@ -73,14 +73,11 @@ interface Candidate {
 }
 
 function candidate(name: string, releaseOnCancel = false): Candidate {
-  const client = t.client(name);
-  const id = leaderIdentity(name);
-  const lock = new CountingLock(new LeaseLock(client, 'kube-system', 'kube-controller-manager', id));
+  const seat = t.contender(name);
+  const id = seat.identity;
+  const lock = new CountingLock(new LeaseLock(seat.client, seat.namespace, seat.name, id));
   const elector = new LeaderElector({
-    client,
-    namespace: 'kube-system',
-    name: 'kube-controller-manager',
-    identity: id,
+    ...seat,
     ...TIMING,
     releaseOnCancel,
     clock,

@@ -22,15 +22,12 @@ interface Candidate {
 }
 
 function candidate(name: string, extra: Partial<LeaderElectionConfig> = {}): Candidate {
-  const client = t.client(name);
-  const id = leaderIdentity(name);
+  const seat = t.contender(name);
+  const id = seat.identity;
   const events: string[] = [];
   const c: Partial<Candidate> = { id, events };
   const elector = new LeaderElector({
-    client,
-    namespace: 'kube-system',
-    name: 'kube-controller-manager',
-    identity: id,
+    ...seat,
     ...TIMING,
     callbacks: {
       onStartedLeading: (s) => {
@@ -44,6 +41,20 @@ function candidate(name: string, extra: Partial<LeaderElectionConfig> = {}): Can
   });
   const ctrl = t.controller();
   return Object.assign(c, { elector, ctrl, done: elector.run(ctrl.signal) }) as Candidate;
+}
+
+/** a leads and b follows it; then a stops without releasing ("SIGKILL"): how long after a's last renewal b leads. */
+async function handoverAfterKill(): Promise<{ a: Candidate; b: Candidate; took: number }> {
+  const a = candidate('a');
+  await until('a leads', () => a.elector.isLeader());
+  const b = candidate('b');
+  await until('b sees a', () => b.elector.getLeader() === a.id);
+  expect(b.elector.isLeader()).toBe(false);
+  a.ctrl.abort();
+  await a.done;
+  const lastRenew = Date.now();
+  await until('b leads', () => b.elector.isLeader(), 5_000);
+  return { a, b, took: Date.now() - lastRenew };
 }
 
 describe('LeaderElector validation', () => {
@@ -83,17 +94,7 @@ describe('LeaderElector against a fake Lease server', () => {
   });
 
   it('a follower takes over a dead leader only after a full lease duration without change on its own clock', async () => {
-    const a = candidate('a');
-    await until('a leads', () => a.elector.isLeader());
-    const b = candidate('b');
-    await until('b sees a', () => b.elector.getLeader() === a.id);
-    expect(b.elector.isLeader()).toBe(false);
-    // "SIGKILL": a stops without releasing.
-    a.ctrl.abort();
-    await a.done;
-    const lastRenew = Date.now();
-    await until('b leads', () => b.elector.isLeader(), 5_000);
-    const took = Date.now() - lastRenew;
+    const { a, b, took } = await handoverAfterKill();
     expect(took).toBeGreaterThanOrEqual(TIMING.leaseDurationMs - TIMING.retryPeriodMs * 2);
     // The watch brought a's last renewal as it was written and b tried at its expiry, not a poll later.
     expect(took).toBeLessThan(TIMING.leaseDurationMs + 500);
@@ -148,15 +149,7 @@ describe('LeaderElector against a fake Lease server', () => {
       res.end();
       return true;
     };
-    const a = candidate('a');
-    await until('a leads', () => a.elector.isLeader());
-    const b = candidate('b');
-    await until('b sees a', () => b.elector.getLeader() === a.id);
-    a.ctrl.abort();
-    await a.done;
-    const lastRenew = Date.now();
-    await until('b leads', () => b.elector.isLeader(), 5_000);
-    const took = Date.now() - lastRenew;
+    const { b, took } = await handoverAfterKill();
     expect(took).toBeGreaterThanOrEqual(TIMING.leaseDurationMs - TIMING.retryPeriodMs * 2);
     expect(took).toBeLessThan(TIMING.leaseDurationMs + 4.4 * TIMING.retryPeriodMs + 1000);
     expect(lease()?.spec).toMatchObject({ holderIdentity: b.id, leaseTransitions: 1 });

@@ -4,15 +4,24 @@ import { afterEach, beforeEach } from 'vitest';
 import { waitFor } from '@kemu/base/testing/processes';
 import type { Lease } from '@kemu/api';
 import { RestClient } from '../rest.ts';
+import { leaderIdentity } from '../leaderelection/leaderelection.ts';
 import { FakeApiserver } from './fake-apiserver.ts';
 
 export const LEASES = '/apis/coordination.k8s.io/v1/leases';
 
+export interface Contender {
+  client: RestClient;
+  namespace: string;
+  name: string;
+  identity: string;
+}
+
 export interface LeaseContest {
   /** This test's fake apiserver. */
   readonly fake: FakeApiserver;
-  /** A candidate's client: its name as User-Agent (for interceptors), no retries. */
-  client(name: string): RestClient;
+  /** A candidate's part of a LeaderElector's config: its own client (its name as User-Agent, for
+   * interceptors; no retries), the kube-controller-manager Lease, an identity from its name. */
+  contender(name: string): Contender;
   /** Closes the client after the test. */
   closeAfter(client: RestClient): RestClient;
   /** An AbortController for a run loop, aborted after the test. */
@@ -40,7 +49,12 @@ export function leaseContest(): LeaseContest {
       if (!fake) throw new Error('no fake apiserver outside a test');
       return fake;
     },
-    client: (name) => t.closeAfter(new RestClient({ server: t.fake.url, qps: -1, userAgent: name }, { maxRetries: 0 })),
+    contender: (name) => ({
+      client: t.closeAfter(new RestClient({ server: t.fake.url, qps: -1, userAgent: name }, { maxRetries: 0 })),
+      namespace: 'kube-system',
+      name: 'kube-controller-manager',
+      identity: leaderIdentity(name),
+    }),
     closeAfter(client) {
       clients.push(client);
       return client;
