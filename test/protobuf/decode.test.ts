@@ -364,6 +364,30 @@ const cases: { name: string; apiVersion: string; kind: string; raw: Uint8Array; 
     want: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa' }, automountServiceAccountToken: false },
   },
   {
+    name: 'Node: taints, Quantity maps, the kubelet endpoint\'s "Port"',
+    apiVersion: 'v1',
+    kind: 'Node',
+    raw: cat(
+      meta(str(1, 'n1')),
+      msg(2, bool(4, true), msg(5, str(1, 'k'), str(3, 'NoSchedule'))),
+      msg(3, entry(1, 'cpu', cat(str(1, '4'))), msg(6, msg(1, int(1, 10250)))),
+    ),
+    want: {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'n1' },
+      spec: { unschedulable: true, taints: [{ key: 'k', effect: 'NoSchedule' }] },
+      status: { capacity: { cpu: '4' }, daemonEndpoints: { kubeletEndpoint: { Port: 10250 } } },
+    },
+  },
+  {
+    name: 'EndpointSlice: pointer conditions keep an explicit false',
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    raw: cat(meta(str(1, 's')), str(4, 'IPv4'), msg(2, str(1, '10.0.0.1'), msg(2, bool(1, false)))),
+    want: { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 's' }, addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'], conditions: { ready: false } }] },
+  },
+  {
     name: 'DeleteOptions under any group version',
     apiVersion: 'v1',
     kind: 'DeleteOptions',
