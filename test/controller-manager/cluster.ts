@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { R, formatTime, type Lease, type Pod } from '@kemu/api';
 import type { RestClient } from '@kemu/client';
 import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
-import { SHORT_LEASE, leaderLease, leaseHolderName, startSingleApiserver, type SingleApiserver } from '../support/single-apiserver.ts';
+import { SHORT_LEASE, leaderLease, leaseHolderName, newLeaseHolderName, startSingleApiserver, type SingleApiserver } from '../support/single-apiserver.ts';
 
 const run = promisify(execFile);
 
@@ -47,6 +47,11 @@ export function lease(client: RestClient): Promise<Lease | undefined> {
 /** "<hostname-override>" part of the holder identity ("name_uuid"), or "" when released. */
 export function holderName(client: RestClient): Promise<string> {
   return leaseHolderName(client, 'kube-controller-manager');
+}
+
+/** The holder's name once it is someone other than old (a hand-over), else undefined. */
+export function newHolderName(client: RestClient, old: string): Promise<string | undefined> {
+  return newLeaseHolderName(client, 'kube-controller-manager', old);
 }
 
 /** Watches pods in a namespace, keeping the live set; optionally marks each new pod Ready (no kubelets here). */

@@ -3,7 +3,7 @@
 // cache, so a watch never sees more pods than spec.replicas + maxSurge, and the Deployment converges.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { R, type Deployment } from '@kemu/api';
-import { PodTracker, holderName, startEnv, waitFor, type Env } from './cluster.ts';
+import { PodTracker, holderName, newHolderName, startEnv, waitFor, type Env } from './cluster.ts';
 
 const NAMES = ['kcm-a', 'kcm-b', 'kcm-c'];
 let env: Env;
@@ -40,10 +40,7 @@ async function killLeaders(n: number, maxDelayMs = 1000): Promise<void> {
     const leader = await waitFor('a leader', () => holderName(env.client), 30_000, 50);
     await new Promise((r) => setTimeout(r, Math.random() * maxDelayMs));
     await env.managers.get(leader)?.kill('SIGKILL');
-    await waitFor('a new leader', async () => {
-      const h = await holderName(env.client);
-      return h && h !== leader;
-    }, 30_000, 50);
+    await waitFor('a new leader', () => newHolderName(env.client, leader), 30_000, 50);
     await env.startManager(leader);
   }
 }

@@ -4,7 +4,7 @@
 // Lease (frozen past it) exits 1 with "leaderelection lost".
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { R, type CoreEvent, type Pod } from '@kemu/api';
-import { holderName, lease, startEnv, waitFor, type Env } from './cluster.ts';
+import { holderName, lease, newHolderName, startEnv, waitFor, type Env } from './cluster.ts';
 
 const LEASE_MS = 2000;
 const RETRY_MS = 500;
@@ -26,10 +26,7 @@ async function currentLeader(): Promise<string> {
 
 async function nextLeader(old: string, ms: number): Promise<{ name: string; ms: number }> {
   const t0 = Date.now();
-  const name = await waitFor(`a leader other than ${old}`, async () => {
-    const h = await holderName(env.client);
-    return h && h !== old ? h : undefined;
-  }, ms, 25);
+  const name = await waitFor(`a leader other than ${old}`, () => newHolderName(env.client, old), ms, 25);
   return { name, ms: Date.now() - t0 };
 }
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { R, type CoreEvent, type Node, type Pod } from '@kemu/api';
 import type { RestClient } from '@kemu/client';
 import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
-import { SHORT_LEASE, leaseHolderName, startSingleApiserver, type SingleApiserver } from '../support/single-apiserver.ts';
+import { SHORT_LEASE, leaseHolderName, newLeaseHolderName, startSingleApiserver, type SingleApiserver } from '../support/single-apiserver.ts';
 
 export { SHORT_LEASE };
 
@@ -91,4 +91,9 @@ export async function eventsFor(client: RestClient, name: string, namespace = 'd
 
 export function schedulerHolder(client: RestClient): Promise<string> {
   return leaseHolderName(client, 'kube-scheduler');
+}
+
+/** The scheduler Lease's holder once it is someone other than old (a hand-over), else undefined. */
+export function newSchedulerHolder(client: RestClient, old: string): Promise<string | undefined> {
+  return newLeaseHolderName(client, 'kube-scheduler', old);
 }

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { R, type Pod } from '@kemu/api';
 import { waitFor } from '@kemu/base/testing/processes';
-import { createNode, createPod, eventsFor, podSpec, schedulerHolder, startEnv, type Env } from './cluster.ts';
+import { createNode, createPod, eventsFor, newSchedulerHolder, podSpec, schedulerHolder, startEnv, type Env } from './cluster.ts';
 
 let env: Env;
 const bindings = new Map<string, string[]>();
@@ -51,15 +51,7 @@ describe('kube-scheduler leader election', () => {
     const t0 = Date.now();
     const proc = env.schedulers.get(leader);
     const exited = proc?.kill('SIGTERM');
-    const next = await waitFor(
-      'a new leader',
-      async () => {
-        const h = await schedulerHolder(env.client);
-        return h && h !== leader ? h : undefined;
-      },
-      10_000,
-      20,
-    );
+    const next = await waitFor('a new leader', () => newSchedulerHolder(env.client, leader), 10_000, 20);
     const failover = Date.now() - t0;
     console.log(`kube-scheduler fail-over after SIGTERM: ${failover} ms`);
     expect(await exited).toBe(0);
@@ -91,15 +83,7 @@ describe('kube-scheduler that loses its Lease', () => {
     if (!proc?.child.pid) throw new Error('leader process not found');
     process.kill(proc.child.pid, 'SIGSTOP');
     try {
-      await waitFor(
-        'another leader',
-        async () => {
-          const h = await schedulerHolder(env.client);
-          return h && h !== leader ? h : undefined;
-        },
-        15_000,
-        50,
-      );
+      await waitFor('another leader', () => newSchedulerHolder(env.client, leader), 15_000, 50);
     } finally {
       process.kill(proc.child.pid, 'SIGCONT');
     }

@@ -65,6 +65,12 @@ export async function leaseHolderName(client: RestClient, name: string): Promise
   return id.split('_')[0] ?? '';
 }
 
+/** The holder's name once it is someone other than old, else undefined: a condition to wait for a hand-over on. */
+export async function newLeaseHolderName(client: RestClient, name: string, old: string): Promise<string | undefined> {
+  const h = await leaseHolderName(client, name);
+  return h && h !== old ? h : undefined;
+}
+
 /** A kube-system leader Lease as it is now (undefined before the first leader). */
 export async function leaderLease(client: RestClient, name: string): Promise<Lease | undefined> {
   try {
