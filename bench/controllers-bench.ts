@@ -56,7 +56,7 @@ async function pool<T>(items: T[], concurrency: number, fn: (x: T) => Promise<vo
 
 async function scalePhase(work: Work): Promise<void> {
   const env = await startEnv();
-  work.defer(() => env.stop());
+  const stop = work.defer(() => env.stop());
   try {
     await env.startManager('kcm-0', [`--kube-api-qps=${QPS}`, `--kube-api-burst=${BURST}`]);
     await waitFor('a leader', () => holderName(env.client), 60_000);
@@ -112,7 +112,7 @@ async function scalePhase(work: Work): Promise<void> {
     console.log(`  all ${want} pods exist after ${(ms / 1000).toFixed(1)} s → ${(want / (ms / 1000)).toFixed(0)} pods/s`);
     console.log(`  duplicate pods: ${duplicates} (deployments with more than ${REPLICAS} pods ever: ${over})`);
   } finally {
-    await env.stop();
+    await stop();
   }
 }
 
@@ -124,7 +124,7 @@ function stats(xs: number[]): string {
 
 async function failoverPhase(work: Work): Promise<void> {
   const env: Env = await startEnv();
-  work.defer(() => env.stop());
+  const stop = work.defer(() => env.stop());
   try {
     const names = ['kcm-a', 'kcm-b', 'kcm-c'];
     await Promise.all(names.map((n) => env.startManager(n, [])));
@@ -150,7 +150,7 @@ async function failoverPhase(work: Work): Promise<void> {
     console.log(`  SIGKILL: ${stats(times.SIGKILL)}`);
     console.log(`  SIGTERM: ${stats(times.SIGTERM)}`);
   } finally {
-    await env.stop();
+    await stop();
   }
 }
 

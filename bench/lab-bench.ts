@@ -3,14 +3,26 @@
 //  2. controller-manager failover through the balancer: SIGTERM (straight, and through `kemu stop`) → the new
 //     Lease holder, and → the first reconcile by the new leader (a Deployment scaled meanwhile gets its pod);
 //  3. the longest gap between successful writes through the balancer when an apiserver is stopped or killed.
-// Run: node --import tsx bench/lab-bench.ts [--runs N]
+// usage: npm run bench -- lab [--runs N] (--help lists the flags)
 import { waitFor } from '@kemu/base/testing/processes';
 import { signalGroup } from '@kemu/kemu';
-import { startLab, missing, FAST, type Lab } from '../test/lab/lab.ts';
+import { startLab, missing, FAST, type Lab, type LabOptions } from '../test/lab/lab.ts';
 import { call, rec, LeaseWatch, PodWatch } from '../test/lab/api.ts';
+import { atLeast, benchFlags } from './lib/flags.ts';
+import { runBench, type Work } from './lib/workdir.ts';
 
-const runsArg = process.argv.indexOf('--runs');
-const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 3;
+const { runs: RUNS } = benchFlags('lab', { runs: { type: 'int', default: 3, usage: 'runs of each figure (the median is printed)' } }, (f) => atLeast(f, 1, ['runs']));
+const LAB: LabOptions = { apiservers: 3, controllerManagers: 3, schedulers: 3, workers: 3 };
+
+/**
+ * A lab taken down at cleanup unless `down` (returned) ran first; registered before it is up, so an
+ * interrupt while `kemu up` starts still waits for it and takes its components down.
+ */
+async function benchLab(work: Work): Promise<{ lab: Lab; down: () => Promise<void> }> {
+  const starting = startLab(LAB);
+  const down = work.defer(async () => (await starting).down());
+  return { lab: await starting, down };
+}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -31,14 +43,14 @@ async function readyNodes(lab: Lab): Promise<number> {
   }).length;
 }
 
-async function upToReady(): Promise<number> {
+async function upToReady(work: Work): Promise<number> {
   const t0 = Date.now();
-  const lab = await startLab({ apiservers: 3, controllerManagers: 3, schedulers: 3, workers: 3 });
+  const { lab, down } = await benchLab(work);
   try {
     await waitFor('3 Ready nodes', async () => (await readyNodes(lab)) === 3, 180_000, 100);
     return Date.now() - t0;
   } finally {
-    await lab.down();
+    await down();
   }
 }
 
@@ -114,17 +126,17 @@ async function writeGap(lab: Lab, victim: string, how: 'stop' | 'kill', round: n
   return { gap, failed, writes };
 }
 
-async function main(): Promise<void> {
+async function main(work: Work): Promise<void> {
   const skip = missing('apiserver', 'controller-manager', 'scheduler', 'worker');
   if (skip) {
     console.log(`lab-bench: ${skip}`);
     return;
   }
   const ups: number[] = [];
-  for (let k = 0; k < RUNS; k++) ups.push(await upToReady());
+  for (let k = 0; k < RUNS; k++) ups.push(await upToReady(work));
   report('kemu up → 3 Nodes Ready', ups, 's');
 
-  const lab = await startLab({ apiservers: 3, controllerManagers: 3, schedulers: 3, workers: 3 });
+  const { lab, down } = await benchLab(work);
   try {
     await lab.waitRunning(undefined, 120_000);
     for (const how of ['stop', 'kill'] as const) {
@@ -164,8 +176,8 @@ async function main(): Promise<void> {
     lease.stop();
     pods.stop();
   } finally {
-    await lab.down();
+    await down();
   }
 }
 
-await main();
+await runBench('lab', main);

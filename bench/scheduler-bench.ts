@@ -170,7 +170,7 @@ async function checkSpread(env: Env, ns: string, nodes: number): Promise<number>
 await runBench('scheduler', async (work) => {
   for (const nodes of NODE_COUNTS) {
     const env = await startEnv();
-    work.defer(() => env.stop());
+    const stop = work.defer(() => env.stop());
     try {
       const tn = Date.now();
       await pool(
@@ -183,7 +183,7 @@ await runBench('scheduler', async (work) => {
       console.log(JSON.stringify({ bench: 'scheduler', nodes, nodeCreateSeconds: Number(((Date.now() - tn) / 1000).toFixed(1)) }));
       for (const w of WORKLOADS) await phase(env, nodes, w);
     } finally {
-      await env.stop();
+      await stop();
     }
   }
 });

@@ -1,8 +1,8 @@
 // Bench helper: the one way a benchmark gets its scratch directory and cleans up. runBench runs the
 // benchmark; on its end, its failure (thrown, or a rejection nobody awaited), SIGINT or SIGTERM alike it
-// kills every process started through startProcess (by pid, killAll), runs the benchmark's own teardowns,
-// removes the directory, and exits 0, 1 (it failed), 130 or 143. A second signal during the cleanup exits
-// at once.
+// runs the benchmark's own teardowns, kills every process still running that was started through
+// startProcess (by pid, killAll), removes the directory, and exits 0, 1 (it failed), 130 or 143. A second
+// signal during the cleanup exits at once.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,33 +12,44 @@ import { killAll } from '@kemu/base/testing/processes';
 export interface Work {
   /** A fresh temp directory for this run, made on first use and removed at the end. */
   readonly dir: string;
-  /** A teardown for what killAll does not cover (children spawned otherwise, helpers' own dirs); newest first. */
-  defer(fn: () => unknown): void;
+  /**
+   * A teardown for what killAll does not cover (children spawned otherwise, helpers' own dirs and
+   * supervisors), run at cleanup newest first; the function returned runs it now instead, once.
+   */
+  defer(fn: () => unknown): () => Promise<void>;
   /** A child spawned without startProcess: SIGKILLed at cleanup if it is still running. */
   track(child: ChildProcess): void;
 }
 
 export async function runBench(name: string, main: (work: Work) => Promise<void>): Promise<never> {
   let dir: string | undefined;
-  const teardowns: (() => unknown)[] = [];
+  const teardowns = new Set<() => Promise<void>>();
   const work: Work = {
     get dir() {
       return (dir ??= mkdtempSync(path.join(tmpdir(), `kemu-bench-${name}-`)));
     },
-    defer: (fn) => void teardowns.push(fn),
-    track: (child) => work.defer(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')),
+    defer(fn) {
+      const once = async (): Promise<void> => {
+        if (teardowns.delete(once)) await fn();
+      };
+      teardowns.add(once);
+      return once;
+    },
+    track: (child) => void work.defer(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')),
   };
   let cleaning: Promise<void> | undefined;
   const cleanup = (): Promise<void> =>
     (cleaning ??= (async () => {
-      await killAll();
-      for (const fn of teardowns.reverse()) {
+      // The benchmark's teardowns first (a lab's supervisor stops its own components), then killAll for the
+      // rest. After a signal the benchmark runs on meanwhile: what it registers before the last one ends runs too.
+      for (let fn = [...teardowns].pop(); fn; fn = [...teardowns].pop()) {
         try {
           await fn();
         } catch (e) {
           console.error(`${name}: cleanup: ${String(e)}`);
         }
       }
+      await killAll();
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     })());
   let signalled = false;
