@@ -27,6 +27,8 @@ const RATE = flags.rate;
 const LATENCY_PODS = flags['latency-pods'];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// The kubelet names its nodes bench-0..N-1, or plain bench when it emulates one.
+const nodeName = (i: number): string => (NODES === 1 ? 'bench' : `bench-${i % NODES}`);
 
 function procStats(pid: number): { rssKB: number; cpuTicks: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -99,7 +101,7 @@ await runBench('kubelet', async (work) => {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name, namespace: 'default', labels: { bench: 'latency' } },
-      spec: { nodeName: `bench-${i % NODES}`, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+      spec: { nodeName: nodeName(i), containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
     } as Pod);
     await sleep(1000 / RATE);
   }
@@ -124,7 +126,7 @@ await runBench('kubelet', async (work) => {
           apiVersion: 'v1',
           kind: 'Pod',
           metadata: { name: `fill-${i}`, namespace: 'default', labels: { bench: 'fill' } },
-          spec: { nodeName: `bench-${i % NODES}`, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+          spec: { nodeName: nodeName(i), containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
         } as Pod);
       }
     }),
