@@ -1,4 +1,4 @@
-// kubectl auth can-i / auth whoami against an in-process kube-apiserver: kemu allows everything and every
+// kubectl auth can-i (--list) / auth whoami against an in-process kube-apiserver: kemu allows everything and every
 // caller is the cluster admin; the reviews are answered on create and never stored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcessApiserver, type InProcessApiserver } from '../support/in-process-apiserver.ts';
@@ -40,9 +40,19 @@ describe('auth reviews', () => {
     expect(r.stdout).toMatch(/Groups\s+\[system:masters system:authenticated\]/);
   });
 
-  it('discovery lists both, create-only and cluster-scoped', async () => {
+  it('kubectl auth can-i --list prints the cluster-admin rules', async () => {
+    const r = await kubectl('auth', 'can-i', '--list');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^Resources\s+Non-Resource URLs\s+Resource Names\s+Verbs$/);
+    expect(lines.slice(1)).toEqual([expect.stringMatching(/^\*\.\*\s+\[\]\s+\[\]\s+\[\*\]$/), expect.stringMatching(/^\s+\[\*\]\s+\[\]\s+\[\*\]$/)]);
+  });
+
+  it('discovery lists them, create-only and cluster-scoped', async () => {
     const r = await kubectl('api-resources', '--api-group=authorization.k8s.io');
     expect(r.stdout).toMatch(/selfsubjectaccessreviews\s+authorization\.k8s\.io\/v1\s+false\s+SelfSubjectAccessReview/);
+    expect(r.stdout).toMatch(/selfsubjectrulesreviews\s+authorization\.k8s\.io\/v1\s+false\s+SelfSubjectRulesReview/);
     const a = await kubectl('api-resources', '--api-group=authentication.k8s.io', '-o', 'wide');
     expect(a.stdout).toMatch(/selfsubjectreviews\s+authentication\.k8s\.io\/v1\s+false\s+SelfSubjectReview\s+create/);
   });
@@ -61,5 +71,22 @@ describe('auth reviews', () => {
     const who = await post('/apis/authentication.k8s.io/v1/selfsubjectreviews', {});
     expect(who.status).toBe(201);
     expect(who.body.status).toEqual({ userInfo: { username: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] } });
+  });
+
+  it('a rules review is 201 with the cluster-admin rules and an empty spec; no namespace is a 400', async () => {
+    const p = '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews';
+    const r = await post(p, { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'default' } });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: {} });
+    expect(r.body.status).toEqual({
+      resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+      nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+      incomplete: false,
+    });
+    expect((r.body.metadata as { resourceVersion?: string }).resourceVersion).toBeUndefined();
+    const none = await post(p, { spec: {} });
+    expect(none.status).toBe(400);
+    expect(none.body).toMatchObject({ kind: 'Status', reason: 'BadRequest', message: 'no namespace on request' });
+    expect((await fetch(`${url}${p}`)).status).toBe(405);
   });
 });

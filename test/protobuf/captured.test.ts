@@ -100,8 +100,14 @@ describe('bodies captured from kubectl 1.32', () => {
   it('auth whoami sends a SelfSubjectReview', () => {
     expect(decodeProtobufObject(fixture('selfsubjectreview'))).toEqual({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', metadata: {}, status: { userInfo: {} } });
   });
-  it('auth can-i --list (SelfSubjectRulesReview, a resource kemu does not serve) has no table: 415 naming the kind', () => {
-    expect(() => decodeProtobufObject(fixture('selfsubjectrulesreview'))).toThrow(/kind "SelfSubjectRulesReview"/);
+  it('auth can-i --list sends a SelfSubjectRulesReview for the namespace', () => {
+    expect(decodeProtobufObject(fixture('selfsubjectrulesreview'))).toEqual({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectRulesReview',
+      metadata: {},
+      spec: { namespace: 'default' },
+      status: {},
+    });
   });
 });
 

@@ -342,6 +342,27 @@ const cases: { name: string; apiVersion: string; kind: string; raw: Uint8Array; 
     },
   },
   {
+    name: 'SelfSubjectRulesReview: spec.namespace; status rules are string lists, a zero incomplete dropped',
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectRulesReview',
+    raw: cat(
+      meta(),
+      msg(2, str(1, 'default')),
+      msg(3, msg(1, str(1, 'get'), str(1, 'list'), str(2, ''), str(3, 'pods'), str(4, 'web')), msg(2, str(1, 'get'), str(2, '/healthz')), bool(3, false), str(4, 'x')),
+    ),
+    want: {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectRulesReview',
+      metadata: {},
+      spec: { namespace: 'default' },
+      status: {
+        resourceRules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'], resourceNames: ['web'] }],
+        nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }],
+        evaluationError: 'x',
+      },
+    },
+  },
+  {
     name: 'SelfSubjectReview: userInfo extra values are plain string lists (ExtraValue), an empty one []',
     apiVersion: 'authentication.k8s.io/v1',
     kind: 'SelfSubjectReview',

@@ -30,6 +30,7 @@ const ROOTS: [Message, string][] = [
   [apps.PriorityClass, 'k8s.io.api.scheduling.v1.PriorityClass'],
   [apps.Lease, 'k8s.io.api.coordination.v1.Lease'],
   [reviews.SelfSubjectAccessReview, 'k8s.io.api.authorization.v1.SelfSubjectAccessReview'],
+  [reviews.SelfSubjectRulesReview, 'k8s.io.api.authorization.v1.SelfSubjectRulesReview'],
   [reviews.SelfSubjectReview, 'k8s.io.api.authentication.v1.SelfSubjectReview'],
 ];
 

@@ -33,6 +33,7 @@ const ROOTS: [string, Message, string][] = [
   ['PriorityClass', apps.PriorityClass, 'k8s.io.api.scheduling.v1.PriorityClass'],
   ['Lease', apps.Lease, 'k8s.io.api.coordination.v1.Lease'],
   ['SelfSubjectAccessReview', reviews.SelfSubjectAccessReview, 'k8s.io.api.authorization.v1.SelfSubjectAccessReview'],
+  ['SelfSubjectRulesReview', reviews.SelfSubjectRulesReview, 'k8s.io.api.authorization.v1.SelfSubjectRulesReview'],
   ['SelfSubjectReview', reviews.SelfSubjectReview, 'k8s.io.api.authentication.v1.SelfSubjectReview'],
   ['DeleteOptions', meta.DeleteOptions, 'k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions'],
 ];

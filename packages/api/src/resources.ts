@@ -113,6 +113,7 @@ export const RESOURCES: readonly ResourceInfo[] = [
   res('scheduling.k8s.io', 'v1', 'PriorityClass', 'priorityclasses', false, { shortNames: ['pc'] }),
   // Reviews are answered on create and never stored (no get, list or watch), as in Kubernetes.
   res('authorization.k8s.io', 'v1', 'SelfSubjectAccessReview', 'selfsubjectaccessreviews', false, { verbs: ['create'] }),
+  res('authorization.k8s.io', 'v1', 'SelfSubjectRulesReview', 'selfsubjectrulesreviews', false, { verbs: ['create'] }),
   res('authentication.k8s.io', 'v1', 'SelfSubjectReview', 'selfsubjectreviews', false, { verbs: ['create'] }),
 ];
 
@@ -160,5 +161,6 @@ export const R = {
   eventsV1: must('events.k8s.io', 'events'),
   priorityclasses: must('scheduling.k8s.io', 'priorityclasses'),
   selfsubjectaccessreviews: must('authorization.k8s.io', 'selfsubjectaccessreviews'),
+  selfsubjectrulesreviews: must('authorization.k8s.io', 'selfsubjectrulesreviews'),
   selfsubjectreviews: must('authentication.k8s.io', 'selfsubjectreviews'),
 } as const;

@@ -7,7 +7,7 @@ import { Endpoints, Event } from './tables/core-endpoints-events.ts';
 import { EndpointSlice, Event as EventV1 } from './tables/discovery-events.ts';
 import { DeleteOptions } from './tables/meta.ts';
 import { Node } from './tables/node.ts';
-import { SelfSubjectAccessReview, SelfSubjectReview } from './tables/reviews.ts';
+import { SelfSubjectAccessReview, SelfSubjectReview, SelfSubjectRulesReview } from './tables/reviews.ts';
 
 const KINDS: ReadonlyMap<string, Message> = new Map<string, Message>([
   ['v1/Namespace', Namespace],
@@ -29,6 +29,7 @@ const KINDS: ReadonlyMap<string, Message> = new Map<string, Message>([
   ['scheduling.k8s.io/v1/PriorityClass', PriorityClass],
   ['coordination.k8s.io/v1/Lease', Lease],
   ['authorization.k8s.io/v1/SelfSubjectAccessReview', SelfSubjectAccessReview],
+  ['authorization.k8s.io/v1/SelfSubjectRulesReview', SelfSubjectRulesReview],
   ['authentication.k8s.io/v1/SelfSubjectReview', SelfSubjectReview],
 ]);
 

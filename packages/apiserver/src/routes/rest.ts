@@ -6,7 +6,7 @@ import { checkNamespaceDeletable, namespaceCreateDefaults } from '../namespace-l
 import { componentStatuses } from './componentstatuses.ts';
 import { getObject, listObjects } from './read.ts';
 import { boolParam, type ApiReply, type ApiRequest } from './request.ts';
-import { selfSubjectAccessReview, selfSubjectReview } from './reviews.ts';
+import { selfSubjectAccessReview, selfSubjectReview, selfSubjectRulesReview } from './reviews.ts';
 import { bind, evict, finalizeNamespace, podLog, scale } from './subresources.ts';
 import { createObject, deleteCollection, deleteObject, patchObject, updateObject } from './write.ts';
 
@@ -45,6 +45,7 @@ export async function handleRest(ctx: ApiContext, req: ApiRequest): Promise<ApiR
         need(req, 'create');
         if (t.resource === R.bindings) return bind(ctx, req);
         if (t.resource === R.selfsubjectaccessreviews) return selfSubjectAccessReview(ctx, req);
+        if (t.resource === R.selfsubjectrulesreviews) return selfSubjectRulesReview(ctx, req);
         if (t.resource === R.selfsubjectreviews) return selfSubjectReview(ctx, req);
         if (t.resource === R.namespaces && typeof req.body === 'object' && req.body !== null) {
           namespaceCreateDefaults(req.body as Parameters<typeof namespaceCreateDefaults>[0]);

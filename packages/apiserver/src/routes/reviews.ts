@@ -1,7 +1,8 @@
-// SelfSubjectAccessReview and SelfSubjectReview: answered on create, never stored. kemu has no
-// authentication or authorization, so every request acts as the cluster admin: access reviews are
-// always allowed, and the caller is "kubernetes-admin" in system:masters (what kubeadm's admin
-// kubeconfig is), which is what every kemu client effectively is.
+// SelfSubjectAccessReview, SelfSubjectRulesReview and SelfSubjectReview: answered on create, never stored.
+// kemu has no authentication or authorization, so every request acts as the cluster admin: access reviews
+// are always allowed, rules reviews list what the cluster-admin ClusterRole grants, and the caller is
+// "kubernetes-admin" in system:masters (what kubeadm's admin kubeconfig is), which is what every kemu client
+// effectively is.
 import { errors, formatTime, R, type KubeObject, type StatusCause } from '@kemu/api';
 import type { ApiContext } from '../context.ts';
 import { fieldValidationOf } from '../registry/field-validation.ts';
@@ -68,6 +69,33 @@ export function selfSubjectAccessReview(ctx: ApiContext, req: ApiRequest): ApiRe
     metadata: echoMeta(obj, ctx),
     spec: s,
     status: { allowed: true, reason: 'kemu has no authorization: every request is allowed' },
+  };
+  return { code: 201, body };
+}
+
+/** What RBAC resolves for system:masters (the cluster-admin ClusterRole): everything, nothing left out. */
+const CLUSTER_ADMIN_RULES = {
+  resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+  nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+  incomplete: false,
+};
+
+/**
+ * POST selfsubjectrulesreviews: the caller's rules in spec.namespace. As in Kubernetes, the request's metadata is
+ * not validated and the reply is a fresh object (empty spec), and a missing namespace is a 400, not a 422.
+ */
+export function selfSubjectRulesReview(ctx: ApiContext, req: ApiRequest): ApiReply {
+  checkCreateOptions(req);
+  const obj = asObjectBody(req.body, R.selfsubjectrulesreviews, undefined);
+  if (obj.spec !== undefined && obj.spec !== null && !isObject(obj.spec)) throw errors.badRequest('spec must be an object');
+  const namespace = isObject(obj.spec) ? obj.spec.namespace : undefined;
+  if (namespace === undefined || namespace === null || namespace === '') throw errors.badRequest('no namespace on request');
+  const body: KubeObject = {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: { creationTimestamp: formatTime(ctx.clock.now()) },
+    spec: {},
+    status: structuredClone(CLUSTER_ADMIN_RULES),
   };
   return { code: 201, body };
 }

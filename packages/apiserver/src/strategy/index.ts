@@ -20,7 +20,7 @@ import { endpointSliceStrategy } from './endpointslices.ts';
 import { priorityClassStrategy } from './priorityclasses.ts';
 import { bindingStrategy } from './bindings.ts';
 import { componentStatusStrategy } from './componentstatuses.ts';
-import { selfSubjectAccessReviewStrategy, selfSubjectReviewStrategy } from './reviews.ts';
+import { selfSubjectAccessReviewStrategy, selfSubjectReviewStrategy, selfSubjectRulesReviewStrategy } from './reviews.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { printerFor } from '../printers/index.ts';
 
@@ -43,6 +43,7 @@ const STRATEGIES: ResourceStrategy[] = [
   bindingStrategy,
   componentStatusStrategy,
   selfSubjectAccessReviewStrategy,
+  selfSubjectRulesReviewStrategy,
   selfSubjectReviewStrategy,
 ];
 

@@ -1,5 +1,5 @@
-// The reviews kubectl's typed clients post: authorization.k8s.io/v1 SelfSubjectAccessReview (`auth can-i`) and
-// authentication.k8s.io/v1 SelfSubjectReview (`auth whoami`). Every scalar here is a plain string or bool;
+// The reviews kubectl's typed clients post: authorization.k8s.io/v1 SelfSubjectAccessReview (`auth can-i`),
+// SelfSubjectRulesReview (`auth can-i --list`) and authentication.k8s.io/v1 SelfSubjectReview (`auth whoami`). Every scalar here is a plain string or bool;
 // resourceAttributes, nonResourceAttributes and the two selectors are *struct pointers, so they are present
 // exactly when kubectl set them.
 import { bool, list, mapOf, message, msg, str, strs } from '../schema.ts';
@@ -32,6 +32,21 @@ export const SelfSubjectAccessReview = message({
   1: metadata,
   2: msg('spec', () => SelfSubjectAccessReviewSpec),
   3: msg('status', () => SubjectAccessReviewStatus),
+});
+
+export const SelfSubjectRulesReviewSpec = message({ 1: str('namespace') });
+export const ResourceRule = message({ 1: strs('verbs'), 2: strs('apiGroups'), 3: strs('resources'), 4: strs('resourceNames') });
+export const NonResourceRule = message({ 1: strs('verbs'), 2: strs('nonResourceURLs') });
+export const SubjectRulesReviewStatus = message({
+  1: list('resourceRules', () => ResourceRule),
+  2: list('nonResourceRules', () => NonResourceRule),
+  3: bool('incomplete'),
+  4: str('evaluationError'),
+});
+export const SelfSubjectRulesReview = message({
+  1: metadata,
+  2: msg('spec', () => SelfSubjectRulesReviewSpec),
+  3: msg('status', () => SubjectRulesReviewStatus),
 });
 
 /** authentication/v1 ExtraValue {1 items} is a Go []string, so its JSON is the list itself. */
