@@ -1,17 +1,14 @@
 // The REST surface through fastify.inject() on a MemoryBackend: discovery, version, CRUD status codes
 // and Status bodies, namespace lifecycle, deletion semantics.
-import { silentLogger } from '@kemu/base';
 import { MemoryBackend } from '@kemu/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureSystemNamespaces } from './bootstrap/system-namespaces.ts';
-import { createApiServer, type ApiServer } from './server.ts';
+import { startMemoryApiServer } from './testing/memory-server.ts';
+import type { ApiServer } from './server.ts';
 
 let srv: ApiServer;
 
 beforeAll(async () => {
-  srv = await createApiServer({ backend: new MemoryBackend(), logger: silentLogger() });
-  await srv.start();
-  await ensureSystemNamespaces(srv.ctx.registry);
+  srv = await startMemoryApiServer();
 });
 afterAll(async () => srv.close());
 

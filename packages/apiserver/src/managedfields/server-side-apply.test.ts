@@ -1,17 +1,13 @@
 // Server-side apply and managedFields over HTTP (fastify inject): Update entries for create/update/patch
 // named after ?fieldManager or the User-Agent, apply creating, no-op re-apply, 409 conflicts with
 // Kubernetes' message, force, pruning of dropped fields, and client-sent managedFields.
-import { silentLogger } from '@kemu/base';
-import { MemoryBackend } from '@kemu/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureSystemNamespaces } from '../bootstrap/system-namespaces.ts';
-import { createApiServer, type ApiServer } from '../server.ts';
+import { startMemoryApiServer } from '../testing/memory-server.ts';
+import type { ApiServer } from '../server.ts';
 
 let srv: ApiServer;
 beforeAll(async () => {
-  srv = await createApiServer({ backend: new MemoryBackend(), logger: silentLogger() });
-  await srv.start();
-  await ensureSystemNamespaces(srv.ctx.registry);
+  srv = await startMemoryApiServer();
 });
 afterAll(async () => srv.close());
 

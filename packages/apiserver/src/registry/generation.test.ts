@@ -1,16 +1,12 @@
 // metadata.generation only on kinds whose Kubernetes strategy tracks it (v1.31: deployments, replicasets,
 // endpointslices here), never on pods, configmaps, services, namespaces, nodes.
-import { silentLogger } from '@kemu/base';
-import { MemoryBackend } from '@kemu/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureSystemNamespaces } from '../bootstrap/system-namespaces.ts';
-import { createApiServer, type ApiServer } from '../server.ts';
+import { startMemoryApiServer } from '../testing/memory-server.ts';
+import type { ApiServer } from '../server.ts';
 
 let srv: ApiServer;
 beforeAll(async () => {
-  srv = await createApiServer({ backend: new MemoryBackend(), logger: silentLogger() });
-  await srv.start();
-  await ensureSystemNamespaces(srv.ctx.registry);
+  srv = await startMemoryApiServer();
 });
 afterAll(async () => srv.close());
 

@@ -1,17 +1,13 @@
 // Bad input answered as Kubernetes answers it: the decoder's 400 for a value of the wrong JSON type, checkName's
 // 400, the options validators' 422s (CreateOptions, ListOptions, DeleteOptions), query-parameter parse errors,
 // strategic-merge directives that are not lists, and read-only discovery.
-import { silentLogger } from '@kemu/base';
-import { MemoryBackend } from '@kemu/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureSystemNamespaces } from '../bootstrap/system-namespaces.ts';
-import { createApiServer, type ApiServer } from '../server.ts';
+import type { ApiServer } from '../server.ts';
+import { startMemoryApiServer } from '../testing/memory-server.ts';
 
 let srv: ApiServer;
 beforeAll(async () => {
-  srv = await createApiServer({ backend: new MemoryBackend(), logger: silentLogger() });
-  await srv.start();
-  await ensureSystemNamespaces(srv.ctx.registry);
+  srv = await startMemoryApiServer();
   await send('POST', CM, { metadata: { name: 'live' }, data: { k: 'v' } });
 });
 afterAll(async () => srv.close());

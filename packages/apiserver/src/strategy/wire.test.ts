@@ -1,17 +1,14 @@
 // The per-kind semantics seen through the real REST surface (fastify.inject on a MemoryBackend): defaults,
 // generation, 422 messages, strategic merge patch, Tables and selectors as kubectl observes them.
-import { silentLogger } from '@kemu/base';
 import { MemoryBackend } from '@kemu/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiServer, type ApiServer } from '../server.ts';
-import { ensureSystemNamespaces } from '../bootstrap/system-namespaces.ts';
+import { startMemoryApiServer } from '../testing/memory-server.ts';
+import type { ApiServer } from '../server.ts';
 
 let srv: ApiServer;
 
 beforeAll(async () => {
-  srv = await createApiServer({ backend: new MemoryBackend(), logger: silentLogger() });
-  await srv.start();
-  await ensureSystemNamespaces(srv.ctx.registry);
+  srv = await startMemoryApiServer();
 });
 afterAll(async () => srv.close());
 
