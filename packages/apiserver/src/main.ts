@@ -30,6 +30,7 @@ const flags = parseCommandLine('kube-apiserver', {
   'etcd-compaction-interval': { type: 'duration', default: 5 * 60_000, usage: 'How often the store compacts its history. If 0, timed compaction is disabled.' },
   'storage-compaction-retention': { type: 'duration', default: 5 * 60_000, usage: 'How much history (by age) compaction keeps for watches to resume from.' },
   'storage-compaction-min-revisions': { type: 'int', default: 1000, usage: 'Compaction always keeps at least this many latest revisions.' },
+  'etcd-healthcheck-timeout': { type: 'duration', default: 2000, usage: 'The timeout to use when checking etcd health (the store\'s write probe; it runs at most every half of this).' },
   'default-watch-cache-size': { type: 'int', default: 10_000, usage: 'Events of history kept per resource for resuming watches.' },
   'identity-lease-renew-interval': { type: 'duration', default: 10_000, usage: 'How often this replica renews its identity Lease.' },
   'identity-lease-duration-seconds': { type: 'int', default: 3600, usage: 'The duration of this replica\'s identity Lease in seconds.' },
@@ -44,6 +45,10 @@ const logger = createLogger('kube-apiserver', flags.v);
 async function main(): Promise<void> {
   const clusterIP = firstServiceIP(flags['service-cluster-ip-range']);
   const endpoint = flags['datastore-endpoint'];
+  if (flags['etcd-healthcheck-timeout'] <= 0) {
+    process.stderr.write('Error: --etcd-healthcheck-timeout must be greater than 0\n');
+    process.exit(2);
+  }
   for (const f of ['etcd-compaction-interval', 'storage-compaction-retention', 'storage-compaction-min-revisions'] as const) {
     if (flags[f] < 0) {
       process.stderr.write(`Error: --${f} must not be negative\n`);
@@ -55,6 +60,7 @@ async function main(): Promise<void> {
     compactIntervalMs: flags['etcd-compaction-interval'],
     compactRetentionMs: flags['storage-compaction-retention'],
     compactMinRevisions: flags['storage-compaction-min-revisions'],
+    healthCheckTimeoutMs: flags['etcd-healthcheck-timeout'],
   });
   const metrics = createMetrics(true);
   const https =

@@ -120,3 +120,14 @@ export class FutureRevisionError extends Error {
     this.name = 'FutureRevisionError';
   }
 }
+
+/**
+ * The backend refuses writes because it cannot make them durable (the apiserver's 503): e.g. the file it
+ * writes was deleted or replaced underneath it. Not retried by the backend; another replica may serve.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(readonly reason: string) {
+    super(`storage is unavailable: ${reason}`);
+    this.name = 'StoreUnavailableError';
+  }
+}

@@ -6,6 +6,10 @@
 // Two connections per process: the writer's has busy_timeout 0 (a busy lock is retried from a timer,
 // never by sleeping inside SQLite, which would freeze the event loop); the reader's keeps a busy
 // timeout for the rare cases a WAL reader must wait (recovery after a crash of another process).
+//
+// Write health (sqlite/health.ts) is what healthy() reports: a failed write or a failed probe makes it
+// false until a write succeeds again; a database or WAL file deleted or replaced underneath the open store
+// fences it (writes refused with StoreUnavailableError) until restart, since a crash would lose them.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -15,6 +19,8 @@ import type { Backend, KeyValue, ListOptions, ListResult, Watch, WatchHandlers }
 import type { Synchronous } from './endpoint.ts';
 import { ChangeFeed } from './sqlite/feed.ts';
 import { Compactor } from './sqlite/compactor.ts';
+import { FileIdentity } from './sqlite/file-identity.ts';
+import { StoreHealth } from './sqlite/health.ts';
 import { Reader } from './sqlite/reader.ts';
 import { SCHEMA, isBusy } from './sqlite/schema.ts';
 import { checkKey } from './keys.ts';
@@ -37,6 +43,8 @@ export interface SqliteOptions {
   busyTimeoutMs?: number;
   /** Most writes committed in one transaction. Default 500. */
   maxBatch?: number;
+  /** kube-apiserver's --etcd-healthcheck-timeout: a write probe slower than this fails healthy(); probes run at most every half of it. Default 2 s. */
+  healthCheckTimeoutMs?: number;
   logger?: Logger;
 }
 
@@ -47,6 +55,7 @@ export class SqliteBackend implements Backend {
   private readonly reader: Reader;
   private readonly feed: ChangeFeed;
   private readonly compactor: Compactor;
+  private readonly health: StoreHealth;
   private readonly logger: Logger;
   private closed = false;
 
@@ -72,8 +81,22 @@ export class SqliteBackend implements Backend {
 
     this.reader = new Reader(this.readDb);
     this.feed = new ChangeFeed(this.readDb, this.logger, opts.pollIntervalMs ?? 2);
+    // Both connections have read the file by now (the schema, the feed's head), so the WAL and shared
+    // memory files this process holds are the ones on disk.
+    const files = opts.path === ':memory:' ? undefined : new FileIdentity(opts.path);
+    const checkpoint = this.writeDb.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+    this.health = new StoreHealth({
+      files,
+      probe: () => this.writer.probe(),
+      rescue: () => checkpointDone(checkpoint.get()),
+      timeoutMs: opts.healthCheckTimeoutMs ?? 2000,
+      logger: this.logger,
+    });
     this.writer = new GroupWriter(this.writeDb, {
       onCommit: () => this.feed.poll(),
+      refusal: () => this.health.refusal(),
+      verify: () => this.health.verifyCommit(),
+      onFailure: (err) => this.health.writeFailed(err),
       logger: this.logger,
       ...(opts.maxBatch !== undefined ? { maxBatch: opts.maxBatch } : {}),
     });
@@ -142,13 +165,15 @@ export class SqliteBackend implements Backend {
     return this.compactor.compact(revision);
   }
 
+  /** Readable, and writable as far as the last write or probe shows (see sqlite/health.ts). */
   async healthy(): Promise<boolean> {
     if (this.closed) return false;
     try {
-      return this.reader.ping();
+      if (!this.reader.ping()) return false;
     } catch {
       return false;
     }
+    return this.health.healthy();
   }
 
   async close(): Promise<void> {
@@ -177,6 +202,13 @@ export class SqliteBackend implements Backend {
       }
     }
   }
+}
+
+/** PRAGMA wal_checkpoint's row: true when it was not blocked and copied every frame of the log. */
+function checkpointDone(row: unknown): boolean {
+  if (typeof row !== 'object' || row === null) return false;
+  const r = row as Record<string, unknown>;
+  return r.busy === 0 && typeof r.log === 'number' && r.log === r.checkpointed;
 }
 
 /** Runs a startup statement, retrying (blocking briefly) while the database is busy or locked. */

@@ -8,7 +8,8 @@
 // kv   — current state: for each key, the id of its newest log row (deleted=1 while that is a
 //        tombstone not yet compacted). A small WITHOUT ROWID index so get/list by prefix are range
 //        scans; values are read from log by primary key, so a write stores its value once.
-// meta — compact_revision, shared by every process that opens the file.
+// meta — compact_revision, shared by every process that opens the file; health_probe, a counter the
+//        health probe (sqlite/health.ts) rewrites to prove the file takes writes, without using a revision.
 import type { KeyValue, WatchEvent } from '../backend.ts';
 
 export const SCHEMA = `

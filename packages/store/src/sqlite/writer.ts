@@ -14,7 +14,9 @@ import { int, isBusy, str } from './schema.ts';
 export type WriteOp =
   | { kind: 'create'; key: string; value: string }
   | { kind: 'update'; key: string; value: string; expected: number }
-  | { kind: 'delete'; key: string; expected: number };
+  | { kind: 'delete'; key: string; expected: number }
+  /** The health probe: rewrites one row of meta, takes no revision and touches no key. */
+  | { kind: 'probe' };
 
 interface Pending {
   op: WriteOp;
@@ -31,6 +33,12 @@ export interface WriterOptions {
   lockWaitMs?: number;
   /** Called synchronously after every commit (the change feed polls at once). */
   onCommit: () => void;
+  /** Before a transaction: an error to refuse the whole queue with instead (the store is fenced). */
+  refusal?: () => Error | undefined;
+  /** After a commit, before acknowledging it: an error to reject the batch with (its files are gone). */
+  verify?: () => Error | undefined;
+  /** A transaction failed for a reason other than a busy lock (disk full, read-only, I/O error). */
+  onFailure?: (err: Error) => void;
   logger: Logger;
 }
 
@@ -51,6 +59,7 @@ export class GroupWriter {
   private readonly selValue: Statement;
   private readonly insLog: Statement;
   private readonly upsertKv: Statement;
+  private readonly probeStmt: Statement;
   private readonly txn: (batch: Pending[]) => Outcome[];
   private idleWaiters: Array<() => void> = [];
   /** Commits and rows written by this process (for benchmarks and metrics). */
@@ -70,12 +79,23 @@ export class GroupWriter {
     this.upsertKv = db.prepare(
       'INSERT INTO kv (name, id, deleted) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET id = excluded.id, deleted = excluded.deleted',
     );
+    this.probeStmt = db.prepare(
+      "INSERT INTO meta (name, value) VALUES ('health_probe', 1) ON CONFLICT(name) DO UPDATE SET value = value + 1",
+    );
     this.txn = db.transaction((batch: Pending[]) => batch.map((p) => this.apply(p.op))).immediate;
   }
 
   submit(op: WriteOp): Promise<KeyValue> {
     return new Promise<KeyValue>((resolve, reject) => {
       this.queue.push({ op, resolve, reject, since: Date.now() });
+      this.schedule(false);
+    });
+  }
+
+  /** A write that proves the store can commit (the health probe); rejects as a client's write would. */
+  probe(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ op: { kind: 'probe' }, resolve: () => resolve(), reject, since: Date.now() });
       this.schedule(false);
     });
   }
@@ -105,6 +125,14 @@ export class GroupWriter {
       this.notifyIdle();
       return;
     }
+    const refused = this.opts.refusal?.();
+    if (refused) {
+      const all = this.queue;
+      this.queue = [];
+      for (const p of all) p.reject(refused);
+      this.notifyIdle();
+      return;
+    }
     const batch = this.queue.slice(0, this.maxBatch);
     let outcomes: Outcome[];
     try {
@@ -121,6 +149,7 @@ export class GroupWriter {
       this.queue.splice(0, batch.length);
       this.opts.logger.error({ err }, 'store write transaction failed');
       const e = err instanceof Error ? err : new Error(String(err));
+      this.opts.onFailure?.(e);
       for (const p of batch) p.reject(e);
       this.attempts = 0;
       this.schedule(false);
@@ -129,7 +158,9 @@ export class GroupWriter {
     this.queue.splice(0, batch.length);
     this.attempts = 0;
     this.stats.commits++;
-    this.stats.rows += outcomes.filter((o) => o.ok).length;
+    this.stats.rows += batch.filter((p, i) => p.op.kind !== 'probe' && (outcomes[i] as Outcome).ok).length;
+    // Checked before anyone is told: a commit into a file that is no longer on disk is not acknowledged.
+    const lost = this.opts.verify?.();
     try {
       this.opts.onCommit();
     } catch (err) {
@@ -137,7 +168,8 @@ export class GroupWriter {
     }
     batch.forEach((p, i) => {
       const o = outcomes[i] as Outcome;
-      if (o.ok) p.resolve(o.kv);
+      if (lost) p.reject(lost);
+      else if (o.ok) p.resolve(o.kv);
       else p.reject(o.err);
     });
     if (this.queue.length > 0) this.schedule(false);
@@ -162,6 +194,10 @@ export class GroupWriter {
 
   /** One write inside the open transaction. Precondition failures are outcomes, not throws. */
   private apply(op: WriteOp): Outcome {
+    if (op.kind === 'probe') {
+      this.probeStmt.run();
+      return { ok: true, kv: { key: '', value: '', modRevision: 0, createRevision: 0 } };
+    }
     const cur: unknown = this.selKv.get(op.key);
     const live = cur !== undefined && int(cur, 'deleted') === 0;
     if (op.kind === 'create') {
