@@ -9,7 +9,17 @@
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 
+export type StoreFile = 'database' | 'wal' | 'shm';
+
+/** A file that is no longer the one the store opened. */
+export interface FileChange {
+  file: StoreFile;
+  /** e.g. "state.db-wal was deleted while the store had it open". */
+  message: string;
+}
+
 interface Recorded {
+  file: StoreFile;
   path: string;
   dev: number;
   ino: number;
@@ -20,20 +30,21 @@ export class FileIdentity {
 
   /** Records the identity of dbPath and its -wal and -shm files as they are now (call once the store is open). */
   constructor(dbPath: string) {
-    for (const path of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) {
+    const files: Array<[StoreFile, string]> = [['database', dbPath], ['wal', `${dbPath}-wal`], ['shm', `${dbPath}-shm`]];
+    for (const [file, path] of files) {
       const s = statSync(path, { throwIfNoEntry: false });
       // A file missing right after opening in WAL mode is not one this process holds open: nothing to watch.
-      if (s) this.files.push({ path, dev: s.dev, ino: s.ino });
+      if (s) this.files.push({ file, path, dev: s.dev, ino: s.ino });
     }
   }
 
-  /** Undefined while every file is the one opened; otherwise a sentence naming the first that changed. */
-  check(): string | undefined {
+  /** Undefined while every file is the one opened; otherwise the first that changed. */
+  check(): FileChange | undefined {
     for (const f of this.files) {
       const s = statSync(f.path, { throwIfNoEntry: false });
-      if (!s) return `${basename(f.path)} was deleted while the store had it open`;
+      if (!s) return { file: f.file, message: `${basename(f.path)} was deleted while the store had it open` };
       if (s.dev !== f.dev || s.ino !== f.ino) {
-        return `${basename(f.path)} was replaced while the store had it open (inode ${f.dev}:${f.ino}, now ${s.dev}:${s.ino})`;
+        return { file: f.file, message: `${basename(f.path)} was replaced while the store had it open (inode ${f.dev}:${f.ino}, now ${s.dev}:${s.ino})` };
       }
     }
     return undefined;

@@ -1,11 +1,11 @@
 import { silentLogger } from '@kemu/base';
 import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../backend.ts';
-import type { FileIdentity } from './file-identity.ts';
+import type { FileChange, FileIdentity } from './file-identity.ts';
 import { StoreHealth } from './health.ts';
 
 /** A StoreHealth whose probe commits (or fails) as told, on a clock the test moves. */
-function setup(o: { timeoutMs?: number; files?: () => string | undefined; rescue?: () => boolean } = {}) {
+function setup(o: { timeoutMs?: number; files?: () => FileChange | undefined; rescue?: () => boolean } = {}) {
   let now = 1000;
   let probes = 0;
   let next: 'ok' | 'fail' | 'hang' = 'ok';
@@ -74,12 +74,12 @@ describe('StoreHealth', () => {
   });
 
   it('is fenced for good once a file changed: writes refused, rescue retried until done', async () => {
-    let changed: string | undefined;
+    let changed: FileChange | undefined;
     let rescues = 0;
     const t = setup({ files: () => changed, rescue: () => ++rescues >= 2 });
     expect(await t.health.healthy()).toBe(true);
     expect(t.health.refusal()).toBeUndefined();
-    changed = 'state.db-wal was deleted while the store had it open';
+    changed = { file: 'wal', message: 'state.db-wal was deleted while the store had it open' };
     const lost = t.health.verifyCommit();
     expect(lost).toBeInstanceOf(StoreUnavailableError);
     expect(lost?.message).toMatch(/^storage is unavailable: state\.db-wal was deleted/);
@@ -89,5 +89,13 @@ describe('StoreHealth', () => {
     expect(await t.health.healthy()).toBe(false);
     t.health.refusal();
     expect(rescues).toBe(2);
+  });
+
+  it('does not checkpoint into a database file that was replaced', async () => {
+    let rescues = 0;
+    const t = setup({ files: () => ({ file: 'database', message: 'state.db was replaced while the store had it open' }), rescue: () => ++rescues > 0 });
+    expect(await t.health.healthy()).toBe(false);
+    expect(t.health.refusal()).toBeInstanceOf(StoreUnavailableError);
+    expect(rescues).toBe(0);
   });
 });

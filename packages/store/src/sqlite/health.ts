@@ -8,8 +8,9 @@
 // - A file the store writes was deleted or replaced underneath it (FileIdentity). Commits would land in an
 //   unlinked inode that a crash throws away, so the store is fenced: every later write is refused with
 //   StoreUnavailableError and readiness fails until the process restarts (reopening is only safe once no
-//   process holds the old files, so it cannot be done here). What the orphaned WAL already holds is
-//   checkpointed into the database file (`rescue`), so writes acknowledged before the fault survive a crash.
+//   process holds the old files, so it cannot be done here). When the database file itself is still in
+//   place, what the orphaned WAL holds is checkpointed into it (`rescue`), so writes acknowledged before
+//   the fault survive a crash. (A database file replaced underneath, e.g. by a restore, is left alone.)
 //
 // The probe follows kube-apiserver's etcd check: run when a health check asks, at most once per half the
 // check timeout, answering in between with the last result; a probe not done within the timeout fails.
@@ -110,9 +111,11 @@ export class StoreHealth {
       const changed = this.opts.files.check();
       if (changed) {
         this.fence = new StoreUnavailableError(
-          `${changed}; writes are refused because a crash would lose them (restart every kube-apiserver using this file)`,
+          `${changed.message}; writes are refused because a crash would lose them (restart every kube-apiserver using this file)`,
         );
-        this.opts.logger.error({ reason: changed }, 'store fenced: refusing writes until restart');
+        // Checkpointing into a database file that is no longer on disk would save nothing.
+        if (changed.file === 'database') this.rescued = true;
+        this.opts.logger.error({ reason: changed.message }, 'store fenced: refusing writes until restart');
       }
     }
     if (this.fence) this.tryRescue();
