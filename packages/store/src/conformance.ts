@@ -311,5 +311,24 @@ export function runBackendConformance(name: string, factory: BackendFactory): vo
         expect(n.modRevision).toBe(rev + 1);
       });
     });
+
+    describe('health', () => {
+      it('is healthy when open and writable, and checking it leaves no trace: no revision, no key, no event', async () => {
+        const kv = await b.create(`${P}i/a`, '1');
+        const w = watch('/', kv.modRevision);
+        for (let i = 0; i < 3; i++) expect(await b.healthy()).toBe(true);
+        expect(await b.currentRevision()).toBe(kv.modRevision);
+        expect((await b.list('/')).items.map((i) => i.key)).toEqual([`${P}i/a`]);
+        const next = await b.create(`${P}i/b`, '2');
+        expect(next.modRevision).toBe(kv.modRevision + 1);
+        await w.until((c) => c.events.length >= 1);
+        expect(w.events.map((e) => e.kv.key)).toEqual([`${P}i/b`]);
+      });
+
+      it('is unhealthy once closed', async () => {
+        await b.close();
+        expect(await b.healthy()).toBe(false);
+      });
+    });
   });
 }

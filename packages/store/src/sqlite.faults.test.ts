@@ -15,6 +15,27 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const tmpfs = mountTmpfs(4 * 1024 * 1024);
 afterAll(() => tmpfs?.unmount());
 
+describe('SqliteBackend write probe', () => {
+  it('commits when a health check asks and no write proved the store lately, taking no revision and sending no event', async () => {
+    const b = new SqliteBackend({ path: join(dir, 'probe.db'), compactIntervalMs: 0, healthCheckTimeoutMs: 20 });
+    try {
+      const kv = await b.create('/registry/configmaps/default/a', '1');
+      const events: number[] = [];
+      const w = b.watch('/', kv.modRevision, { onEvents: (e) => events.push(...e.map((x) => x.revision)), onError: () => {} });
+      const commits = b.writeStats.commits;
+      await waitFor('a probe commit', async () => (await b.healthy()) && b.writeStats.commits >= commits + 2, 5000, 5);
+      expect(b.writeStats.rows).toBe(1);
+      expect(await b.currentRevision()).toBe(kv.modRevision);
+      expect((await b.create('/registry/configmaps/default/b', '2')).modRevision).toBe(kv.modRevision + 1);
+      await waitFor('the write event', () => events.length >= 1, 2000, 2);
+      expect(events).toEqual([kv.modRevision + 1]);
+      w.close();
+    } finally {
+      await b.close();
+    }
+  });
+});
+
 describe('SqliteBackend on a full disk', () => {
   it.skipIf(!tmpfs)('fails writes and healthy() while the disk is full, and recovers once it has space (needs mount rights for a tmpfs)', async () => {
     const fs = tmpfs as NonNullable<typeof tmpfs>;
