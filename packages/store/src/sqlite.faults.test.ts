@@ -1,5 +1,6 @@
 // SqliteBackend when its disk or files fail underneath it: what healthy() (the apiserver's `etcd` check)
 // reports, what writes get, and that it recovers without a restart where that is safe.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,19 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const tmpfs = mountTmpfs(4 * 1024 * 1024);
 afterAll(() => tmpfs?.unmount());
+
+/** chattr +i/-i: an immutable file refuses writes even through descriptors opened before (needs root and ext4/xfs). */
+function immutable(on: boolean, ...files: string[]): boolean {
+  try {
+    execFileSync('chattr', [on ? '+i' : '-i', ...files], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const probeFile = join(dir, 'chattr-probe');
+writeFileSync(probeFile, '');
+const canChattr = immutable(true, probeFile) && immutable(false, probeFile);
 
 describe('SqliteBackend write probe', () => {
   it('commits when a health check asks and no write proved the store lately, taking no revision and sending no event', async () => {
@@ -63,6 +77,28 @@ describe('SqliteBackend on a full disk', () => {
     } finally {
       await b.close();
       fs.free();
+    }
+  });
+});
+
+describe('SqliteBackend whose file turns read-only', () => {
+  it.skipIf(!canChattr)('fails writes with an I/O error and healthy() while the file is immutable, and recovers without reopening (needs chattr)', async () => {
+    const path = join(dir, 'immutable.db');
+    const b = new SqliteBackend({ path, compactIntervalMs: 0, healthCheckTimeoutMs: 100 });
+    const files = [path, `${path}-wal`];
+    try {
+      await b.create('/registry/configmaps/default/a', '1');
+      expect(immutable(true, ...files)).toBe(true);
+      await expect(b.create('/registry/configmaps/default/b', '2')).rejects.toThrow(/disk I\/O error/);
+      expect(await b.healthy()).toBe(false);
+      await new Promise((r) => setTimeout(r, 60));
+      expect(await b.healthy()).toBe(false);
+      immutable(false, ...files);
+      await waitFor('healthy again once writable', () => b.healthy(), 5000);
+      expect((await b.create('/registry/configmaps/default/b', '2')).value).toBe('2');
+    } finally {
+      immutable(false, ...files);
+      await b.close();
     }
   });
 });
