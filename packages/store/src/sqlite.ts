@@ -8,8 +8,9 @@
 // timeout for the rare cases a WAL reader must wait (recovery after a crash of another process).
 //
 // Write health (sqlite/health.ts) is what healthy() reports: a failed write or a failed probe makes it
-// false until a write succeeds again; a database or WAL file deleted or replaced underneath the open store
-// fences it (writes refused with StoreUnavailableError) until restart, since a crash would lose them.
+// false until a write succeeds again; a database, WAL or shared-memory file deleted or replaced underneath
+// the open store fences it (writes refused with StoreUnavailableError) until restart, since a crash would
+// lose them.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';

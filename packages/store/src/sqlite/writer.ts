@@ -6,6 +6,10 @@
 // The write connection has busy_timeout 0: SQLite's own busy handler would sleep inside the call and
 // freeze this process's event loop while another process holds the lock. Instead a busy BEGIN is
 // retried from a timer, so the process keeps serving (and keeps queueing writes into the next batch).
+//
+// Health hooks (sqlite/health.ts): a failed transaction is reported (onFailure); a fenced store refuses the
+// queue before starting one (refusal); and after each commit, before any write of the batch is
+// acknowledged, verify checks that the files committed to are still the ones on disk.
 import type { Database, Statement } from 'better-sqlite3';
 import type { Logger } from '@kemu/base';
 import { KeyExistsError, KeyNotFoundError, RevisionMismatchError, type KeyValue } from '../backend.ts';
