@@ -97,6 +97,9 @@ describe('kube-apiserver replicas whose WAL is deleted', () => {
 
     expect(refusals[0]?.body).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'ServiceUnavailable', code: 503 });
     expect(refusals[0]?.body.message).toMatch(/^storage is unavailable: state\.db-wal was deleted while the store had it open/);
+    // A write outside the registry's own path (a Service's ClusterIP allocation) is refused the same way.
+    const svc = await api(`${A.url}/api/v1/namespaces/default/services`, 'POST', { metadata: { name: 'web' }, spec: { ports: [{ port: 80 }] } });
+    expect(svc.body).toMatchObject({ kind: 'Status', reason: 'ServiceUnavailable', code: 503 });
     for (const r of [A, B]) {
       expect((await api(`${r.url}/readyz`, 'GET')).status).toBe(500);
       expect((await api(`${r.url}/readyz?verbose`, 'GET')).text).toContain('[-]etcd failed: reason withheld');

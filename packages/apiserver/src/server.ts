@@ -14,6 +14,7 @@ import type { ApiContext } from './context.ts';
 import { aggregatedDiscovery, AGGREGATED_CONTENT_TYPE, apiGroupDoc, apiGroupList, apiResourceList, apiVersions, wantsAggregated } from './discovery.ts';
 import { loadExtensions, type Extensions } from './extensions.ts';
 import { runHealth, type Check } from './health.ts';
+import { storeUnavailable } from './store-errors.ts';
 import { instrumentBackend } from './instrumented-backend.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { namespaceLifecycle } from './namespace-lifecycle.ts';
@@ -71,6 +72,8 @@ function sendStatus(reply: FastifyReply, status: Status, headers: Record<string,
 
 function toStatusError(err: unknown): StatusError {
   if (err instanceof StatusError) return err;
+  const unavailable = storeUnavailable(err);
+  if (unavailable) return unavailable;
   const e = err as { code?: unknown; statusCode?: unknown; message?: unknown };
   const msg = typeof e.message === 'string' ? e.message : String(err);
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413) return new StatusError('RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
