@@ -3,14 +3,29 @@
 // deleted under two live replicas (writes 503, readiness fails, and no write that got a 201 is lost when
 // both are SIGKILLed).
 import Database from 'better-sqlite3';
-import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { mountTmpfs } from '@kemu/base/testing/tmpfs';
-import { waitFor } from '@kemu/base/testing/processes';
+import { BIN, startProcess, waitFor } from '@kemu/base/testing/processes';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { api, startCluster, startReplica, type Cluster, type Replica } from './cluster.ts';
 
 const FAST_CHECK = ['--etcd-healthcheck-timeout=200ms'];
+
+describe('--etcd-healthcheck-timeout', () => {
+  it('must be greater than 0', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'kemu-healthcheck-'));
+    const p = startProcess('apiserver-bad-timeout', BIN.apiserver, ['--bind-address=127.0.0.1', '--secure-port=0', `--datastore-endpoint=sqlite://${path.join(dir, 'state.db')}`, '--etcd-healthcheck-timeout=0s']);
+    try {
+      expect(await p.exited).toBe(2);
+      expect(p.output()).toContain('--etcd-healthcheck-timeout must be greater than 0');
+    } finally {
+      await p.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('kube-apiserver on a full disk', () => {
   const tmpfs = mountTmpfs(16 * 1024 * 1024);
