@@ -23,9 +23,6 @@ function immutable(on: boolean, ...files: string[]): boolean {
     return false;
   }
 }
-const probeFile = join(dir, 'chattr-probe');
-writeFileSync(probeFile, '');
-const canChattr = immutable(true, probeFile) && immutable(false, probeFile);
 
 describe('SqliteBackend write probe', () => {
   it('commits when a health check asks and no write proved the store lately, taking no revision and sending no event', async () => {
@@ -83,13 +80,13 @@ describe('SqliteBackend on a full disk', () => {
 });
 
 describe('SqliteBackend whose file turns read-only', () => {
-  it.skipIf(!canChattr)('fails writes with an I/O error and healthy() while the file is immutable, and recovers without reopening (needs chattr)', async () => {
+  it('fails writes with an I/O error and healthy() while the file is immutable, and recovers without reopening (needs chattr)', async (ctx) => {
     const path = join(dir, 'immutable.db');
     const b = new SqliteBackend({ path, compactIntervalMs: 0, healthCheckTimeoutMs: 100 });
     const files = [path, `${path}-wal`];
     try {
       await b.create('/registry/configmaps/default/a', '1');
-      expect(immutable(true, ...files)).toBe(true);
+      if (!immutable(true, ...files)) return ctx.skip('chattr +i is not permitted here');
       await expect(b.create('/registry/configmaps/default/b', '2')).rejects.toThrow(/disk I\/O error/);
       expect(await b.healthy()).toBe(false);
       await new Promise((r) => setTimeout(r, 60));
