@@ -28,30 +28,34 @@ const byMessage = new Map<string, Caller>();
 const MAX_MESSAGES = 5_000;
 
 /** callerOf, cached by the message's template (see above); past MAX_MESSAGES distinct ones, uncached. */
-export function callerFor(message: string, fn: (...args: never[]) => unknown, skip: number): Caller {
+export function callerFor(message: string, fn: (...args: never[]) => unknown): Caller {
   let c = byMessage.get(message);
   if (c) return c;
-  c = callerOf(fn, skip);
+  c = callerOf(fn);
   if (byMessage.size < MAX_MESSAGES) byMessage.set(message, c);
   return c;
 }
 
-/**
- * The frame `skip` frames above the caller of `fn` (0: whoever called fn). `fn` is the function that was
- * called by the code being logged, directly or through `skip` wrappers (pino's level method is one).
- */
-export function callerOf(fn: (...args: never[]) => unknown, skip: number): Caller {
+// pino's own frames between the hook and the code that logged: its level method, and for fatal a wrapper.
+const PINO_DIR = `${path.sep}node_modules${path.sep}pino${path.sep}`;
+const MAX_FRAMES = 6;
+
+/** The first frame above `fn` (the function the logged code called, directly or through pino) outside pino. */
+export function callerOf(fn: (...args: never[]) => unknown): Caller {
   const prepare = Error.prepareStackTrace;
   const limit = Error.stackTraceLimit;
   const holder: { stack?: unknown } = {};
   try {
     Error.prepareStackTrace = structuredFrames;
-    Error.stackTraceLimit = skip + 1;
+    Error.stackTraceLimit = MAX_FRAMES;
     Error.captureStackTrace(holder, fn);
     const frames = holder.stack;
     if (!Array.isArray(frames)) return UNKNOWN;
-    const frame = frames[skip] as NodeJS.CallSite | undefined;
-    return frame ? resolve(frame) : UNKNOWN;
+    for (const frame of frames as NodeJS.CallSite[]) {
+      const file = frame.getFileName() ?? '';
+      if (!file.includes(PINO_DIR)) return resolve(frame);
+    }
+    return UNKNOWN;
   } finally {
     Error.prepareStackTrace = prepare;
     Error.stackTraceLimit = limit;

@@ -70,6 +70,12 @@ describe('Kubernetes JSON', () => {
     expect(line.slice(line.indexOf('"msg"'))).toBe('"msg":"test","count":1,"err":"fail"}\n');
   });
 
+  it('escapes what JSON needs escaped, and writes numbers, bools, null and objects as JSON', () => {
+    const odd = 'say "hi"\\ \n\t\x01 \ud800 é';
+    const line = formatJson(rec({ msg: odd, kvs: [['s', odd], ['n', 1.5], ['inf', Infinity], ['b', true], ['z', null], ['o', { a: [1, 'x'] }], ['e', new Error('bad')]] }));
+    expect(JSON.parse(line)).toMatchObject({ msg: odd, s: odd, n: 1.5, inf: null, b: true, z: null, o: { a: [1, 'x'] }, e: 'bad' });
+  });
+
   it('ends a bare (Infof) message with a newline, as klog hands it to the JSON logger', () => {
     expect(JSON.parse(formatJson(rec({ msg: 'test 1', structured: false, v: 2 })))).toMatchObject({ msg: 'test 1\n', v: 2 });
   });

@@ -161,11 +161,33 @@ export function goQuote(s: string): string {
 
 /** component-base's JSON line: ts (float milliseconds), caller, msg, v (info lines only), the pairs, err last. */
 export function formatJson(r: LogRecord): string {
-  const o: Record<string, unknown> = { ts: r.timeMs, caller: r.caller, msg: r.structured ? r.msg : `${r.msg}\n` };
-  if (r.v !== undefined) o.v = r.v;
-  for (const [k, v] of r.kvs) if (v !== undefined && !(k in o)) o[k] = v instanceof Error ? v.message : v;
-  if (r.err !== undefined) o.err = r.err instanceof Error ? r.err.message : r.err;
-  return `${safeJson(o)}\n`;
+  // Built as a string: one JSON.stringify per value is cheaper than assembling an object and encoding it.
+  let out = `{"ts":${r.timeMs},"caller":${jsonString(r.caller)},"msg":${jsonString(r.structured ? r.msg : `${r.msg}\n`)}`;
+  if (r.v !== undefined) out += `,"v":${r.v}`;
+  for (const [k, v] of r.kvs) {
+    if (v === undefined || RESERVED.has(k)) continue;
+    out += `,${jsonString(k)}:${jsonValue(v)}`;
+  }
+  if (r.err !== undefined) out += `,"err":${jsonValue(r.err)}`;
+  return `${out}}\n`;
+}
+
+/** Keys of the line itself; a pair with one of these names would make a duplicate key. */
+const RESERVED = new Set(['ts', 'caller', 'msg', 'v', 'err']);
+
+function jsonValue(v: unknown): string {
+  if (typeof v === 'string') return jsonString(v);
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
+  if (v instanceof Error) return jsonString(v.message);
+  return safeJson(v);
+}
+
+// What JSON.stringify would escape: quotes, backslashes, controls, and surrogates (escaped when unpaired).
+const JSON_ESCAPE = /["\\\x00-\x1f\ud800-\udfff]/;
+
+/** JSON.stringify of a string, without its call for the common string that needs no escaping. */
+function jsonString(s: string): string {
+  return JSON_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
 }
 
 function safeJson(v: unknown): string {

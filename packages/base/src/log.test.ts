@@ -41,6 +41,12 @@ describe('createLogger (text)', () => {
     expect(lines[0]).toMatch(/\] attempting to acquire leader lease kube-system\/kube-scheduler\.\.\.\n$/);
   });
 
+  it('names the caller of a fatal line too (pino wraps fatal once more)', () => {
+    const { logger, lines } = collect('text');
+    logger.fatal({ err: 'listen EADDRINUSE' }, 'kube-apiserver failed to start');
+    expect(lines[0]).toMatch(/^F\d{4} .* log\.test\.ts:\d+\] "kube-apiserver failed to start" err="listen EADDRINUSE"\n$/);
+  });
+
   it('logSync writes at once, in the logger\'s format', () => {
     const { logger, lines } = collect('text');
     logSync(logger, 'error', {}, 'leaderelection lost');

@@ -59,6 +59,8 @@ interface Sink {
   write(line: string): void;
   /** Writes a line now, after whatever is buffered (for a process about to exit). */
   writeSync(line: string): void;
+  /** Writes out what is buffered (pino calls it after a fatal line). */
+  flush(): void;
 }
 
 const SINK: unique symbol = Symbol('kemu.log.sink');
@@ -69,11 +71,12 @@ export function createLogger(component: string, v = 0, extra: Record<string, unk
   // The component name is not printed: Kubernetes' lines do not carry it (journald/docker know the unit).
   void component;
   const logMethod = function (this: Logger, args: unknown[], _method: unknown, level: number): void {
-    // Frame 0 above this hook is pino's level method; frame 1 is the code that logged.
-    sink.write(render(sink, this, args, level, callerFor(template(args), logMethod, 1)));
+    sink.write(render(sink, this, args, level, callerFor(template(args), logMethod)));
   };
-  // pino's own stream never receives a line (the hook writes them); a no-op keeps it from opening stdout.
-  const logger = pino({ level: levelForVerbosity(v), base: { ...extra }, hooks: { logMethod } }, { write: () => undefined });
+  // pino's own stream never receives a line (the hook writes them); it only passes on pino's flush after
+  // a fatal line, and keeps pino from opening stdout.
+  const stream = { write: () => undefined, flushSync: () => sink.flush() };
+  const logger = pino({ level: levelForVerbosity(v), base: { ...extra }, hooks: { logMethod } }, stream);
   (logger as unknown as SinkCarrier)[SINK] = sink; // children inherit it through the prototype chain
   return logger;
 }
@@ -89,13 +92,13 @@ export function silentLogger(): Logger {
  */
 export function logSync(logger: Logger, level: 'error' | 'fatal' | 'warn' | 'info', fields: Record<string, unknown>, msg: string): void {
   const sink = (logger as unknown as SinkCarrier)[SINK] ?? stderrSink('text');
-  sink.writeSync(render(sink, logger, [fields, msg], pino.levels.values[level] ?? 30, callerOf(logSync, 0)));
+  sink.writeSync(render(sink, logger, [fields, msg], pino.levels.values[level] ?? 30, callerOf(logSync)));
 }
 
 function makeSink(opts: LoggerOptions): Sink {
   const format = opts.format ?? 'text';
   const dest = opts.destination;
-  if (dest) return { format, pid: pidColumn(process.pid), write: (l) => void dest.write(l), writeSync: (l) => void dest.write(l) };
+  if (dest) return { format, pid: pidColumn(process.pid), write: (l) => void dest.write(l), writeSync: (l) => void dest.write(l), flush: () => undefined };
   return stderrSink(format);
 }
 
@@ -103,18 +106,22 @@ function stderrSink(format: LoggingFormat): Sink {
   // pino's destination: buffered, and flushed synchronously when the process exits.
   let stream: ReturnType<typeof pino.destination> | undefined;
   const out = () => (stream ??= pino.destination({ fd: 2, sync: false }));
+  const flush = () => {
+    try {
+      stream?.flushSync();
+    } catch {
+      // nothing buffered, or the stream not open yet
+    }
+  };
   return {
     format,
     pid: pidColumn(process.pid),
     write: (l) => void out().write(l),
     writeSync: (l) => {
-      try {
-        stream?.flushSync();
-      } catch {
-        // nothing buffered, or the stream not open yet
-      }
+      flush();
       fs.writeSync(2, l);
     },
+    flush,
   };
 }
 
