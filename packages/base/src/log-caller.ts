@@ -29,6 +29,7 @@ const MAX_MESSAGES = 5_000;
 
 /** callerOf, cached by the message's template (see above); past MAX_MESSAGES distinct ones, uncached. */
 export function callerFor(message: string, fn: (...args: never[]) => unknown): Caller {
+  if (message === '') return callerOf(fn); // no text to tell call sites apart
   let c = byMessage.get(message);
   if (c) return c;
   c = callerOf(fn);
