@@ -82,6 +82,51 @@ describe('kubectl apply --server-side', () => {
     expect(after[0]?.fieldsV1['f:spec']?.['f:replicas']).toEqual({});
   });
 
+  it('apply, a new image, rollout undo, scale, then apply again: no conflict on the template kubectl rolled back', async () => {
+    const file = (image: string) => {
+      const f = path.join(cluster.dir, `undo-${image.replace(/\W/g, '-')}.yaml`);
+      writeFileSync(f, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: undo}
+spec:
+  selector: {matchLabels: {app: undo}}
+  template:
+    metadata: {labels: {app: undo}}
+    spec:
+      containers: [{name: nginx, image: ${image}}]
+`);
+      return f;
+    };
+    expect((await kubectl('apply', '--server-side', '-f', file('nginx:1'))).code).toBe(0);
+    expect((await kubectl('apply', '--server-side', '-f', file('nginx:2'))).code).toBe(0);
+    // The ReplicaSets the deployment controller would have made for revisions 1 and 2 (no controller-manager
+    // runs here): kubectl rollout undo reads the previous one's template.
+    const d = await api(`${A.url}/apis/apps/v1/namespaces/default/deployments/undo`, 'GET');
+    const owner = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'undo', uid: (d.body.metadata as { uid: string }).uid, controller: true, blockOwnerDeletion: true };
+    for (const [rev, image, hash] of [['1', 'nginx:1', 'aaa1'], ['2', 'nginx:2', 'bbb2']] as const) {
+      const labels = { app: 'undo', 'pod-template-hash': hash };
+      const rs = await api(`${A.url}/apis/apps/v1/namespaces/default/replicasets`, 'POST', {
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: { name: `undo-${hash}`, labels, annotations: { 'deployment.kubernetes.io/revision': rev }, ownerReferences: [owner] },
+        spec: { replicas: 0, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'nginx', image }] } } },
+      });
+      expect(rs.status, rs.text).toBe(201);
+    }
+    // …and the revision annotation it keeps on the Deployment (kubectl's patch replaces the annotations).
+    const annotated = await api(`${A.url}/apis/apps/v1/namespaces/default/deployments/undo?fieldManager=kube-controller-manager`, 'PATCH', { metadata: { annotations: { 'deployment.kubernetes.io/revision': '2' } } }, { 'content-type': 'application/merge-patch+json' });
+    expect(annotated.status, annotated.text).toBe(200);
+    const undo = await kubectl('rollout', 'undo', 'deployment/undo');
+    expect(undo.stdout.trim(), undo.stderr).toBe('deployment.apps/undo rolled back');
+    expect((await kubectl('scale', 'deployment', 'undo', '--replicas=3')).stdout.trim()).toBe('deployment.apps/undo scaled');
+    const scaled = (await entries('undo')).find((e) => e.subresource === 'scale');
+    expect(scaled?.fieldsV1).toEqual({ 'f:spec': { 'f:replicas': {} } });
+    const again = await kubectl('apply', '--server-side', '-f', file('nginx:1'));
+    expect(again.stderr).toBe('');
+    expect(again.stdout.trim()).toBe('deployment.apps/undo serverside-applied');
+    expect((await api(`${A.url}/apis/apps/v1/namespaces/default/deployments/undo`, 'GET')).body.spec).toMatchObject({ replicas: 3 });
+  });
+
   it('client-side apply, create and edit-like patches leave kubectl-named Update entries', async () => {
     const file = manifest('csa', 1);
     expect((await kubectl('apply', '-f', file)).stdout.trim()).toBe('deployment.apps/csa created');

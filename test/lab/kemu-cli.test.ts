@@ -133,6 +133,8 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
     const logs = await lab.kemu('logs', 'apiserver-0');
     expect(logs.code).toBe(0);
     expect(logs.stdout).toContain('--- kemu: starting apiserver-0');
+    // klog's text lines, as journalctl shows a kube-apiserver's.
+    expect(logs.stdout).toMatch(/^I\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ main\.ts:\d+\] "Serving/m);
   });
 
   it('kemu down stops everything and leaves no process behind', async () => {

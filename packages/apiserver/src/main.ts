@@ -1,7 +1,7 @@
 // kube-apiserver: flags with Kubernetes' names and defaults, the store from --datastore-endpoint, the
 // bootstrap objects (system namespaces, default/kubernetes Service, this replica's identity Lease),
 // then HTTPS (with --tls-cert-file/--tls-private-key-file) or plain HTTP on --bind-address:--secure-port.
-import { createLogger, onShutdown, parseCommandLine } from '@kemu/base';
+import { LOGGING_FORMAT_FLAG, createLogger, loggingFormatFlag, onShutdown, parseCommandLine } from '@kemu/base';
 import { openBackend } from '@kemu/store';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -38,9 +38,10 @@ const flags = parseCommandLine('kube-apiserver', {
   'hostname-override': { type: 'string', default: '', usage: 'The identity of this replica (its Lease is kube-system/apiserver-<id>).' },
   'apiserver-id': { type: 'string', default: '', usage: 'Alias of --hostname-override for the identity Lease name.' },
   v: { type: 'int', default: 0, usage: 'Number for the log level verbosity.' },
+  ...LOGGING_FORMAT_FLAG,
 });
 
-const logger = createLogger('kube-apiserver', flags.v);
+const logger = createLogger('kube-apiserver', flags.v, {}, { format: loggingFormatFlag(flags['logging-format']) });
 
 async function main(): Promise<void> {
   const clusterIP = firstServiceIP(flags['service-cluster-ip-range']);

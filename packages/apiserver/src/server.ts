@@ -179,7 +179,9 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     metrics.requests.inc({ verb, resource, code: String(reply.statusCode) });
     if (s) metrics.duration.observe({ verb, resource }, seconds);
     if (logger.isLevelEnabled('debug')) {
-      logger.debug({ verb, uri: req.url, code: reply.statusCode, latencyMs: Math.round(seconds * 1000), userAgent: req.headers['user-agent'] }, 'HTTP');
+      // The keys of Kubernetes' httplog line ("HTTP" verb=… URI=… latency=… userAgent=… srcIP=… resp=…).
+      const latency = seconds < 0.001 ? `${(seconds * 1e6).toFixed(3)}µs` : `${(seconds * 1000).toFixed(3)}ms`;
+      logger.debug({ verb, URI: req.url, latency, userAgent: req.headers['user-agent'], srcIP: `${req.socket.remoteAddress ?? ''}:${req.socket.remotePort ?? ''}`, resp: reply.statusCode }, 'HTTP');
     }
   });
 

@@ -1,5 +1,5 @@
-// @kemu/base: what every kemu binary shares: flags with Kubernetes' syntax, Go durations, pino logging
-// keyed on --v, the health/metrics server, and graceful shutdown.
+// @kemu/base: what every kemu binary shares: flags with Kubernetes' syntax, Go durations, klog-style logging
+// keyed on --v and --logging-format, the health/metrics server, and graceful shutdown.
 export * from './duration.ts';
 export * from './flags.ts';
 export * from './log.ts';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import fs from 'node:fs';
 import { Registry } from 'prom-client';
 import { RestClient, loadClientConfig, leaderElectedRun, EventRecorder } from '@kemu/client';
-import { createLogger, newMetricsRegistry, parseCommandLine, startHealthServer, realClock } from '@kemu/base';
+import { createLogger, type LoggingFormat, newMetricsRegistry, parseCommandLine, startHealthServer, realClock } from '@kemu/base';
 import { FLAGS, validateOptions, type ControllerManagerOptions } from './options.ts';
 import { selectControllers, ControllerSelectionError } from './registry.ts';
 import { runControllers } from './manager.ts';
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     throw e;
   }
 
-  const logger = createLogger(PROGRAM, opts.v);
+  const logger = createLogger(PROGRAM, opts.v, {}, { format: opts['logging-format'] as LoggingFormat });
   const hostname = opts['hostname-override'] || os.hostname();
   let config;
   try {

@@ -1,5 +1,5 @@
 // kube-controller-manager's flags: Kubernetes' names and 1.31 defaults (durations in milliseconds).
-import { parseFlags, type FlagValues } from '@kemu/base';
+import { LOGGING_FORMAT_FLAG, loggingFormatError, parseFlags, type FlagValues } from '@kemu/base';
 import { leaderElectionFlags } from '@kemu/client';
 
 export const FLAGS = {
@@ -49,6 +49,7 @@ export const FLAGS = {
   'concurrent-service-syncs': { type: 'int', default: 1, usage: 'The number of services that are allowed to sync concurrently.' },
   'min-resync-period': { type: 'duration', default: 43_200_000, usage: 'The resync period in reflectors will be random between MinResyncPeriod and 2*MinResyncPeriod.' },
   v: { type: 'int', default: 0, usage: 'number for the log level verbosity' },
+  ...LOGGING_FORMAT_FLAG,
 } as const;
 
 export type ControllerManagerOptions = Omit<FlagValues<typeof FLAGS>, '_'>;
@@ -63,6 +64,8 @@ export function parseOptions(argv: string[]): ControllerManagerOptions {
 export function validateOptions(o: ControllerManagerOptions): string[] {
   const errs: string[] = [];
   if (!o.master && !o.kubeconfig) errs.push('--master or --kubeconfig must be set');
+  const formatError = loggingFormatError(o['logging-format']);
+  if (formatError) errs.push(formatError);
   if (o['leader-elect-resource-lock'] !== 'leases') errs.push(`resourceLock value must be "leases"`);
   if (o['secure-port'] < 0 || o['secure-port'] > 65535) errs.push(`--secure-port ${o['secure-port']} must be between 0 and 65535, inclusive. 0 for turning off secure port`);
   if (o['leader-elect']) {

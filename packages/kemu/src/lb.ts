@@ -25,6 +25,7 @@ export function planLb(
   port: number,
   statsPort: number,
   backends: { name: string; port: number }[],
+  loggingFormat = 'text',
 ): LbPlan {
   const haproxy = choice === 'builtin' ? undefined : findHaproxy();
   if (choice === 'haproxy' && !haproxy) throw new Error('--lb=haproxy: no haproxy executable on PATH (apt-get install haproxy, or use --lb=builtin)');
@@ -38,7 +39,7 @@ export function planLb(
       spec: { name: 'lb', kind: 'lb', command: haproxy, args: ['-db', '-f', cfg], healthUrl, ports: { port, stats: statsPort } },
     };
   }
-  const args = [KEMU_BIN, 'lb', `--port=${port}`, ...backends.map((b) => `--backend=${b.name}=127.0.0.1:${b.port}`)];
+  const args = [KEMU_BIN, 'lb', `--port=${port}`, ...backends.map((b) => `--backend=${b.name}=127.0.0.1:${b.port}`), `--logging-format=${loggingFormat}`];
   return {
     kind: 'builtin',
     reason: choice === 'builtin' ? 'the built-in TCP balancer (--lb=builtin)' : 'the built-in TCP balancer (haproxy is not installed)',

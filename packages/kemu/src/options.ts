@@ -25,6 +25,7 @@ export const UP_FLAGS = {
   'image-pull-delay': { type: 'duration', default: 1000, usage: 'How long an emulated image pull takes (pods show ContainerCreating meanwhile; images already on the node skip it); passed to kubelets' },
   'stop-grace-period': { type: 'duration', default: 10_000, usage: 'Time between SIGTERM and SIGKILL when stopping a component' },
   v: { type: 'int', default: 0, usage: 'Log verbosity passed to every component' },
+  'logging-format': { type: 'string', default: 'text', usage: 'Log format passed to every component: "text" (klog lines) or "json"' },
 } as const satisfies FlagSpecs;
 
 export function resolveDataDir(dir: string): string {

@@ -57,6 +57,8 @@ export interface TopologyOptions {
   maxPods: number;
   imagePullDelayMs: number;
   v: number;
+  /** --logging-format of every component (text or json). */
+  loggingFormat: string;
 }
 
 export interface Topology {
@@ -76,7 +78,7 @@ export async function planTopology(o: TopologyOptions, taken: Set<number>): Prom
   const fixed = o.port === 6443;
   const pref = (base: number, i: number) => (fixed ? base + i : undefined);
   const master = `http://127.0.0.1:${o.port}`;
-  const v = ['--v', String(o.v)];
+  const v = ['--v', String(o.v), `--logging-format=${o.loggingFormat}`];
   const leaderFlags = [
     `--leader-elect-lease-duration=${formatDuration(o.leaseDurationMs)}`,
     `--leader-elect-renew-deadline=${formatDuration(o.renewDeadlineMs)}`,

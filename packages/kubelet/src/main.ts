@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import { Gauge } from 'prom-client';
 import { RestClient, loadClientConfig } from '@kemu/client';
-import { createLogger, newMetricsRegistry, parseCommandLine, realClock, startHealthServer } from '@kemu/base';
+import { createLogger, loggingFormatFlag, newMetricsRegistry, parseCommandLine, realClock, startHealthServer } from '@kemu/base';
 import { FLAGS, resolveOptions, type KubeletOptions } from './options.ts';
 import { Kubelet } from './kubelet.ts';
 import { KUBELET_VERSION } from './node/status.ts';
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   } catch (e) {
     fail((e as Error).message, 1);
   }
-  const logger = createLogger(PROGRAM, flags.v);
+  const logger = createLogger(PROGRAM, flags.v, {}, { format: loggingFormatFlag(flags['logging-format']) });
   const n = flags['node-count'];
   if (n > 1) capYoungGeneration(Number(process.env.KEMU_KUBELET_YOUNG_GEN_MB ?? 8));
   let config;

@@ -1,7 +1,7 @@
 // kubelet's flags: Kubernetes' names and defaults where the kubelet has them, plus the emulation knobs
 // (capacity, image pull delay, --node-count). Durations are in milliseconds.
 import os from 'node:os';
-import { parseFlags, type FlagValues } from '@kemu/base';
+import { LOGGING_FORMAT_FLAG, parseFlags, type FlagValues } from '@kemu/base';
 import { tryParseQuantity, type Taint, type TaintEffect } from '@kemu/api';
 
 export const FLAGS = {
@@ -28,6 +28,7 @@ export const FLAGS = {
   'bind-address': { type: 'string', default: '0.0.0.0', usage: 'The IP address for the Kubelet to serve on.' },
   'secure-port': { type: 'int', default: 10250, usage: 'The port for the Kubelet\'s /healthz and /metrics (0 disables).' },
   v: { type: 'int', default: 0, usage: 'number for the log level verbosity' },
+  ...LOGGING_FORMAT_FLAG,
 } as const;
 
 export type KubeletFlags = Omit<FlagValues<typeof FLAGS>, '_'>;

@@ -7,7 +7,7 @@ import os from 'node:os';
 import type { KubeObject, Namespace, Node, Pod, Service } from '@kemu/api';
 import { R } from '@kemu/api';
 import { EventRecorder, RestClient, SharedInformerFactory, leaderElectedRun, loadClientConfig, unwrapDeleted } from '@kemu/client';
-import { createLogger, newMetricsRegistry, parseCommandLine, realClock, startHealthServer } from '@kemu/base';
+import { createLogger, loggingFormatFlag, newMetricsRegistry, parseCommandLine, realClock, startHealthServer } from '@kemu/base';
 import { restSchedulerClient } from './api-client.ts';
 import { defaultConfiguration } from './config/defaults.ts';
 import { ConfigError, parseConfigurationText, validateConfiguration } from './config/load.ts';
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   const { _: positional, ...flags } = parseCommandLine(PROGRAM, FLAGS, argv);
   if (positional.length > 0) fail(`unknown command "${positional[0]}" for "${PROGRAM}"`, 2);
   const cfg = loadConfig(argv, { ...flags, _: positional });
-  const logger = createLogger(PROGRAM, flags.v);
+  const logger = createLogger(PROGRAM, flags.v, {}, { format: loggingFormatFlag(flags['logging-format']) });
   const hostname = flags['hostname-override'] || os.hostname();
 
   let clientConfig;

@@ -1,6 +1,6 @@
 // kube-scheduler's flags (Kubernetes' names and defaults; durations in milliseconds). Flags given on the
 // command line override the matching fields of the --config file.
-import type { FlagValues } from '@kemu/base';
+import { LOGGING_FORMAT_FLAG, type FlagValues } from '@kemu/base';
 import { leaderElectionFlags } from '@kemu/client';
 import type { KubeSchedulerConfiguration } from './config/types.ts';
 
@@ -20,6 +20,7 @@ export const FLAGS = {
     usage: 'DEPRECATED: the maximum time a pod can stay in unschedulablePods.',
   },
   v: { type: 'int', default: 0, usage: 'number for the log level verbosity' },
+  ...LOGGING_FORMAT_FLAG,
 } as const;
 
 export type SchedulerFlags = Omit<FlagValues<typeof FLAGS>, '_'>;

@@ -248,7 +248,7 @@ export class Scheduler {
       const err = s.error;
       if (err instanceof StatusError && (err.code === 409 || err.code === 404)) {
         // Someone else bound the pod (or it is gone): forget it; the informer brings the truth.
-        this.log.info({ pod: key, node, code: err.code, msg: err.message }, 'binding rejected; not retrying');
+        this.log.info({ pod: key, node, code: err.code, err: err.message }, 'binding rejected; not retrying');
         this.queue.done(key);
         this.queue.moveAllToActiveOrBackoffQueue(ClusterEvent.AssignedPodDelete);
         return;

@@ -134,7 +134,10 @@ function compareMaps(o: Obj, n: Obj, sk: Obj | undefined, path: string[], r: Res
       c.changed.members.add(pe);
       addSubtree(c.changed, pe, nv, path, r);
     } else {
-      compareValues(ov ?? {}, nv, isPlainObject(skv) ? skv : undefined, pe, path, r, c);
+      // Only an absent value stands for the kind's zero struct: a stored null (a template's
+      // `creationTimestamp: null`, as kubectl rollout undo copies it from a ReplicaSet) is a value, equal to
+      // itself; read as {} it differed on every write, and whoever wrote last became its owner.
+      compareValues(ov === undefined ? {} : ov, nv, isPlainObject(skv) ? skv : undefined, pe, path, r, c);
     }
     path.pop();
   }

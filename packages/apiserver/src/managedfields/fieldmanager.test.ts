@@ -87,6 +87,14 @@ describe('toFieldSet and compare', () => {
     ]);
     expect(c.removed.paths().map(pathString)).toEqual(['.spec.template.spec.containers[name="b"]', '.spec.template.spec.containers[name="b"].image', '.spec.template.spec.containers[name="b"].name']);
   });
+
+  it('compare finds no change in a null kept as null, and a change from null to a value', () => {
+    const withNull = { spec: { template: { metadata: { creationTimestamp: null, labels: { a: 'b' } } } } };
+    const same = compare(withNull, structuredClone(withNull), R.deployments);
+    expect(same.changed.isEmpty() && same.removed.isEmpty()).toBe(true);
+    const set = compare(withNull, { spec: { template: { metadata: { creationTimestamp: '2026-01-01T00:00:00Z', labels: { a: 'b' } } } } }, R.deployments);
+    expect(set.changed.paths().map(pathString)).toEqual(['.spec.template.metadata.creationTimestamp']);
+  });
 });
 
 describe('apply merge and prune', () => {

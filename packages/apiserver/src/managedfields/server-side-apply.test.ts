@@ -208,4 +208,26 @@ describe('server-side apply', () => {
     expect(c.status).toBe(409);
     expect(c.body.message).toBe('Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1: .spec.replicas');
   });
+
+  it('after a rollout undo (a template with creationTimestamp: null) and a scale, a re-apply without replicas does not conflict', async () => {
+    await call('PATCH', `${D}/undone?fieldManager=kubectl`, deploy('undone', undefined, 'nginx:1'), APPLY);
+    await call('PATCH', `${D}/undone?fieldManager=kubectl`, deploy('undone', undefined, 'nginx:2'), APPLY);
+    // kubectl rollout undo: the old ReplicaSet's template (Go serialises its zero creationTimestamp as null),
+    // replacing the Deployment's by a JSON patch.
+    const template = { metadata: { creationTimestamp: null, labels: { app: 'undone' } }, spec: { containers: [{ name: 'web', image: 'nginx:1' }] } };
+    const undo = await call('PATCH', `${D}/undone?fieldManager=kubectl-rollout`, [{ op: 'replace', path: '/spec/template', value: template }], 'application/json-patch+json');
+    expect(undo.status).toBe(200);
+    expect(undo.body.spec?.template).toMatchObject({ metadata: { creationTimestamp: null } });
+    const s = await call('PATCH', `${D}/undone/scale?fieldManager=kubectl`, { spec: { replicas: 3 } }, 'application/merge-patch+json');
+    expect(s.status).toBe(200);
+    const d = (await call('GET', `${D}/undone`, undefined)).body;
+    // The scale owns replicas only; the null timestamp stays with the rollout that wrote it.
+    expect((d.metadata.managedFields ?? []).find((e) => e.subresource === 'scale')?.fieldsV1).toEqual({ 'f:spec': { 'f:replicas': {} } });
+    const again = await call('PATCH', `${D}/undone?fieldManager=kubectl`, deploy('undone', undefined, 'nginx:1'), APPLY);
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body.spec?.replicas).toBe(3);
+    // Updates that leave the null alone do not take it either.
+    const label = await call('PATCH', `${D}/undone?fieldManager=labeler`, { metadata: { labels: { tier: 'web' } } }, 'application/merge-patch+json');
+    expect(entry(label.body, 'labeler')?.fieldsV1).toEqual({ 'f:metadata': { 'f:labels': { '.': {}, 'f:tier': {} } } });
+  });
 });

@@ -61,6 +61,7 @@ export class LeaderElector {
   private readonly lock: ResourceLock;
   private readonly clock: Clock;
   private readonly log: Logger;
+  private readonly plainLog: Logger;
   private readonly healthToleranceMs: number;
   private observed: LeaderElectionRecord | undefined;
   private observedRaw = '';
@@ -91,7 +92,10 @@ export class LeaderElector {
     if (!cfg.identity) throw new Error('Lock identity is empty');
     this.cfg = cfg;
     this.clock = cfg.clock ?? realClock;
-    this.log = (cfg.logger ?? silentLogger()).child({ lease: `${cfg.namespace}/${cfg.name}` });
+    // client-go writes its lease milestones with klog.Infof (bare messages naming the lease); the rest of its
+    // lines carry the lease as a value.
+    this.plainLog = cfg.logger ?? silentLogger();
+    this.log = this.plainLog.child({ lease: `${cfg.namespace}/${cfg.name}` });
     this.lock = cfg.lock ?? new LeaseLock(cfg.client, cfg.namespace, cfg.name, cfg.identity, cfg.eventRecorder);
     this.healthToleranceMs = cfg.healthToleranceMs ?? 20_000;
   }
@@ -103,7 +107,7 @@ export class LeaderElector {
     const onCancel = () => leadingCtrl.abort(signal.reason);
     signal.addEventListener('abort', onCancel, { once: true });
     this.leading = true;
-    this.log.info({ identity: this.cfg.identity }, `successfully acquired lease ${this.lock.describe()}`);
+    this.plainLog.info(`successfully acquired lease ${this.lock.describe()}`);
     this.lock.recordEvent('became leader');
     Promise.resolve()
       .then(() => this.cfg.callbacks.onStartedLeading(leadingCtrl.signal))
@@ -140,7 +144,7 @@ export class LeaderElector {
   }
 
   private async acquire(signal: AbortSignal): Promise<boolean> {
-    this.log.info(`attempting to acquire leader lease ${this.lock.describe()}...`);
+    this.plainLog.info(`attempting to acquire leader lease ${this.lock.describe()}...`);
     const following = new AbortController();
     // One listener for the whole wait (no AbortSignal.any per sleep: this loop runs for the process's life).
     const onAbort = () => {
@@ -227,7 +231,7 @@ export class LeaderElector {
       }
       if (signal.aborted) return;
       if (!ok) {
-        this.log.info(`failed to renew lease ${this.lock.describe()}: timed out waiting for the condition`);
+        this.plainLog.info(`failed to renew lease ${this.lock.describe()}: timed out waiting for the condition`);
         return;
       }
       try {
@@ -372,7 +376,7 @@ export class LeaderElector {
         try {
           const got = await this.lock.update(record, t.signal);
           this.setObserved(got.record, got.raw, got.resourceVersion);
-          this.log.info(`released lease ${this.lock.describe()}`);
+          this.plainLog.info(`released lease ${this.lock.describe()}`);
           return;
         } catch (e) {
           // An in-flight renewal may have landed after our last read: re-read once and retry if still ours.

@@ -11,7 +11,7 @@
 // the caller then closes its servers and exits 0.
 import fs from 'node:fs';
 import { Gauge, type Registry } from 'prom-client';
-import type { Logger } from '@kemu/base';
+import { logSync, type Logger } from '@kemu/base';
 import type { ClientConfig } from '../config.ts';
 import type { EventRecorder } from '../events.ts';
 import { RestClient } from '../rest.ts';
@@ -19,7 +19,7 @@ import { LeaderElector, leaderIdentity } from './leaderelection.ts';
 import { startFreezeWatchdog } from './watchdog.ts';
 
 export interface LeaderElectedRunOptions {
-  /** The component's name (kube-controller-manager, kube-scheduler): the fatal log lines carry it. */
+  /** The component's name (kube-controller-manager, kube-scheduler): the leader-election client's user agent. */
   component: string;
   hostname: string;
   logger: Logger;
@@ -58,7 +58,8 @@ export function leaderElectedRun(opts: LeaderElectedRunOptions): LeaderElectedRu
 
   const fatal = (msg: string, extra: Record<string, unknown> = {}): never => {
     // Written synchronously: nothing queued (a log flush, a request) may run once leadership is gone.
-    fs.writeSync(2, `${JSON.stringify({ level: 50, time: Date.now(), component, ...extra, msg })}\n`);
+    // An error line, as Kubernetes' logger.Error(nil, "leaderelection lost") before klog.FlushAndExit.
+    logSync(logger, 'error', extra, msg);
     process.exit(1);
   };
 

@@ -1,6 +1,6 @@
 // `kemu lb --port P --backend NAME=HOST:PORT …`: the built-in balancer as its own process (what `kemu up`
 // runs when HAProxy is not installed). Not meant to be typed by hand, but harmless if it is.
-import { parseFlags, createLogger, onShutdown } from '@kemu/base';
+import { LOGGING_FORMAT_FLAG, loggingFormatError, parseFlags, createLogger, onShutdown, type LoggingFormat } from '@kemu/base';
 import { Balancer, type Backend } from '../balancer.ts';
 import { UsageError } from './errors.ts';
 
@@ -12,6 +12,7 @@ const FLAGS = {
   inter: { type: 'duration', default: 1000, usage: 'Health-check interval' },
   fall: { type: 'int', default: 2, usage: 'Failed checks before a backend is taken out' },
   rise: { type: 'int', default: 1, usage: 'Passed checks before a backend is put back' },
+  ...LOGGING_FORMAT_FLAG,
 } as const;
 
 export function parseBackend(text: string): Backend {
@@ -25,7 +26,9 @@ export async function lb(argv: string[]): Promise<number> {
   const f = parseFlags(FLAGS, argv);
   const backends = f.backend.map(parseBackend);
   if (!backends.length) throw new UsageError('kemu lb needs at least one --backend');
-  const logger = createLogger('kemu-lb');
+  const formatError = loggingFormatError(f['logging-format']);
+  if (formatError) throw new UsageError(formatError);
+  const logger = createLogger('kemu-lb', 0, {}, { format: f['logging-format'] as LoggingFormat });
   const balancer = new Balancer({
     host: f['bind-address'],
     port: f.port,

@@ -2,7 +2,7 @@
 // Ctrl-C/SIGTERM (or `kemu down`), then stops everything — controllers first, apiservers next, the balancer last.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseFlags } from '@kemu/base';
+import { loggingFormatError, parseFlags } from '@kemu/base';
 import { UP_FLAGS, resolveDataDir } from '../options.ts';
 import { isPortFree, pickPort } from '../ports.ts';
 import { planTopology, BINARIES, type ComponentSpec } from '../topology.ts';
@@ -27,6 +27,8 @@ export async function up(argv: string[]): Promise<number> {
   if (f.apiservers < 1) throw new UsageError('--apiservers must be at least 1');
   if (f.port < 1 || f.port > 65535) throw new UsageError(`--port ${f.port} is not a TCP port`);
   const lbChoice = parseLbChoice(f.lb);
+  const formatError = loggingFormatError(f['logging-format']);
+  if (formatError) throw new UsageError(formatError);
   const dataDir = resolveDataDir(f['data-dir']);
   fs.mkdirSync(path.join(dataDir, 'logs'), { recursive: true });
 
@@ -59,13 +61,14 @@ export async function up(argv: string[]): Promise<number> {
       maxPods: f['max-pods'],
       imagePullDelayMs: f['image-pull-delay'],
       v: f.v,
+      loggingFormat: f['logging-format'],
     },
     taken,
   );
   if (topo.apiservers.length === 0)
     throw new UsageError('kube-apiserver is not implemented yet (packages/apiserver/src/main.ts is missing): nothing to run');
   const statsPort = await pickPort(taken, f.port === 6443 ? 8404 : undefined);
-  const lb = planLb(lbChoice, dataDir, f.port, statsPort, topo.apiservers.map((a) => ({ name: a.name, port: a.ports['secure-port'] ?? 0 })));
+  const lb = planLb(lbChoice, dataDir, f.port, statsPort, topo.apiservers.map((a) => ({ name: a.name, port: a.ports['secure-port'] ?? 0 })), f['logging-format']);
 
   const server = `http://127.0.0.1:${f.port}`;
   const kubeconfig = path.join(dataDir, 'kubeconfig');
