@@ -40,8 +40,7 @@ async function running(lab: Lab, ns: string, app: string): Promise<string[]> {
 
 /** Watches registered on one apiserver right now (its own /metrics, not through the balancer). */
 async function watchers(lab: Lab, name: string): Promise<number> {
-  const port = lab.state().components.find((c) => c.name === name)?.ports['secure-port'];
-  const r = await call(`http://127.0.0.1:${port}`, 'GET', '/metrics');
+  const r = await call(lab.url(name), 'GET', '/metrics');
   let n = 0;
   for (const m of String(r.body).matchAll(/^apiserver_registered_watchers\{[^}]*\} (\d+)/gm)) n += Number(m[1]);
   return n;
