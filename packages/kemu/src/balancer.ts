@@ -122,7 +122,11 @@ export class Balancer {
       );
       await this.opening;
       this.opening = undefined;
-      if (this.closed) await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+      if (this.closed) {
+        // close() ran meanwhile (TypeScript cannot see the await changed this.server).
+        (this.server as net.Server | undefined)?.close();
+        this.server = undefined;
+      } else if (!this.states.some((s) => s.up)) await this.syncListener(); // all went down meanwhile
     }
   }
 
