@@ -1,10 +1,12 @@
 // `kemu up` end to end: a real lab of processes behind the built-in balancer, driven by the kemu CLI and kubectl.
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { waitFor } from '@kemu/base/testing/processes';
+import { BIN, waitFor } from '@kemu/base/testing/processes';
 import { pidAlive, leaseHolder } from '@kemu/kemu';
-import { startLab, missing, hasKubectl, type Lab } from './lab.ts';
+import { startLab, missing, hasKubectl, run, type Lab } from './lab.ts';
 import { LeaseWatch } from './api.ts';
 
 const skip = missing('apiserver');
@@ -171,4 +173,21 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
     const st = await lab.kemu('status');
     expect(st.stdout).toContain('not running');
   }, 60_000);
+});
+
+describe('kemu up refuses an address the lab cannot use', () => {
+  it.each([
+    ['10.0.0.1', 'want an address in 127.0.0.0/8'],
+    ['127.0.0.11', '.10-.19 of the lab\'s /24 are the apiserver addresses'],
+  ])('--address %s: exit 2 with a message, nothing started', async (address, message) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kemu-addr-'));
+    try {
+      const r = await run(process.execPath, [BIN.kemu, 'up', `--data-dir=${dir}`, `--address=${address}`]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(message);
+      expect(fs.existsSync(path.join(dir, 'kemu.json'))).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
