@@ -173,11 +173,16 @@ describe('verbs', () => {
   });
 
   it('renews its identity Lease', async () => {
-    const path = `${U}/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/apiserver-0`;
+    // Named as Kubernetes names it: apiserver-<base32 of a hash of the host name>; the host in a label.
+    const mine = await api(`${U}/apis/coordination.k8s.io/v1/namespaces/kube-system/leases?labelSelector=kubernetes.io%2Fhostname%3Dapiserver-0`, 'GET');
+    const name = mine.body.items?.[0]?.metadata.name ?? '';
+    expect(mine.body.items).toHaveLength(1);
+    expect(name).toMatch(/^apiserver-[a-z2-7]{26}$/);
+    const path = `${U}/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${name}`;
     const first = (await api(path, 'GET')).body;
-    expect(first.metadata.labels).toMatchObject({ 'apiserver.kubernetes.io/identity': 'kube-apiserver' });
+    expect(first.metadata.labels).toEqual({ 'apiserver.kubernetes.io/identity': 'kube-apiserver', 'kubernetes.io/hostname': 'apiserver-0' });
     const spec = first.spec as { holderIdentity: string; leaseDurationSeconds: number; renewTime: string };
-    expect(spec.holderIdentity).toMatch(/^apiserver-0_/);
+    expect(spec.holderIdentity).toMatch(new RegExp(`^${name}_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`));
     expect(spec.leaseDurationSeconds).toBe(3600);
     const deadline = Date.now() + 10_000;
     let renewed = spec.renewTime;

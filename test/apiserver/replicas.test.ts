@@ -18,7 +18,9 @@ const cms = '/api/v1/namespaces/default/configmaps';
 describe('three replicas on one store', () => {
   it('each replica registers its identity Lease and the bootstrap objects exist once', async () => {
     const leases = await api(`${B.url}/apis/coordination.k8s.io/v1/namespaces/kube-system/leases?labelSelector=apiserver.kubernetes.io%2Fidentity%3Dkube-apiserver`, 'GET');
-    expect(leases.body.items?.map((l) => l.metadata.name).sort()).toEqual(['apiserver-0', 'apiserver-1', 'apiserver-2']);
+    const hosts = leases.body.items?.map((l) => (l.metadata.labels as Record<string, string> | undefined)?.['kubernetes.io/hostname']).sort();
+    expect(hosts).toEqual(['apiserver-0', 'apiserver-1', 'apiserver-2']);
+    for (const l of leases.body.items ?? []) expect(l.metadata.name).toMatch(/^apiserver-[a-z2-7]{26}$/);
     const ns = await api(`${C.url}/api/v1/namespaces`, 'GET');
     expect(ns.body.items?.map((n) => n.metadata.name).sort()).toEqual(['default', 'kube-node-lease', 'kube-public', 'kube-system']);
     const svc = await api(`${A.url}/api/v1/namespaces/default/services/kubernetes`, 'GET');

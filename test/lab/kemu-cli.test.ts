@@ -1,10 +1,12 @@
 // `kemu up` end to end: a real lab of processes behind the built-in balancer, driven by the kemu CLI and kubectl.
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { waitFor } from '@kemu/base/testing/processes';
+import { BIN, waitFor } from '@kemu/base/testing/processes';
 import { pidAlive, leaseHolder } from '@kemu/kemu';
-import { startLab, missing, hasKubectl, type Lab } from './lab.ts';
+import { startLab, missing, hasKubectl, run, type Lab } from './lab.ts';
 import { LeaseWatch } from './api.ts';
 
 const skip = missing('apiserver');
@@ -54,6 +56,26 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
     for (const p of view.processes.filter((x) => x.kind === 'apiserver')) expect(p.health, p.name).toBe('ready');
   });
 
+  it('gives every apiserver its own address on one port: default/kubernetes has one EndpointSlice with all three', async () => {
+    const block = lab.address.split('.').slice(0, 3).join('.');
+    const apis = lab.state().components.filter((c) => c.kind === 'apiserver');
+    expect(apis.map((c) => c.address)).toEqual([`${block}.10`, `${block}.11`, `${block}.12`]);
+    const port = apis[0]?.ports['secure-port'];
+    expect(apis.every((c) => c.ports['secure-port'] === port)).toBe(true);
+    for (const c of apis) expect((await fetch(`${lab.url(c.name)}/readyz`)).status, c.name).toBe(200);
+    type Slice = { metadata: { name: string }; endpoints?: { addresses: string[] }[]; ports?: { port: number }[] };
+    const slices = await waitFor('one kubernetes EndpointSlice with three endpoints', async () => {
+      const r = await fetch(`${lab.server}/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dkubernetes`);
+      const items = ((await r.json()) as { items: Slice[] }).items;
+      return items.length === 1 && items[0]?.endpoints?.length === 3 ? items : undefined;
+    }, 30_000, 200);
+    expect(slices[0]?.metadata.name).toBe('kubernetes');
+    expect(slices[0]?.endpoints?.map((e) => e.addresses[0])).toEqual(apis.map((c) => c.address));
+    expect(slices[0]?.ports?.map((p) => p.port)).toEqual([port]);
+    const st = await lab.kemu('status');
+    expect(st.stdout).toMatch(new RegExp(`apiserver-1\\s+running\\s+\\d+\\s+${block}\\.11:${port}\\s`));
+  });
+
   it('restarts an apiserver that dies, keeping the cluster state', async () => {
     const name = 'apiserver-1';
     const pid = lab.pid(name)!;
@@ -72,6 +94,12 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
     }, 60_000, 500);
     const st = await lab.kemu('status');
     expect(st.stdout).toMatch(/worker-0\s+True/);
+    // Each node's InternalIP is its own loopback address, where its kubelet answers.
+    const nodes = await lab.kubectlJson<{ items: { metadata: { name: string }; status: { addresses: { type: string; address: string }[] } }[] }>('get', 'nodes');
+    const block = lab.address.split('.').slice(0, 3).join('.');
+    const ips = Object.fromEntries(nodes.items.map((n) => [n.metadata.name, n.status.addresses.find((a) => a.type === 'InternalIP')?.address]));
+    expect(ips).toEqual({ 'worker-0': `${block}.100`, 'worker-1': `${block}.101` });
+    expect((await fetch(`${lab.url('worker-1')}/healthz`)).status).toBe(200);
   });
 
   it.skipIf(noCm)('shows the Lease holder and moves it when the holder is stopped; a stopped one stays down', async () => {
@@ -147,4 +175,21 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
     const st = await lab.kemu('status');
     expect(st.stdout).toContain('not running');
   }, 60_000);
+});
+
+describe('kemu up refuses an address the lab cannot use', () => {
+  it.each([
+    ['10.0.0.1', 'want an address in 127.0.0.0/8'],
+    ['127.0.0.11', '.10-.19 of the lab\'s /24 are the apiserver addresses'],
+  ])('--address %s: exit 2 with a message, nothing started', async (address, message) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kemu-addr-'));
+    try {
+      const r = await run(process.execPath, [BIN.kemu, 'up', `--data-dir=${dir}`, `--address=${address}`]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(message);
+      expect(fs.existsSync(path.join(dir, 'kemu.json'))).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -1,11 +1,12 @@
-// Test helper: run a real `kemu up` lab in a temp dir on free ports, drive it with the kemu CLI and kubectl,
-// and always tear it down (kemu down, then SIGKILL by pid for anything left).
+// Test helper: run a real `kemu up` lab in a temp dir on a loopback /24 of its own (a random 127.x.y.0, so
+// parallel test files never meet) with the balancer on a free port of its .1, drive it with the kemu CLI and
+// kubectl, and always tear it down (kemu down, then SIGKILL by pid for anything left).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startProcess, waitFor, BIN, type Proc } from '@kemu/base/testing/processes';
-import { freePort } from '@kemu/base/testing/ports';
+import { freeLabAddress } from '@kemu/base/testing/ports';
 import { isImplemented, BINARIES, readState, pidAlive, type ComponentKind, type LabState } from '@kemu/kemu';
 
 type NodeKind = Exclude<ComponentKind, 'lb'>;
@@ -58,11 +59,15 @@ export interface LabOptions {
 
 export interface Lab {
   dir: string;
+  /** The balancer's address; the lab's processes are on the rest of its /24. */
+  address: string;
   port: number;
   server: string;
   kubeconfig: string;
   proc: Proc;
   state(): LabState;
+  /** http://<address>:<port> of a component (an apiserver's own URL, past the balancer). */
+  url(name: string): string;
   kemu(...args: string[]): Promise<RunResult>;
   kubectl(...args: string[]): Promise<RunResult>;
   kubectlJson<T = unknown>(...args: string[]): Promise<T>;
@@ -78,10 +83,11 @@ export const FAST = { leaseDuration: '3s', renewDeadline: '2s', retryPeriod: '50
 
 export async function startLab(o: LabOptions = {}): Promise<Lab> {
   const dir = o.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'kemu-lab-'));
-  const port = await freePort();
+  const { address, port } = await freeLabAddress();
   const args = [
     'up',
     `--data-dir=${dir}`,
+    `--address=${address}`,
     `--port=${port}`,
     `--lb=${o.lb ?? 'builtin'}`,
     `--apiservers=${o.apiservers ?? 3}`,
@@ -111,11 +117,17 @@ export async function startLab(o: LabOptions = {}): Promise<Lab> {
   const kubeconfig = path.join(dir, 'kubeconfig');
   const lab: Lab = {
     dir,
+    address,
     port,
-    server: `http://127.0.0.1:${port}`,
+    server: `http://${address}:${port}`,
     kubeconfig,
     proc,
     state,
+    url(name) {
+      const c = state().components.find((x) => x.name === name);
+      if (!c?.address) throw new Error(`no component ${name} with an address in kemu.json`);
+      return `http://${c.address}:${c.ports['secure-port'] ?? c.ports.port}`;
+    },
     kemu: (...a) => run(process.execPath, [BIN.kemu, ...a, `--data-dir=${dir}`]),
     kubectl: (...a) => run('kubectl', [`--kubeconfig=${kubeconfig}`, ...a], { HOME: dir }),
     async kubectlJson<T>(...a: string[]) {

@@ -5,6 +5,7 @@ import { LOGGING_FORMAT_FLAG, createLogger, loggingFormatFlag, onShutdown, parse
 import { openBackend } from '@kemu/store';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { advertisedIP } from './bootstrap/advertise-address.ts';
 import { ENDPOINT_ANNOTATION, formatEndpoint, parseEndpoint, startEndpointReconciler } from './bootstrap/endpoint-reconciler.ts';
 import { identityLeaseName, startIdentityLease } from './bootstrap/identity-lease.ts';
@@ -35,8 +36,8 @@ const flags = parseCommandLine('kube-apiserver', {
   'identity-lease-renew-interval': { type: 'duration', default: 10_000, usage: 'How often this replica renews its identity Lease.' },
   'identity-lease-duration-seconds': { type: 'int', default: 3600, usage: 'The duration of this replica\'s identity Lease in seconds.' },
   'endpoint-reconciler-type': { type: 'string', default: 'lease', usage: 'Use an endpoint reconciler (lease, none) for the default/kubernetes Endpoints and EndpointSlice.' },
-  'hostname-override': { type: 'string', default: '', usage: 'The identity of this replica (its Lease is kube-system/apiserver-<id>).' },
-  'apiserver-id': { type: 'string', default: '', usage: 'Alias of --hostname-override for the identity Lease name.' },
+  'hostname-override': { type: 'string', default: '', usage: 'The host name this replica goes by instead of the machine\'s (its identity Lease is kube-system/apiserver-<hash of it>, labelled kubernetes.io/hostname=<it>).' },
+  'apiserver-id': { type: 'string', default: '', usage: 'Alias of --hostname-override.' },
   v: { type: 'int', default: 0, usage: 'Number for the log level verbosity.' },
   ...LOGGING_FORMAT_FLAG,
 });
@@ -101,13 +102,14 @@ async function main(): Promise<void> {
   await srv.start();
   await ensureSystemNamespaces(srv.ctx.registry);
   await ensureKubernetesService(srv.ctx.registry, clusterIP, port);
-  const id = flags['hostname-override'] || flags['apiserver-id'];
-  const leaseName = identityLeaseName(id);
+  const host = flags['hostname-override'] || flags['apiserver-id'] || hostname();
+  const leaseName = identityLeaseName(host);
   const lease = startIdentityLease({
     registry: srv.ctx.registry,
     clock: srv.ctx.clock,
     logger,
     name: leaseName,
+    hostname: host,
     holder: `${leaseName}_${randomUUID()}`,
     renewIntervalMs: flags['identity-lease-renew-interval'],
     leaseDurationSeconds: flags['identity-lease-duration-seconds'],
@@ -120,7 +122,7 @@ async function main(): Promise<void> {
       : undefined;
   await endpoints?.reconcile().catch((e: unknown) => logger.warn({ err: String(e) }, 'reconciling default/kubernetes endpoints failed'));
   const address = await srv.app.listen({ host: flags['bind-address'], port });
-  logger.info({ address, https: !!https, identity: leaseName, datastore: endpoint || 'sqlite://./db/state.db' }, https ? 'Serving securely' : 'Serving insecurely (plain HTTP: no --tls-cert-file given)');
+  logger.info({ address, https: !!https, identity: leaseName, hostname: host, datastore: endpoint || 'sqlite://./db/state.db' }, https ? 'Serving securely' : 'Serving insecurely (plain HTTP: no --tls-cert-file given)');
   onShutdown(async () => {
     lease.stop();
     endpoints?.stop();

@@ -38,6 +38,18 @@ function get(port: number, path = '/who'): Promise<string> {
   });
 }
 
+/** A POST that a client library would not retry on its own: resolves with the status, rejects with the socket error. */
+function post(port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/write', agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end('{}');
+  });
+}
+
 async function until(what: string, fn: () => boolean, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!fn()) {
@@ -79,6 +91,35 @@ describe('built-in balancer', () => {
     expect(b1.hits).toBe(before);
     b1.ready = true;
     await until('b1 back in rotation', () => lb.upBackends().includes('b1'));
+  });
+
+  it('refuses connections while no backend is up (the port closes), then serves again', async () => {
+    const { backends, lb, port } = await setup(2);
+    for (const b of backends) b.ready = false;
+    await until('every backend out of rotation and the port closed', () => lb.upBackends().length === 0 && !lb.accepting());
+    const hits = backends.map((b) => b.hits);
+    const errors = await Promise.all([0, 1, 2].map(() => post(port).then(() => 'answered', (e: NodeJS.ErrnoException) => `${e.syscall ?? ''} ${e.code ?? e.message}`)));
+    // Refused at connect (nothing sent), not a request taken and dropped ("socket hang up").
+    expect(errors).toEqual(['connect ECONNREFUSED', 'connect ECONNREFUSED', 'connect ECONNREFUSED']);
+    expect(backends.map((b) => b.hits)).toEqual(hits);
+    backends[0]!.ready = true;
+    await until('b0 back in rotation and the port open', () => lb.upBackends().includes('b0') && lb.accepting());
+    expect(await get(port)).toBe('b0');
+    expect(await post(port)).toBe(200);
+  });
+
+  it('a backend that refuses a connection leaves the rotation at once; with none left the port closes', async () => {
+    const { backends, lb, port } = await setup(2);
+    for (const b of backends) {
+      await new Promise<void>((r) => b.server.close(() => r()));
+      b.server.closeAllConnections();
+    }
+    // Both still count as up (fall 2): this connect finds both refusing, marks them down and is reset.
+    const first = await post(port).then(() => 'answered', (e: NodeJS.ErrnoException) => e.code);
+    expect(first).toBe('ECONNRESET');
+    expect(lb.upBackends()).toEqual([]);
+    await until('the port closed', () => !lb.accepting());
+    expect(await post(port).catch((e: NodeJS.ErrnoException) => e.code)).toBe('ECONNREFUSED');
   });
 
   it('retries a refused connection on the next backend', async () => {

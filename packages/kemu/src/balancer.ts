@@ -2,6 +2,12 @@
 // generates: round-robin over the backends that pass `GET /readyz` (checked every interval, marked down after
 // `fall` failures and up after `rise` successes), a dead backend's sessions are cut so clients reconnect
 // elsewhere (on-marked-down shutdown-sessions), and a failed connect is retried on the next backend (redispatch).
+// With no backend up it refuses new connections, as HAProxy's `tcp-request connection reject if { nbsrv(...)
+// eq 0 }` does: its port is closed until a backend passes a check again, so a client's connect fails with
+// ECONNREFUSED (nothing was sent) instead of a connection that takes the request and closes without an answer
+// (a write that may or may not have happened). A connect refused by a backend marks it down at once (HAProxy's
+// `observe layer4 error-limit 1 on-error mark-down`), so a dead replica leaves the rotation without waiting
+// for `fall` checks.
 import net from 'node:net';
 import type { Logger } from '@kemu/base';
 import { probe } from './probe.ts';
@@ -36,7 +42,11 @@ interface BackendState {
 export class Balancer {
   private readonly states: BackendState[];
   private next = 0;
+  /** The listening socket; undefined while no backend is up. */
   private server: net.Server | undefined;
+  private port = 0;
+  private opening: Promise<void> | undefined;
+  private closed = false;
   private timer: NodeJS.Timeout | undefined;
   private readonly clients = new Set<net.Socket>();
   private readonly opts: Required<Omit<BalancerOptions, 'logger'>> & { logger: Logger | undefined };
@@ -62,23 +72,62 @@ export class Balancer {
     return this.states.filter((s) => s.up).map((s) => s.b.name);
   }
 
+  /** Binds (so a port in use fails here, and port 0 gets its number), then listens while a backend is up. */
   async listen(): Promise<number> {
     await this.checkAll();
-    this.timer = setInterval(() => void this.checkAll(), this.opts.intervalMs);
-    const server = net.createServer((client) => this.accept(client));
-    this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.opts.port, this.opts.host, () => resolve());
-    });
-    const addr = server.address();
-    return typeof addr === 'object' && addr ? addr.port : this.opts.port;
+    await this.open();
+    this.timer = setInterval(() => void this.checkAll().then(() => this.syncListener()), this.opts.intervalMs);
+    await this.syncListener();
+    return this.port;
+  }
+
+  /** True while the port accepts connections (some backend is up). */
+  accepting(): boolean {
+    return this.server !== undefined;
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    await this.opening;
     for (const c of this.clients) c.destroy();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    const server = this.server;
+    this.server = undefined;
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  }
+
+  private async open(): Promise<void> {
+    const server = net.createServer((client) => this.accept(client));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port || this.opts.port, this.opts.host, () => resolve());
+    });
+    const addr = server.address();
+    this.port = typeof addr === 'object' && addr ? addr.port : this.opts.port;
+    this.server = server;
+  }
+
+  /** Closes the port while no backend is up (connects are refused) and opens it again once one is. */
+  private async syncListener(): Promise<void> {
+    if (this.closed) return;
+    const anyUp = this.states.some((s) => s.up);
+    if (!anyUp && this.server) {
+      this.server.close();
+      this.server = undefined;
+      this.opts.logger?.warn({ port: this.port }, `no backend is up: refusing connections on ${this.opts.host}:${this.port}`);
+    } else if (anyUp && !this.server && !this.opening) {
+      this.opening = this.open().then(
+        () => this.opts.logger?.info({ port: this.port }, `a backend is up: accepting connections on ${this.opts.host}:${this.port} again`),
+        (e: unknown) => this.opts.logger?.error({ err: String(e) }, `cannot listen on ${this.opts.host}:${this.port} again; retrying`),
+      );
+      await this.opening;
+      this.opening = undefined;
+      if (this.closed) {
+        // close() ran meanwhile (TypeScript cannot see the await changed this.server).
+        (this.server as net.Server | undefined)?.close();
+        this.server = undefined;
+      } else if (!this.states.some((s) => s.up)) await this.syncListener(); // all went down meanwhile
+    }
   }
 
   private async checkAll(): Promise<void> {
@@ -101,35 +150,48 @@ export class Balancer {
     s.streak++;
     const needed = s.up ? this.opts.fall : this.opts.rise;
     if (s.streak < needed) return;
-    s.streak = 0;
-    s.up = r.ok;
-    const why = r.ok ? '' : ` (${r.error ?? `status ${r.status}`})`;
-    this.opts.logger?.info({ backend: s.b.name, up: s.up }, `backend ${s.b.name} is ${s.up ? 'UP' : 'DOWN'}${why}`);
-    if (!s.up) for (const sock of s.sessions) sock.destroy();
+    if (r.ok) {
+      s.streak = 0;
+      s.up = true;
+      this.opts.logger?.info({ backend: s.b.name, up: true }, `backend ${s.b.name} is UP`);
+    } else this.markDown(s, r.error ?? `status ${r.status}`);
   }
 
-  /** Backends to try for a new connection: healthy ones in round-robin order, then (if none) all of them. */
+  private markDown(s: BackendState, why: string): void {
+    s.streak = 0;
+    if (!s.up) return;
+    s.up = false;
+    this.opts.logger?.info({ backend: s.b.name, up: false }, `backend ${s.b.name} is DOWN (${why})`);
+    for (const sock of s.sessions) sock.destroy();
+  }
+
+  /** Healthy backends in round-robin order, for a new connection (none when every backend is down). */
   private candidates(): BackendState[] {
     const n = this.states.length;
     const start = this.next;
     this.next = (this.next + 1) % n;
-    const order = Array.from({ length: n }, (_, i) => this.states[(start + i) % n] as BackendState);
-    const healthy = order.filter((s) => s.up);
-    return healthy.length > 0 ? healthy : order;
+    return Array.from({ length: n }, (_, i) => this.states[(start + i) % n] as BackendState).filter((s) => s.up);
   }
 
   private accept(client: net.Socket): void {
+    client.on('error', () => undefined);
+    const list = this.candidates();
+    if (list.length === 0) {
+      // Accepted just before the port closed: reset, so the client sees it refused rather than answered.
+      client.resetAndDestroy();
+      return;
+    }
     this.clients.add(client);
     client.pause();
-    client.on('error', () => undefined);
     client.once('close', () => this.clients.delete(client));
-    void this.connect(client, this.candidates(), 0);
+    void this.connect(client, list, 0);
   }
 
   private async connect(client: net.Socket, list: BackendState[], i: number): Promise<void> {
     const s = list[i];
     if (!s || client.destroyed) {
-      client.destroy();
+      // Every backend refused: nothing was forwarded, so reset rather than close as if answered.
+      if (!client.destroyed) client.resetAndDestroy();
       return;
     }
     const upstream = net.connect({ host: s.b.host, port: s.b.port });
@@ -149,12 +211,19 @@ export class Balancer {
       upstream.once('close', () => client.destroy());
     });
     let failed = false;
-    upstream.on('error', () => {
+    upstream.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       if (failed) return;
       failed = true;
-      if (!connected) void this.connect(client, list, i + 1);
-      else client.destroy();
+      if (connected) {
+        client.destroy();
+        return;
+      }
+      if (e.code === 'ECONNREFUSED') {
+        this.markDown(s, 'connection refused');
+        void this.syncListener();
+      }
+      void this.connect(client, list, i + 1);
     });
   }
 }

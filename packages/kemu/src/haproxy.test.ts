@@ -1,7 +1,12 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { freeLabAddress } from '@kemu/base/testing/ports';
+import { waitFor } from '@kemu/base/testing/processes';
 import { COMPOSE_CONFIG, checkHaproxyConfig, composeHaproxyParams, findHaproxy, localHaproxyParams, renderHaproxyConfig } from './haproxy.ts';
 
 const haproxy = findHaproxy();
@@ -12,13 +17,17 @@ describe('haproxy config', () => {
   });
 
   it('checks /readyz with quick fall/rise and keeps watches open for an hour', () => {
-    const cfg = renderHaproxyConfig(localHaproxyParams(6443, 8404, [{ name: 'apiserver-0', port: 16443 }]));
+    const cfg = renderHaproxyConfig(localHaproxyParams({ host: '127.0.0.1', port: 6443 }, { host: '127.0.0.1', port: 8404 }, [{ name: 'apiserver-0', host: '127.0.0.10', port: 6443 }]));
     expect(cfg).toContain('option httpchk GET /readyz');
     expect(cfg).toContain('http-check expect status 200');
     expect(cfg).toMatch(/default-server inter 1s fall 2 rise 1/);
     expect(cfg).toContain('timeout tunnel 1h');
     expect(cfg).toContain('balance roundrobin');
-    expect(cfg).toContain('server apiserver-0 127.0.0.1:16443 check');
+    expect(cfg).toContain('bind 127.0.0.1:6443');
+    expect(cfg).toContain('server apiserver-0 127.0.0.10:6443 check');
+    // No replica up: connections are refused, and a refused connect takes a replica out at once.
+    expect(cfg).toContain('tcp-request connection reject if { nbsrv(kube-apiservers) eq 0 }');
+    expect(cfg).toMatch(/default-server .* observe layer4 error-limit 1 on-error mark-down/);
   });
 
   it('rejects an unknown placeholder', () => {
@@ -29,11 +38,57 @@ describe('haproxy config', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kemu-haproxy-'));
     try {
       const local = path.join(dir, 'local.cfg');
-      fs.writeFileSync(local, renderHaproxyConfig(localHaproxyParams(6443, 8404, [0, 1, 2].map((i) => ({ name: `apiserver-${i}`, port: 16443 + i })))));
+      fs.writeFileSync(local, renderHaproxyConfig(localHaproxyParams({ host: '127.0.0.1', port: 6443 }, { host: '127.0.0.1', port: 8404 }, [0, 1, 2].map((i) => ({ name: `apiserver-${i}`, host: `127.0.0.1${i}`, port: 6443 })))));
       expect(checkHaproxyConfig(haproxy!, local)).toBeUndefined();
       expect(checkHaproxyConfig(haproxy!, COMPOSE_CONFIG)).toBeUndefined();
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it.skipIf(!haproxy)('HAProxy refuses connections while no apiserver is ready, then forwards again' + (haproxy ? '' : ' (skipped: haproxy is not installed)'), async () => {
+    const { address, port, block } = await freeLabAddress();
+    let ready = true;
+    let hits = 0;
+    const backend = http.createServer((req, res) => {
+      if (req.url === '/readyz') return void res.writeHead(ready ? 200 : 500).end(ready ? 'ok' : 'not ready');
+      hits++;
+      res.writeHead(201).end('created');
+    });
+    await new Promise<void>((r) => backend.listen(0, `${block}.10`, () => r()));
+    const statsPort = await new Promise<number>((r) => {
+      const s = http.createServer().listen(0, address, () => {
+        const p = (s.address() as AddressInfo).port;
+        s.close(() => r(p));
+      });
+    });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kemu-haproxy-'));
+    const cfg = path.join(dir, 'haproxy.cfg');
+    fs.writeFileSync(cfg, renderHaproxyConfig(localHaproxyParams({ host: address, port }, { host: address, port: statsPort }, [{ name: 'apiserver-0', host: `${block}.10`, port: (backend.address() as AddressInfo).port }])));
+    const proc = spawn(haproxy!, ['-db', '-f', cfg], { stdio: 'ignore' });
+    const post = () =>
+      new Promise<string>((resolve) => {
+        const req = http.request({ host: address, port, method: 'POST', path: '/api/v1/namespaces/default/configmaps', agent: false }, (res) => {
+          res.resume();
+          resolve(String(res.statusCode));
+        });
+        req.on('error', (e: NodeJS.ErrnoException) => resolve(`${e.syscall ?? ''} ${e.code ?? e.message}`));
+        req.end('{}');
+      });
+    try {
+      await waitFor('HAProxy forwards', async () => (await post()) === '201', 10_000, 100);
+      ready = false;
+      // Out after two failed checks (inter 1s fall 2): from then on a connect is reset before anything is sent.
+      await waitFor('HAProxy refuses', async () => (await post()) === 'connect ECONNRESET', 10_000, 100);
+      const before = hits;
+      expect(await Promise.all([post(), post(), post()])).toEqual(['connect ECONNRESET', 'connect ECONNRESET', 'connect ECONNRESET']);
+      expect(hits).toBe(before);
+      ready = true;
+      await waitFor('HAProxy forwards again', async () => (await post()) === '201', 10_000, 100);
+    } finally {
+      proc.kill('SIGKILL');
+      backend.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

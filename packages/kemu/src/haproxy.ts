@@ -1,5 +1,5 @@
 // HAProxy for the lab: one template (deploy/haproxy/haproxy.cfg.tmpl) rendered for docker-compose
-// (deploy/haproxy/haproxy.cfg, servers by DNS name) and for `kemu up` (servers on loopback ports).
+// (deploy/haproxy/haproxy.cfg, servers by DNS name) and for `kemu up` (servers on their loopback addresses).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -49,12 +49,18 @@ export function composeHaproxyParams(apiservers = 3): HaproxyParams {
   };
 }
 
-export function localHaproxyParams(port: number, statsPort: number, backends: { name: string; port: number }[]): HaproxyParams {
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+/** The `kemu up` variant: the balancer and its stats page on the lab's address, each apiserver on its own. */
+export function localHaproxyParams(bind: HostPort, stats: HostPort, backends: (HostPort & { name: string })[]): HaproxyParams {
   return {
     origin: 'kemu up',
-    bind: `127.0.0.1:${port}`,
-    statsBind: `127.0.0.1:${statsPort}`,
-    servers: backends.map((b) => ({ name: b.name, address: `127.0.0.1:${b.port}` })),
+    bind: `${bind.host}:${bind.port}`,
+    statsBind: `${stats.host}:${stats.port}`,
+    servers: backends.map((b) => ({ name: b.name, address: `${b.host}:${b.port}` })),
   };
 }
 

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ComponentSpec } from './topology.ts';
 import { KEMU_BIN } from './topology.ts';
-import { findHaproxy, localHaproxyParams, renderHaproxyConfig } from './haproxy.ts';
+import { findHaproxy, localHaproxyParams, renderHaproxyConfig, type HostPort } from './haproxy.ts';
 
 export type LbChoice = 'haproxy' | 'builtin' | 'auto';
 
@@ -22,27 +22,27 @@ export function parseLbChoice(v: string): LbChoice {
 export function planLb(
   choice: LbChoice,
   dataDir: string,
-  port: number,
-  statsPort: number,
-  backends: { name: string; port: number }[],
+  bind: HostPort,
+  stats: HostPort,
+  backends: (HostPort & { name: string })[],
   loggingFormat = 'text',
 ): LbPlan {
   const haproxy = choice === 'builtin' ? undefined : findHaproxy();
   if (choice === 'haproxy' && !haproxy) throw new Error('--lb=haproxy: no haproxy executable on PATH (apt-get install haproxy, or use --lb=builtin)');
-  const healthUrl = `http://127.0.0.1:${port}/readyz`;
+  const healthUrl = `http://${bind.host}:${bind.port}/readyz`;
   if (haproxy) {
     const cfg = path.join(dataDir, 'haproxy.cfg');
-    fs.writeFileSync(cfg, renderHaproxyConfig(localHaproxyParams(port, statsPort, backends)));
+    fs.writeFileSync(cfg, renderHaproxyConfig(localHaproxyParams(bind, stats, backends)));
     return {
       kind: 'haproxy',
-      reason: `HAProxy (${haproxy}, config ${cfg}, stats http://127.0.0.1:${statsPort}/)`,
-      spec: { name: 'lb', kind: 'lb', command: haproxy, args: ['-db', '-f', cfg], healthUrl, ports: { port, stats: statsPort } },
+      reason: `HAProxy (${haproxy}, config ${cfg}, stats http://${stats.host}:${stats.port}/)`,
+      spec: { name: 'lb', kind: 'lb', command: haproxy, args: ['-db', '-f', cfg], healthUrl, address: bind.host, ports: { port: bind.port, stats: stats.port } },
     };
   }
-  const args = [KEMU_BIN, 'lb', `--port=${port}`, ...backends.map((b) => `--backend=${b.name}=127.0.0.1:${b.port}`), `--logging-format=${loggingFormat}`];
+  const args = [KEMU_BIN, 'lb', `--bind-address=${bind.host}`, `--port=${bind.port}`, ...backends.map((b) => `--backend=${b.name}=${b.host}:${b.port}`), `--logging-format=${loggingFormat}`];
   return {
     kind: 'builtin',
     reason: choice === 'builtin' ? 'the built-in TCP balancer (--lb=builtin)' : 'the built-in TCP balancer (haproxy is not installed)',
-    spec: { name: 'lb', kind: 'lb', command: process.execPath, args, healthUrl, ports: { port } },
+    spec: { name: 'lb', kind: 'lb', command: process.execPath, args, healthUrl, address: bind.host, ports: { port: bind.port } },
   };
 }

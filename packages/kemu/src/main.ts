@@ -15,7 +15,7 @@ const USAGE = `kemu — a Kubernetes control plane on your laptop
 
 Usage:
   kemu up [--data-dir DIR] [--workers N] [--apiservers N] [--controller-managers N] [--schedulers N]
-          [--port 6443] [--lb haproxy|builtin|auto] [--leader-elect-lease-duration D]
+          [--address 127.0.0.1] [--port 6443] [--lb haproxy|builtin|auto] [--leader-elect-lease-duration D]
           [--leader-elect-renew-deadline D] [--leader-elect-retry-period D] [--node-monitor-grace-period D]
                                 start the lab in the foreground (Ctrl-C stops it)
   kemu status [-o json]         processes, apiserver readiness, Lease holders, Node readiness
@@ -26,6 +26,10 @@ Usage:
   kemu unpause <name>           SIGCONT a paused component
   kemu start <name>             start a stopped or killed component
   kemu logs <name> [-f]         print (or follow) DIR/logs/<name>.log
+
+Each process has its own loopback address in the /24 of --address: the balancer on 127.0.0.1:6443,
+apiserver-N on 127.0.0.1N:6443, controller-manager-N 127.0.0.2N, scheduler-N 127.0.0.3N, worker-N (its
+node's InternalIP) 127.0.0.10N. A second lab side by side: --address 127.0.1.1 (and its own --data-dir).
 
 Every command takes --data-dir DIR (default ./.kemu). Names: lb, apiserver-N, controller-manager-N,
 scheduler-N, worker-N (each process's --hostname-override). \`kemu up --help\` lists all flags.

@@ -12,6 +12,8 @@ export interface ComponentRecord {
   pid: number | null;
   state: ProcessState;
   restarts: number;
+  /** The loopback address its ports are on. */
+  address?: string;
   ports: Record<string, number>;
   healthUrl?: string;
   log: string;
@@ -96,6 +98,7 @@ export function parseState(raw: unknown, where = 'kemu.json'): LabState {
       ports,
       log: str(c, 'log'),
     };
+    if (typeof c.address === 'string') rec.address = c.address;
     if (typeof c.healthUrl === 'string') rec.healthUrl = c.healthUrl;
     if (typeof c.lastExit === 'string') rec.lastExit = c.lastExit;
     return rec;

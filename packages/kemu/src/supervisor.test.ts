@@ -17,7 +17,7 @@ function make(): Supervisor {
 }
 
 function node(name: string, script: string) {
-  return { name, kind: 'worker' as const, command: process.execPath, args: ['-e', script], ports: {} };
+  return { name, kind: 'worker' as const, command: process.execPath, args: ['-e', script], address: '127.0.0.1', ports: {} };
 }
 
 async function until<T>(what: string, fn: () => T | null | undefined | false, ms = 10_000): Promise<NonNullable<T>> {

@@ -81,6 +81,7 @@ export class Supervisor {
         pid: m.child?.pid ?? null,
         state: m.state,
         restarts: m.restarts,
+        address: m.spec.address,
         ports: m.spec.ports,
         log: this.logFile(m.spec.name),
       };

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatDuration } from '@kemu/base';
-import { pickPort } from './ports.ts';
+import { pickPort, pickSharedPort } from './ports.ts';
+import { labAddresses } from './addresses.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -18,6 +19,8 @@ export interface ComponentSpec {
   args: string[];
   /** GET this URL; 200 means the component is up. */
   healthUrl?: string;
+  /** The loopback address it listens on (its ports are on this address). */
+  address: string;
   ports: Record<string, number>;
 }
 
@@ -42,6 +45,8 @@ export const KEMU_BIN = path.join(ROOT, 'packages/kemu/bin/kemu.js');
 
 export interface TopologyOptions {
   dataDir: string;
+  /** The balancer's address; the lab's other addresses are in its /24 (see addresses.ts). */
+  address: string;
   port: number;
   apiservers: number;
   controllerManagers: number;
@@ -70,20 +75,14 @@ export interface Topology {
   missing: Exclude<ComponentKind, 'lb'>[];
 }
 
+/** Kubernetes' default ports, each process on its own address (addresses.ts). */
+export const DEFAULT_PORTS = { apiserver: 6443, 'controller-manager': 10257, scheduler: 10259, worker: 10250 } as const;
+
 /**
- * Lays the components out on loopback. With the default --port 6443 the ports are the memorable ones
- * (apiservers 16443+N, controller-managers 10257+100N, …) when free; otherwise the kernel picks.
+ * Lays the components out on loopback: each process on its own address in the lab's /24, on Kubernetes'
+ * port for its kind when that is free there (else a port the kernel picks; the apiservers always share one).
  */
-export async function planTopology(o: TopologyOptions, taken: Set<number>): Promise<Topology> {
-  const fixed = o.port === 6443;
-  const pref = (base: number, i: number) => (fixed ? base + i : undefined);
-  const master = `http://127.0.0.1:${o.port}`;
-  const v = ['--v', String(o.v), `--logging-format=${o.loggingFormat}`];
-  const leaderFlags = [
-    `--leader-elect-lease-duration=${formatDuration(o.leaseDurationMs)}`,
-    `--leader-elect-renew-deadline=${formatDuration(o.renewDeadlineMs)}`,
-    `--leader-elect-retry-period=${formatDuration(o.retryPeriodMs)}`,
-  ];
+export async function planTopology(o: TopologyOptions, taken: Set<string>): Promise<Topology> {
   const missing: Exclude<ComponentKind, 'lb'>[] = [];
   const wanted = (kind: Exclude<ComponentKind, 'lb'>, n: number) => {
     if (n > 0 && !isImplemented(kind)) {
@@ -92,37 +91,54 @@ export async function planTopology(o: TopologyOptions, taken: Set<number>): Prom
     }
     return n;
   };
-  const node = (kind: Exclude<ComponentKind, 'lb'>, name: string, args: string[], port: number, probe: string): ComponentSpec => ({
+  const counts = {
+    apiserver: wanted('apiserver', o.apiservers),
+    'controller-manager': wanted('controller-manager', o.controllerManagers),
+    scheduler: wanted('scheduler', o.schedulers),
+    worker: wanted('worker', o.workers),
+  };
+  const addr = labAddresses(o.address, counts);
+  const master = `http://${o.address}:${o.port}`;
+  const v = ['--v', String(o.v), `--logging-format=${o.loggingFormat}`];
+  const leaderFlags = [
+    `--leader-elect-lease-duration=${formatDuration(o.leaseDurationMs)}`,
+    `--leader-elect-renew-deadline=${formatDuration(o.renewDeadlineMs)}`,
+    `--leader-elect-retry-period=${formatDuration(o.retryPeriodMs)}`,
+  ];
+  const node = (kind: Exclude<ComponentKind, 'lb'>, name: string, args: string[], address: string, port: number, probe: string): ComponentSpec => ({
     name,
     kind,
     command: process.execPath,
     args: [binPath(kind), ...args],
-    healthUrl: `http://127.0.0.1:${port}${probe}`,
+    healthUrl: `http://${address}:${port}${probe}`,
+    address,
     ports: { 'secure-port': port },
   });
 
   const apiservers: ComponentSpec[] = [];
-  for (let i = 0; i < wanted('apiserver', o.apiservers); i++) {
-    const p = await pickPort(taken, pref(16443, i));
+  const apiAddresses = Array.from({ length: counts.apiserver }, (_, i) => addr.of('apiserver', i));
+  const apiPort = apiAddresses.length ? await pickSharedPort(taken, apiAddresses, DEFAULT_PORTS.apiserver) : 0;
+  apiAddresses.forEach((a, i) => {
     apiservers.push(
       node('apiserver', `apiserver-${i}`, [
-        '--bind-address=127.0.0.1',
-        '--advertise-address=127.0.0.1',
-        `--secure-port=${p}`,
+        `--bind-address=${a}`,
+        `--advertise-address=${a}`,
+        `--secure-port=${apiPort}`,
         `--datastore-endpoint=sqlite://${path.join(o.dataDir, 'state.db')}`,
         `--hostname-override=apiserver-${i}`,
         ...v,
-      ], p, '/readyz'),
+      ], a, apiPort, '/readyz'),
     );
-  }
+  });
   const controllerManagers: ComponentSpec[] = [];
-  for (let i = 0; i < wanted('controller-manager', o.controllerManagers); i++) {
-    const p = await pickPort(taken, pref(10257, 100 * i));
+  for (let i = 0; i < counts['controller-manager']; i++) {
+    const a = addr.of('controller-manager', i);
+    const p = await pickPort(taken, a, DEFAULT_PORTS['controller-manager']);
     controllerManagers.push(
       node('controller-manager', `controller-manager-${i}`, [
         `--master=${master}`,
         `--hostname-override=controller-manager-${i}`,
-        '--bind-address=127.0.0.1',
+        `--bind-address=${a}`,
         `--secure-port=${p}`,
         ...leaderFlags,
         `--node-monitor-grace-period=${formatDuration(o.nodeMonitorGracePeriodMs)}`,
@@ -131,36 +147,42 @@ export async function planTopology(o: TopologyOptions, taken: Set<number>): Prom
         '--allocate-node-cidrs=true',
         '--cluster-cidr=10.200.0.0/16',
         ...v,
-      ], p, '/healthz'),
+      ], a, p, '/healthz'),
     );
   }
   const schedulers: ComponentSpec[] = [];
-  for (let i = 0; i < wanted('scheduler', o.schedulers); i++) {
-    const p = await pickPort(taken, pref(10259, 100 * i));
+  for (let i = 0; i < counts.scheduler; i++) {
+    const a = addr.of('scheduler', i);
+    const p = await pickPort(taken, a, DEFAULT_PORTS.scheduler);
     schedulers.push(
       node('scheduler', `scheduler-${i}`, [
         `--master=${master}`,
         `--hostname-override=scheduler-${i}`,
+        `--bind-address=${a}`,
         `--secure-port=${p}`,
         ...leaderFlags,
         ...v,
-      ], p, '/healthz'),
+      ], a, p, '/healthz'),
     );
   }
   const workers: ComponentSpec[] = [];
-  for (let i = 0; i < wanted('worker', o.workers); i++) {
-    const p = await pickPort(taken, pref(10250, 100 * i));
+  for (let i = 0; i < counts.worker; i++) {
+    // The node's InternalIP is its own address, where its kubelet serves (kubelet's --node-ip).
+    const a = addr.of('worker', i);
+    const p = await pickPort(taken, a, DEFAULT_PORTS.worker);
     workers.push(
       node('worker', `worker-${i}`, [
         `--master=${master}`,
         `--hostname-override=worker-${i}`,
+        `--node-ip=${a}`,
+        `--bind-address=${a}`,
         `--secure-port=${p}`,
         `--node-status-update-frequency=${formatDuration(o.nodeStatusUpdateFrequencyMs)}`,
         `--node-lease-duration-seconds=${o.nodeLeaseDurationSeconds}`,
         `--max-pods=${o.maxPods}`,
         `--image-pull-delay=${formatDuration(o.imagePullDelayMs)}`,
         ...v,
-      ], p, '/healthz'),
+      ], a, p, '/healthz'),
     );
   }
   return { apiservers, controllerManagers, schedulers, workers, missing };

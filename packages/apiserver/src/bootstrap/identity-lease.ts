@@ -1,19 +1,48 @@
-// Each replica's identity Lease kube-system/apiserver-<id> (label apiserver.kubernetes.io/identity=
-// kube-apiserver), created at start and renewed every 10 s, as Kubernetes' APIServerIdentity does.
+// Each replica's identity Lease kube-system/apiserver-<hash> (label apiserver.kubernetes.io/identity=
+// kube-apiserver, kubernetes.io/hostname=<host>), created at start and renewed every 10 s, as Kubernetes'
+// APIServerIdentity does. The name and holder are Kubernetes' own: "apiserver-" + the lower-case, unpadded
+// base32 of the first 16 bytes of sha256 over the host name and "kube-apiserver" (each prefixed with its
+// 16-bit big-endian length, as Go's cryptobyte builder writes them); the holder is "<name>_<uuid>".
 import { formatMicroTime, R, StatusError, type KubeObject } from '@kemu/api';
 import type { Logger } from '@kemu/base';
 import { createHash } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Clock } from '../clock.ts';
 import type { Registry } from '../registry/registry.ts';
 
 export const IDENTITY_LABEL = 'apiserver.kubernetes.io/identity';
+export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
+const COMPONENT = 'kube-apiserver';
 
-/** "apiserver-0" from --hostname-override "apiserver-0"; else Kubernetes' "apiserver-<hash of hostname>". */
-export function identityLeaseName(override: string): string {
-  if (override) return override.startsWith('apiserver-') ? override : `apiserver-${override}`;
-  const h = createHash('sha256').update(hostname()).digest('hex').slice(0, 26);
-  return `apiserver-${h}`;
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/** RFC 4648 base32 without padding (Go's base32.StdEncoding.WithPadding(base32.NoPadding)). */
+export function base32NoPadding(bytes: Uint8Array): string {
+  let out = '';
+  let acc = 0;
+  let bits = 0;
+  for (const b of bytes) {
+    acc = ((acc << 8) | b) & 0xffff;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(acc >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += BASE32[(acc << (5 - bits)) & 31];
+  return out;
+}
+
+function lengthPrefixed(text: string): Buffer {
+  const b = Buffer.from(text, 'utf8');
+  const len = Buffer.alloc(2);
+  len.writeUInt16BE(b.length);
+  return Buffer.concat([len, b]);
+}
+
+/** Kubernetes' identity Lease name for a host: "controller-1" → "apiserver-tyzveoctxbnh6lvbkdt2xqncle". */
+export function identityLeaseName(hostname: string): string {
+  const hash = createHash('sha256').update(Buffer.concat([lengthPrefixed(hostname), lengthPrefixed(COMPONENT)])).digest();
+  return `apiserver-${base32NoPadding(hash.subarray(0, 16)).toLowerCase()}`;
 }
 
 export interface IdentityLeaseOptions {
@@ -22,6 +51,8 @@ export interface IdentityLeaseOptions {
   logger: Logger;
   name: string;
   holder: string;
+  /** The host name the name was derived from (label kubernetes.io/hostname). */
+  hostname: string;
   renewIntervalMs: number;
   leaseDurationSeconds?: number;
   /** Kept on the Lease (e.g. where this replica serves, for the endpoint reconciler). */
@@ -34,6 +65,8 @@ export function startIdentityLease(o: IdentityLeaseOptions): { stop(): void; ren
     try {
       await o.registry.guaranteedUpdate(R.leases, 'kube-system', o.name, (cur) => {
         cur.spec = { ...((cur.spec as object | undefined) ?? {}), holderIdentity: o.holder, leaseDurationSeconds: o.leaseDurationSeconds ?? 3600, renewTime: now };
+        // Kubernetes' heartbeat sets the labels on every renewal too.
+        cur.metadata.labels = { ...(cur.metadata.labels ?? {}), [IDENTITY_LABEL]: COMPONENT, [HOSTNAME_LABEL]: o.hostname };
         if (o.annotations) cur.metadata.annotations = { ...(cur.metadata.annotations ?? {}), ...o.annotations };
         return cur;
       });
@@ -45,7 +78,7 @@ export function startIdentityLease(o: IdentityLeaseOptions): { stop(): void; ren
         metadata: {
           name: o.name,
           namespace: 'kube-system',
-          labels: { [IDENTITY_LABEL]: 'kube-apiserver', 'kubernetes.io/hostname': hostname() },
+          labels: { [IDENTITY_LABEL]: COMPONENT, [HOSTNAME_LABEL]: o.hostname },
           ...(o.annotations ? { annotations: { ...o.annotations } } : {}),
         },
         spec: { holderIdentity: o.holder, leaseDurationSeconds: o.leaseDurationSeconds ?? 3600, acquireTime: now, renewTime: now },

@@ -15,6 +15,8 @@ export interface ProcessView {
   kind: string;
   state: string;
   pid: number | null;
+  /** "<address>:<port>" it serves on (its health/API port). */
+  address: string | null;
   port: number | null;
   restarts: number;
   health: string;
@@ -40,7 +42,9 @@ async function processView(c: ComponentRecord, supervisorUp: boolean): Promise<P
     const r = await probe(c.healthUrl, 1500);
     health = r.ok ? (c.kind === 'apiserver' ? 'ready' : 'healthy') : r.status ? `HTTP ${r.status}` : 'no answer';
   } else if (state === 'paused') health = 'paused';
-  return { name: c.name, kind: c.kind, state, pid: alive ? c.pid : null, port: c.ports['secure-port'] ?? c.ports.port ?? null, restarts: c.restarts, health };
+  const port = c.ports['secure-port'] ?? c.ports.port ?? null;
+  const address = port === null ? null : `${c.address ?? '127.0.0.1'}:${port}`;
+  return { name: c.name, kind: c.kind, state, pid: alive ? c.pid : null, address, port, restarts: c.restarts, health };
 }
 
 export async function collectStatus(dataDirFlag: string): Promise<StatusView> {
@@ -64,7 +68,7 @@ export function renderStatus(s: StatusView): string {
       : `kemu lab in ${s.dataDir}: not running`,
   );
   out.push('');
-  out.push(table([['PROCESS', 'STATE', 'PID', 'PORT', 'RESTARTS', 'HEALTH'], ...s.processes.map((p) => [p.name, p.state, String(p.pid ?? '-'), String(p.port ?? '-'), String(p.restarts), p.health])]));
+  out.push(table([['PROCESS', 'STATE', 'PID', 'ADDRESS', 'RESTARTS', 'HEALTH'], ...s.processes.map((p) => [p.name, p.state, String(p.pid ?? '-'), p.address ?? '-', String(p.restarts), p.health])]));
   if (s.running) {
     out.push('');
     if (s.cluster.error) out.push(`cluster: ${s.cluster.error}`);

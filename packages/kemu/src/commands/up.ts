@@ -6,6 +6,7 @@ import { loggingFormatError, parseFlags } from '@kemu/base';
 import { UP_FLAGS, resolveDataDir } from '../options.ts';
 import { isPortFree, pickPort } from '../ports.ts';
 import { planTopology, BINARIES, type ComponentSpec } from '../topology.ts';
+import { AddressError, parseLoopback } from '../addresses.ts';
 import { planLb, parseLbChoice } from '../lb.ts';
 import { Supervisor } from '../supervisor.ts';
 import { serveControl, controlSocketPath, type Action } from '../control.ts';
@@ -40,12 +41,19 @@ export async function up(argv: string[]): Promise<number> {
     if (e instanceof UsageError) throw e;
     // no previous state, or unreadable: start fresh
   }
-  if (!(await isPortFree(f.port))) throw new UsageError(`port ${f.port} on 127.0.0.1 is in use; choose another with --port`);
+  try {
+    parseLoopback(f.address);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (!(await isPortFree(f.port, f.address)))
+    throw new UsageError(`port ${f.port} on ${f.address} is in use (another lab?); run this one on another /24 with --address, e.g. --address 127.0.1.1, or choose another --port`);
 
-  const taken = new Set<number>([f.port]);
+  const taken = new Set<string>([`${f.address}:${f.port}`]);
   const topo = await planTopology(
     {
       dataDir,
+      address: f.address,
       port: f.port,
       apiservers: f.apiservers,
       controllerManagers: f['controller-managers'],
@@ -64,13 +72,22 @@ export async function up(argv: string[]): Promise<number> {
       loggingFormat: f['logging-format'],
     },
     taken,
-  );
+  ).catch((e: unknown) => {
+    throw e instanceof AddressError ? new UsageError(e.message) : e;
+  });
   if (topo.apiservers.length === 0)
     throw new UsageError('kube-apiserver is not implemented yet (packages/apiserver/src/main.ts is missing): nothing to run');
-  const statsPort = await pickPort(taken, f.port === 6443 ? 8404 : undefined);
-  const lb = planLb(lbChoice, dataDir, f.port, statsPort, topo.apiservers.map((a) => ({ name: a.name, port: a.ports['secure-port'] ?? 0 })), f['logging-format']);
+  const statsPort = await pickPort(taken, f.address, 8404);
+  const lb = planLb(
+    lbChoice,
+    dataDir,
+    { host: f.address, port: f.port },
+    { host: f.address, port: statsPort },
+    topo.apiservers.map((a) => ({ name: a.name, host: a.address, port: a.ports['secure-port'] ?? 0 })),
+    f['logging-format'],
+  );
 
-  const server = `http://127.0.0.1:${f.port}`;
+  const server = `http://${f.address}:${f.port}`;
   const kubeconfig = path.join(dataDir, 'kubeconfig');
   writeKubeconfig(kubeconfig, server);
 
@@ -109,7 +126,9 @@ export async function up(argv: string[]): Promise<number> {
   process.on('exit', () => sup.killAllNow());
 
   say(`data dir ${dataDir} (state ${path.join(dataDir, 'state.db')}, logs ${path.join(dataDir, 'logs')}/)`);
-  say(`load balancer on 127.0.0.1:${f.port}: ${lb.reason}`);
+  say(`load balancer on ${f.address}:${f.port}: ${lb.reason}`);
+  const where = (specs: ComponentSpec[]) => specs.map((c) => `${c.address}:${c.ports['secure-port']}`).join(' ');
+  say(`apiservers ${where(topo.apiservers)}${topo.workers.length ? `; nodes (InternalIP:kubelet port) ${where(topo.workers)}` : ''}`);
   for (const kind of topo.missing) say(`${BINARIES[kind].bin}: not implemented yet (packages/${BINARIES[kind].pkg}/src/main.ts is missing), skipped`);
 
   let stopping: Promise<void> | undefined;
