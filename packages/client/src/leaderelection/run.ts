@@ -4,8 +4,9 @@
 //   release never queue behind the component's own requests in the rate limiter.
 // - Lost Lease (renewal failed, or the process was frozen past renewDeadline): log "leaderelection lost"
 //   and exit 1 at once, before any queued work runs (as Kubernetes' klog.Fatalf does).
-// - SIGTERM/SIGINT: abort the work, wait for it to drain (bounded), then release the Lease
-//   (releaseOnCancel) so the next leader takes over at once but never overlaps with our last writes.
+// - SIGTERM/SIGINT: abort the work and wait for it to drain (bounded). With releaseOnCancel (kube-scheduler
+//   sets it; kube-controller-manager does not) the Lease is then released so the next leader takes over at
+//   once but never overlaps with our last writes; without it the Lease moves when it expires.
 // - leader_election_master_status{name} is 1 while leading, 0 otherwise.
 // With leaderElect off the work simply runs until SIGTERM. `start()` resolves after a clean shutdown;
 // the caller then closes its servers and exits 0.
@@ -28,6 +29,8 @@ export interface LeaderElectedRunOptions {
   /** Records the LeaderElection events on the Lease. */
   eventRecorder: EventRecorder;
   leaderElect: boolean;
+  /** Release the Lease on SIGTERM (client-go's ReleaseOnCancel): kube-scheduler true, kube-controller-manager false. */
+  releaseOnCancel: boolean;
   lease: { namespace: string; name: string; leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
   /** Where leader_election_master_status is registered. */
   metricsRegistry: Registry;
@@ -35,7 +38,7 @@ export interface LeaderElectedRunOptions {
   work(signal: AbortSignal): Promise<void>;
   /** On SIGTERM, after the work returned: let in-flight requests land (optional). */
   afterWork?(): Promise<void>;
-  /** Upper bound on the SIGTERM drain (work + afterWork) before the Lease is released anyway. */
+  /** Upper bound on the SIGTERM drain (work + afterWork) before the Lease is released (or left) anyway. */
   drainTimeoutMs: number;
 }
 
@@ -106,7 +109,7 @@ export function leaderElectedRun(opts: LeaderElectedRunOptions): LeaderElectedRu
         leaseDurationMs: lease.leaseDurationMs,
         renewDeadlineMs: lease.renewDeadlineMs,
         retryPeriodMs: lease.retryPeriodMs,
-        releaseOnCancel: true,
+        releaseOnCancel: opts.releaseOnCancel,
         logger,
         eventRecorder: opts.eventRecorder,
         callbacks: {
