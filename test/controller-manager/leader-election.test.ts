@@ -135,7 +135,8 @@ describe('kube-controller-manager leader election', () => {
     const optIn = [...SHORT_LEASE, '--leader-elect-release-on-cancel'];
     await env.startManager('kcm-r1', optIn);
     await waitFor('kcm-r1 leading', async () => ((await holderName(env.client)) === 'kcm-r1' ? true : undefined), 30_000, 50);
-    await env.startManager('kcm-r2', optIn);
+    const follower = await env.startManager('kcm-r2', optIn);
+    await waitFor('kcm-r2 following', async () => (/attempting to acquire leader lease/i.test(follower.output()) ? true : undefined), 30_000, 50);
     const proc = env.managers.get('kcm-r1');
     const watch = new LeaseWatch(env.url, 'kube-controller-manager');
     await watch.start();

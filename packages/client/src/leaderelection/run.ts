@@ -5,8 +5,10 @@
 // - Lost Lease (renewal failed, or the process was frozen past renewDeadline): log "leaderelection lost"
 //   and exit 1 at once, before any queued work runs (as Kubernetes' klog.Fatalf does).
 // - SIGTERM/SIGINT: abort the work and wait for it to drain (bounded). With releaseOnCancel (kube-scheduler
-//   sets it; kube-controller-manager does not) the Lease is then released so the next leader takes over at
-//   once but never overlaps with our last writes; without it the Lease moves when it expires.
+//   sets it; kube-controller-manager does not) the Lease is renewed through the drain and then released, so
+//   the next leader takes over at once but never overlaps with our last writes. Without it, renewal stops at
+//   the signal (as the cancelled context stops client-go's renew loop) and the Lease moves when it expires;
+//   the drain is then cut short before a follower could take over (lease duration − a jittered retry).
 // - leader_election_master_status{name} is 1 while leading, 0 otherwise.
 // With leaderElect off the work simply runs until SIGTERM. `start()` resolves after a clean shutdown;
 // the caller then closes its servers and exits 0.
@@ -16,7 +18,7 @@ import type { Logger } from '@kemu/base';
 import type { ClientConfig } from '../config.ts';
 import type { EventRecorder } from '../events.ts';
 import { RestClient } from '../rest.ts';
-import { LeaderElector, leaderIdentity } from './leaderelection.ts';
+import { JITTER_FACTOR, LeaderElector, leaderIdentity } from './leaderelection.ts';
 import { startFreezeWatchdog } from './watchdog.ts';
 
 export interface LeaderElectedRunOptions {
@@ -71,6 +73,8 @@ export function leaderElectedRun(opts: LeaderElectedRunOptions): LeaderElectedRu
     const stopping = new AbortController();
     let shuttingDown = false;
     let running: Promise<void> | undefined;
+    /** The bounded SIGTERM drain (set on the signal). */
+    let drain: Promise<void> = Promise.resolve();
     const onSignal = (sig: NodeJS.Signals) => {
       if (shuttingDown) return;
       shuttingDown = true;
@@ -80,8 +84,12 @@ export function leaderElectedRun(opts: LeaderElectedRunOptions): LeaderElectedRu
         await running;
         await opts.afterWork?.();
       })();
-      const timeout = new Promise((r) => setTimeout(r, opts.drainTimeoutMs));
-      void Promise.race([drained, timeout]).then(() => stopping.abort(new Error(`received ${sig}`)));
+      const keepLease = opts.leaderElect && !opts.releaseOnCancel;
+      const limitMs = keepLease ? Math.min(opts.drainTimeoutMs, Math.max(0, lease.leaseDurationMs - JITTER_FACTOR * lease.retryPeriodMs)) : opts.drainTimeoutMs;
+      const timeout = new Promise((r) => setTimeout(r, limitMs));
+      drain = Promise.race([drained, timeout]).then(() => undefined);
+      if (keepLease) stopping.abort(new Error(`received ${sig}`));
+      else void drain.then(() => stopping.abort(new Error(`received ${sig}`)));
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
@@ -142,6 +150,8 @@ export function leaderElectedRun(opts: LeaderElectedRunOptions): LeaderElectedRu
     }
     await elector.run(stopping.signal);
     if (!shuttingDown) fatal('leaderelection lost');
+    // Without a release the renewals stopped at the signal; the work may still be finishing its last writes.
+    await drain;
   };
 
   return { healthCheck: () => elector?.healthCheck() ?? true, start };
