@@ -1,10 +1,12 @@
 // Three kube-controller-manager processes behind one Lease: exactly one leader, fail-over on SIGKILL within
-// lease duration + 2 × retry period, on SIGTERM within about one retry period (the Lease is released), a
-// restarted process stays a follower, leaseTransitions counts each change, and a leader that loses its
-// Lease (frozen past it) exits 1 with "leaderelection lost".
+// lease duration + 2 × retry period, on SIGTERM likewise once the lease expires (kube-controller-manager does
+// not release its Lease, as in Kubernetes; --leader-elect-release-on-cancel opts in to a release and a
+// hand-over within about one retry period), a restarted process stays a follower, leaseTransitions counts
+// each change, and a leader that loses its Lease (frozen past it) exits 1 with "leaderelection lost".
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { R, type CoreEvent, type Pod } from '@kemu/api';
-import { holderName, lease, newHolderName, startEnv, waitFor, type Env } from './cluster.ts';
+import { LeaseWatch } from '../lab/api.ts';
+import { SHORT_LEASE, holderName, lease, newHolderName, startEnv, waitFor, type Env } from './cluster.ts';
 
 const LEASE_MS = 2000;
 const RETRY_MS = 500;
@@ -83,17 +85,27 @@ describe('kube-controller-manager leader election', () => {
     }
   }, 40_000);
 
-  it('fails over after SIGTERM within about one retry period (the Lease is released)', async () => {
+  it('after SIGTERM exits 0 without releasing the Lease; a follower takes it once the lease has expired', async () => {
     const leader = await currentLeader();
     const before = (await lease(env.client))?.spec?.leaseTransitions ?? 0;
     const proc = env.managers.get(leader);
-    const t0 = Date.now();
-    proc?.child.kill('SIGTERM');
-    const next = await nextLeader(leader, 20_000);
-    const ms = Date.now() - t0;
-    console.log(`SIGTERM failover: ${ms} ms (${leader} → ${next.name})`);
-    expect(await proc?.exited).toBe(0);
-    expect(ms).toBeLessThanOrEqual(2 * RETRY_MS + SLACK_MS);
+    const watch = new LeaseWatch(env.url, 'kube-controller-manager');
+    await watch.start();
+    try {
+      const t0 = Date.now();
+      proc?.child.kill('SIGTERM');
+      const next = await waitFor('a new holder', () => watch.takeover(leader, t0), 20_000, 10);
+      const ms = next.at - t0;
+      console.log(`SIGTERM failover: ${ms} ms (${leader} → ${next.holder.split('_')[0]})`);
+      expect(await proc?.exited).toBe(0);
+      expect(watch.history.filter((h) => h.at >= t0 && h.holder === ''), 'the Lease was released (holder "")').toEqual([]);
+      // The last renewal came at most a (jittered) retry period before the signal; nobody may take over
+      // before a whole lease duration has passed since it.
+      expect(ms).toBeGreaterThanOrEqual(LEASE_MS - 1.2 * RETRY_MS);
+      expect(ms).toBeLessThanOrEqual(LEASE_MS + 2 * RETRY_MS + SLACK_MS);
+    } finally {
+      watch.stop();
+    }
     expect((await lease(env.client))?.spec?.leaseTransitions).toBe(before + 1);
     await env.startManager(leader);
   }, 40_000);
@@ -111,5 +123,34 @@ describe('kube-controller-manager leader election', () => {
     const code = await Promise.race([proc.exited, new Promise((r) => setTimeout(() => r('still running'), 15_000))]);
     expect(code).toBe(1);
     expect(proc.output()).toContain('leaderelection lost');
+  }, 60_000);
+
+  it('with --leader-elect-release-on-cancel, SIGTERM releases the Lease and a follower takes it within about a retry period', async () => {
+    // Only opted-in processes from here on: the others are killed (no release), an opted-in one leads.
+    for (const [name, p] of env.managers) {
+      p.child.kill('SIGKILL');
+      await p.exited;
+      env.managers.delete(name);
+    }
+    const optIn = [...SHORT_LEASE, '--leader-elect-release-on-cancel'];
+    await env.startManager('kcm-r1', optIn);
+    await waitFor('kcm-r1 leading', async () => ((await holderName(env.client)) === 'kcm-r1' ? true : undefined), 30_000, 50);
+    const follower = await env.startManager('kcm-r2', optIn);
+    await waitFor('kcm-r2 following', async () => (/attempting to acquire leader lease/i.test(follower.output()) ? true : undefined), 30_000, 50);
+    const proc = env.managers.get('kcm-r1');
+    const watch = new LeaseWatch(env.url, 'kube-controller-manager');
+    await watch.start();
+    try {
+      const t0 = Date.now();
+      proc?.child.kill('SIGTERM');
+      const released = await waitFor('the Lease released', () => watch.history.find((h) => h.at >= t0 && h.holder === ''), 10_000, 10);
+      const next = await waitFor('kcm-r2 leading', () => watch.takeover('kcm-r1', t0), 10_000, 10);
+      console.log(`SIGTERM with release: released after ${released.at - t0} ms, kcm-r2 leading ${next.at - released.at} ms later`);
+      expect(next.holder.split('_')[0]).toBe('kcm-r2');
+      expect(next.at - released.at).toBeLessThanOrEqual(RETRY_MS + SLACK_MS);
+      expect(await proc?.exited).toBe(0);
+    } finally {
+      watch.stop();
+    }
   }, 60_000);
 });

@@ -115,12 +115,18 @@ describe.skipIf(skip)('kubectl tour (a first session against kemu up)', () => {
     for (const p of here) expect(out).toContain(p.metadata.name);
   });
 
-  it('kubectl cordon worker-0 → SchedulingDisabled in get nodes; uncordon → Ready', async () => {
+  it('kubectl cordon worker-0 → SchedulingDisabled in get nodes and the unschedulable taint; uncordon → Ready, taint gone', async () => {
+    const taints = async () => (await lab.kubectlJson<{ spec: { taints?: { key: string; effect: string }[] } }>('get', 'node', 'worker-0')).spec.taints ?? [];
+    const cordonTaint = (ts: { key: string; effect: string }[]) => ts.some((t) => t.key === 'node.kubernetes.io/unschedulable' && t.effect === 'NoSchedule');
     expect(ok(await k('cordon', 'worker-0'))).toContain('node/worker-0 cordoned');
     expect(ok(await k('get', 'nodes'))).toMatch(/\nworker-0\s+Ready,SchedulingDisabled\s/);
+    // The node lifecycle controller adds the taint on the Node's update (kubectl describe: "Taints: node.kubernetes.io/unschedulable:NoSchedule").
+    await waitFor('the unschedulable taint', async () => cordonTaint(await taints()), 20_000, 200);
+    expect(ok(await k('describe', 'node', 'worker-0'))).toMatch(/^Taints:\s+node\.kubernetes\.io\/unschedulable:NoSchedule$/m);
     expect(ok(await k('uncordon', 'worker-0'))).toContain('node/worker-0 uncordoned');
     expect(ok(await k('get', 'nodes'))).toMatch(/\nworker-0\s+Ready\s+<none>\s/);
-  });
+    await waitFor('the unschedulable taint removed', async () => !cordonTaint(await taints()), 20_000, 200);
+  }, 60_000);
 
   it('kubectl drain worker-1 evicts its pods and they are rescheduled on worker-0; then uncordon', async () => {
     const before = (await webPods()).filter((p) => p.spec.nodeName === 'worker-1').map((p) => p.metadata.name);

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { R, type CoreEvent, type Node, type Pod } from '@kemu/api';
-import { waitFor } from '@kemu/base/testing/processes';
+import { BIN, startProcess, waitFor } from '@kemu/base/testing/processes';
 import { startCluster, startKubelet, type TestCluster } from './cluster.ts';
 
 const run = promisify(execFile);
@@ -110,4 +110,40 @@ describe('kubelet events', () => {
     });
     expect((await nodeEvents('NodeNotSchedulable'))[0]?.count).toBe(1);
   });
+
+  it('pods placed by the scheduler each get one Scheduled, one Pulling and one Pulled Event: none is lost to a name another process took', async () => {
+    // The scheduler's Scheduled and the kubelet's Pulling are written about one pod within a millisecond or so
+    // of each other; with millisecond-only names they used to collide and one was lost ("already exists").
+    const FAST = 'ev-fast';
+    const kubelet = startKubelet(cluster, [`--hostname-override=${FAST}`, '--node-status-update-frequency=1s', '--image-pull-delay=20ms']);
+    const scheduler = startProcess('kube-scheduler', BIN.scheduler, [`--master=${cluster.url}`, '--leader-elect=false', '--secure-port=0']);
+    cluster.procs.push(scheduler);
+    await waitFor(`${FAST} Ready`, async () => {
+      const n = await cluster.client.get<Node>(R.nodes, undefined, FAST).catch(() => undefined);
+      return n?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+    }, 30_000, 100);
+    const N = 30;
+    await Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        cluster.client.create(R.pods, 'default', {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: `placed-${i}`, namespace: 'default', labels: { app: 'placed' } },
+          // A distinct image each, so that every pod pulls (an image already on the node gives only Pulled).
+          spec: { nodeSelector: { 'kubernetes.io/hostname': FAST }, containers: [{ name: 'web', image: `registry.local/placed-${i}:1` }] },
+        } as Pod),
+      ),
+    );
+    const reasons = ['Scheduled', 'Pulling', 'Pulled', 'Created', 'Started'];
+    const all = await waitFor(`${N} pods with all their events`, async () => {
+      const items = (await cluster.client.list<CoreEvent>(R.events, 'default')).items.filter((e) => e.involvedObject.name?.startsWith('placed-'));
+      const byPod = new Map<string, string[]>();
+      for (const e of items) byPod.set(e.involvedObject.name ?? '', [...(byPod.get(e.involvedObject.name ?? '') ?? []), e.reason ?? '']);
+      return byPod.size === N && [...byPod.values()].every((rs) => reasons.every((r) => rs.includes(r))) ? byPod : undefined;
+    }, 60_000, 250);
+    // (A FailedScheduling before the scheduler's cache has the node is fine; it is not counted here.)
+    for (const [pod, rs] of all) expect(rs.filter((r) => reasons.includes(r)).sort(), pod).toEqual([...reasons].sort());
+    expect(kubelet.output()).not.toContain('could not write event');
+    expect(scheduler.output()).not.toContain('could not write event');
+  }, 90_000);
 });

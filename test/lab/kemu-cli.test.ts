@@ -117,7 +117,7 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
     }, 20_000, 100);
     const movedMs = Date.now() - t0;
     console.log(`kube-controller-manager lease moved ${first} -> ${next} in ${movedMs} ms after kemu stop`);
-    // Released on SIGTERM: the follower takes over on its next retry; at worst after the lease expires.
+    // Not released on SIGTERM (as in Kubernetes): the follower takes over once the lease has expired.
     expect(movedMs).toBeLessThan(3_000 + 3 * 500 + 2_000);
 
     // Held down: several restart back-offs (0.5 s, 1 s) later — counted as 4 renewals by the new holder,

@@ -1,7 +1,9 @@
 // How API objects map onto store keys and values: Kubernetes' /registry/<resource>/<namespace>/<name>
 // layout (the qualified resource keeps groups apart), JSON values without resourceVersion (the store's
-// modRevision is the resourceVersion, set on every read).
+// modRevision is the resourceVersion, set on every read). A view resource (events.k8s.io/v1 Events) has the
+// keys of its storage resource and is converted on the way in (encodeAs) and out (decodeAs, rawAs).
 import { qualifiedResource, type KubeObject, type ResourceInfo } from '@kemu/api';
+import { storageResourceOf, storageViewOf } from './storage-views.ts';
 
 export const REGISTRY_PREFIX = '/registry/';
 
@@ -13,7 +15,7 @@ export interface StoredKV {
 
 /** Prefix of every key of a resource, or of one namespace's keys when namespace is given. */
 export function resourcePrefix(r: ResourceInfo, namespace?: string): string {
-  const base = `${REGISTRY_PREFIX}${qualifiedResource(r)}/`;
+  const base = `${REGISTRY_PREFIX}${qualifiedResource(storageResourceOf(r))}/`;
   return r.namespaced && namespace ? `${base}${namespace}/` : base;
 }
 
@@ -65,4 +67,22 @@ export function decodeContinue(token: string, prefix: string): { rv: number; sta
   } catch {
     return undefined;
   }
+}
+
+/** The stored object as resource r serves it (converted when r is a view of another's storage). */
+export function decodeAs(r: ResourceInfo, kv: StoredKV): KubeObject {
+  const obj = decodeObject(kv);
+  const view = storageViewOf(r);
+  return view ? view.fromStorage(obj) : obj;
+}
+
+/** The JSON to store for an object of resource r (in its storage resource's form). */
+export function encodeAs(r: ResourceInfo, obj: KubeObject): string {
+  const view = storageViewOf(r);
+  return encodeObject(view ? view.toStorage(obj) : obj);
+}
+
+/** rawWithResourceVersion as resource r serves the object. */
+export function rawAs(r: ResourceInfo, kv: StoredKV): string {
+  return storageViewOf(r) ? JSON.stringify(decodeAs(r, kv)) : rawWithResourceVersion(kv);
 }

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CoreEvent, KubeObject } from '@kemu/api';
+import { FakeClock } from '@kemu/base';
 import { EventRecorder } from './events.ts';
+import { AGGREGATE_MESSAGE_PREFIX } from './events-correlator.ts';
 import { RestClient } from './rest.ts';
 import { FakeApiserver } from './testing/fake-apiserver.ts';
 
@@ -56,7 +58,7 @@ describe('EventRecorder', () => {
     expect(fake.requests.filter((q) => q.startsWith('PATCH /api/v1/namespaces/shop/events/'))).toHaveLength(2);
   });
 
-  it('cluster-scoped objects get their events in "default"; a deleted Event is re-created', async () => {
+  it('cluster-scoped objects get their events in "default"; a deleted Event is re-created with the count it reached (client-go)', async () => {
     const r = new EventRecorder(client, { component: 'node-controller' });
     r.event(node, 'Normal', 'RegisteredNode', 'Node n1 event: Registered Node n1 in Controller');
     await r.flush();
@@ -65,7 +67,62 @@ describe('EventRecorder', () => {
     fake.remove('/api/v1/events', 'default', ev?.metadata.name ?? '');
     r.event(node, 'Normal', 'RegisteredNode', 'Node n1 event: Registered Node n1 in Controller');
     await r.flush();
-    expect(events('default').map((e) => e.count)).toEqual([1]);
+    expect(events('default').map((e) => [e.metadata.name, e.count])).toEqual([[ev?.metadata.name, 2]]);
+  });
+
+  it('recorders in different processes never name events about one object alike, even in the same millisecond', async () => {
+    const clock = new FakeClock();
+    // Distinct reasons and no spam filter, so that every call is a new Event.
+    const scheduler = new EventRecorder(client, { component: 'default-scheduler' }, { clock, spamBurst: 0 });
+    const kubelet = new EventRecorder(client, { component: 'kubelet', host: 'n1' }, { clock, spamBurst: 0 });
+    for (let i = 0; i < 50; i++) {
+      scheduler.event(pod, 'Normal', `Scheduled${i}`, 'Successfully assigned shop/web to n1');
+      kubelet.event(pod, 'Normal', `Pulling${i}`, 'Pulling image "nginx"');
+    }
+    await Promise.all([scheduler.flush(), kubelet.flush()]);
+    const names = events('shop').map((e) => e.metadata.name ?? '');
+    expect(names).toHaveLength(100);
+    expect(new Set(names).size).toBe(100);
+    // client-go's shape: <object>.<hex UnixNano>, the nanoseconds within the clock's millisecond.
+    for (const n of names) {
+      const ns = BigInt(`0x${n.slice('web.'.length)}`);
+      expect(ns / 1_000_000n).toBe(BigInt(clock.now()));
+    }
+  });
+
+  it('an Event whose name is taken is created under a fresh name, and its repeats patch that one', async () => {
+    let refused = 0;
+    fake.intercept = (req, res) => {
+      if (req.method !== 'POST' || refused > 0) return false;
+      refused++;
+      res.writeHead(409, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'AlreadyExists', message: 'events "web.1" already exists', code: 409 }));
+      return true;
+    };
+    const r = new EventRecorder(client, { component: 'kubelet' });
+    r.event(pod, 'Normal', 'Pulling', 'Pulling image "nginx"');
+    await r.flush();
+    r.event(pod, 'Normal', 'Pulling', 'Pulling image "nginx"');
+    await r.flush();
+    expect(refused).toBe(1);
+    expect(events('shop').map((e) => [e.reason, e.count])).toEqual([['Pulling', 2]]);
+  });
+
+  it('similar events with ten different messages are combined into one counted Event (client-go EventAggregator)', async () => {
+    const clock = new FakeClock();
+    const r = new EventRecorder(client, { component: 'replicaset-controller' }, { clock });
+    for (let i = 0; i < 12; i++) r.event(pod, 'Warning', 'FailedCreate', `Error creating: quota exceeded ${i}`);
+    await r.flush();
+    const evs = events('shop');
+    // Nine single Events, then one combined Event counted twice more (10th, 11th, 12th message).
+    expect(evs.filter((e) => !e.message?.startsWith(AGGREGATE_MESSAGE_PREFIX))).toHaveLength(9);
+    const combined = evs.filter((e) => e.message?.startsWith(AGGREGATE_MESSAGE_PREFIX));
+    expect(combined.map((e) => [e.message, e.count])).toEqual([[`${AGGREGATE_MESSAGE_PREFIX}Error creating: quota exceeded 11`, 3]]);
+    // Outside the 10-minute window the messages count afresh.
+    await clock.advance(601_000);
+    r.event(pod, 'Warning', 'FailedCreate', 'Error creating: quota exceeded 99');
+    await r.flush();
+    expect(events('shop').filter((e) => e.message === 'Error creating: quota exceeded 99')).toHaveLength(1);
   });
 
   it('never throws, even when the server refuses', async () => {
@@ -76,7 +133,7 @@ describe('EventRecorder', () => {
 
   it('a spam filter caps events per object', async () => {
     const r = new EventRecorder(client, { component: 'x' }, { spamBurst: 3 });
-    for (let i = 0; i < 10; i++) r.event(pod, 'Normal', 'R', `m${i}`);
+    for (let i = 0; i < 10; i++) r.event(pod, 'Normal', `R${i}`, 'm');
     await r.flush();
     expect(events('shop')).toHaveLength(3);
   });

@@ -1,14 +1,16 @@
 // EventRecorder (client-go's tools/record): core/v1 Events about an object, written asynchronously.
 // - Events go to the object's namespace, or "default" for cluster-scoped objects.
-// - Repeats of the same (source, involvedObject, type, reason, message) are aggregated as Kubernetes does:
-//   the existing Event is PATCHed with count+1 and a new lastTimestamp instead of creating another.
-// - A per-object spam filter (burst 25, then one per 5 minutes, as client-go's EventSourceObjectSpamFilter)
-//   keeps a hot loop from flooding the apiserver.
+// - Each Event passes client-go's EventCorrelator first (events-correlator.ts): repeats are counted on the
+//   existing Event (PATCH of count, lastTimestamp, message), similar events with many messages are combined,
+//   and a per-object spam filter (burst 25, then one per 5 minutes) keeps a hot loop from flooding.
+// - Names are `<object>.<hex UnixNano>` with random sub-millisecond nanoseconds, so recorders in different
+//   processes never pick the same name for events about one object; should a name still be taken, the
+//   Event is created once more under a fresh one rather than lost.
 // - event() never throws and never blocks; flush() waits until everything queued has been written.
-import { R, formatTime, type CoreEvent, type KubeObject, type ObjectReference } from '@kemu/api';
+import { formatTime, R, type CoreEvent, type KubeObject, type ObjectReference } from '@kemu/api';
 import { realClock, silentLogger, type Clock, type Logger } from '@kemu/base';
-import { isNotFound } from './errors.ts';
-import { TokenBucket } from './ratelimit.ts';
+import { isAlreadyExists, isNotFound } from './errors.ts';
+import { EventCorrelator, eventName, type CorrelatedEvent } from './events-correlator.ts';
 import type { RestClient } from './rest.ts';
 
 export interface EventSourceInfo {
@@ -35,13 +37,6 @@ export interface EventOptions {
   host?: string;
 }
 
-interface Seen {
-  name: string;
-  namespace: string;
-  count: number;
-  firstTimestamp: string;
-}
-
 export function objectReference(obj: KubeObject): ObjectReference {
   const ref: ObjectReference = { kind: obj.kind, apiVersion: obj.apiVersion, name: obj.metadata.name };
   if (obj.metadata.namespace) ref.namespace = obj.metadata.namespace;
@@ -53,13 +48,8 @@ export function objectReference(obj: KubeObject): ObjectReference {
 export class EventRecorder {
   private readonly clock: Clock;
   private readonly log: Logger;
-  private readonly cacheSize: number;
-  private readonly seen = new Map<string, Seen>();
-  private readonly spam = new Map<string, TokenBucket>();
-  private readonly spamBurst: number;
-  private readonly spamRefillMs: number;
+  private readonly correlator: EventCorrelator;
   private chain: Promise<void> = Promise.resolve();
-  private lastNanos = 0n;
 
   constructor(
     private readonly client: RestClient,
@@ -68,24 +58,21 @@ export class EventRecorder {
   ) {
     this.clock = opts.clock ?? realClock;
     this.log = opts.logger ?? silentLogger();
-    this.cacheSize = opts.cacheSize ?? 4096;
-    this.spamBurst = opts.spamBurst ?? 25;
-    this.spamRefillMs = opts.spamRefillMs ?? 300_000;
+    this.correlator = new EventCorrelator({ clock: this.clock, cacheSize: opts.cacheSize, spamBurst: opts.spamBurst, spamRefillMs: opts.spamRefillMs });
   }
 
   event(obj: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, opts?: EventOptions): void {
     try {
       const ref = objectReference(obj);
       if (opts?.fieldPath) ref.fieldPath = opts.fieldPath;
-      const namespace = obj.metadata.namespace || 'default';
-      const now = this.clock.now();
       const source = opts?.host !== undefined ? { component: this.source.component, host: opts.host } : this.source;
-      if (!this.allowed(ref, source)) {
+      const c = this.correlator.correlate(this.makeEvent(ref, source, obj.metadata.namespace || 'default', type, reason, message));
+      if (c.skip) {
         this.log.debug({ reason, object: ref.name }, 'event dropped by the spam filter');
         return;
       }
       this.chain = this.chain
-        .then(() => this.write(ref, source, namespace, type, reason, message, now))
+        .then(() => this.write(c))
         .catch((e: unknown) => this.log.warn({ err: String(e), reason, object: ref.name }, 'could not write event'));
     } catch (e) {
       this.log.warn({ err: String(e) }, 'could not record event');
@@ -97,38 +84,13 @@ export class EventRecorder {
     return this.chain;
   }
 
-  private allowed(ref: ObjectReference, source: EventSourceInfo): boolean {
-    if (this.spamBurst <= 0) return true;
-    const key = [source.component, source.host ?? '', ref.kind, ref.namespace, ref.name, ref.uid, ref.apiVersion].join('\u0000');
-    let b = this.spam.get(key);
-    if (!b) {
-      if (this.spam.size >= this.cacheSize) this.spam.delete(this.spam.keys().next().value as string);
-      b = new TokenBucket(1000 / this.spamRefillMs, this.spamBurst, this.clock);
-      this.spam.set(key, b);
-    }
-    return b.tryAccept();
-  }
-
-  private async write(ref: ObjectReference, source: EventSourceInfo, namespace: string, type: string, reason: string, message: string, now: number): Promise<void> {
-    const key = [source.component, source.host ?? '', ref.kind, ref.namespace, ref.name, ref.fieldPath, ref.uid, ref.apiVersion, type, reason, message].join('\u0000');
-    const prev = this.seen.get(key);
+  private makeEvent(ref: ObjectReference, source: EventSourceInfo, namespace: string, type: string, reason: string, message: string): CoreEvent {
+    const now = this.clock.now();
     const ts = formatTime(now);
-    if (prev) {
-      const count = prev.count + 1;
-      try {
-        await this.client.patch(R.events, prev.namespace, prev.name, { count, lastTimestamp: ts, message }, 'merge');
-        this.remember(key, { ...prev, count });
-        return;
-      } catch (e) {
-        if (!isNotFound(e)) throw e;
-        this.seen.delete(key); // the Event was deleted (or expired): start over with a fresh one
-      }
-    }
-    const name = `${ref.name ?? 'unknown'}.${this.nanos(now).toString(16)}`;
-    const ev: CoreEvent = {
+    return {
       apiVersion: 'v1',
       kind: 'Event',
-      metadata: { name, namespace },
+      metadata: { name: eventName(ref.name, now), namespace },
       involvedObject: ref,
       reason,
       message,
@@ -141,8 +103,31 @@ export class EventRecorder {
       reportingComponent: source.component,
       reportingInstance: source.host ?? '',
     };
-    await this.createWithRetry(namespace, ev);
-    this.remember(key, { name, namespace, count: 1, firstTimestamp: ts });
+  }
+
+  /** client-go's recordToSink: PATCH a repeat; create a new Event, or again when the repeated one is gone. */
+  private async write(c: CorrelatedEvent): Promise<void> {
+    const ev = c.event;
+    const namespace = ev.metadata.namespace ?? 'default';
+    if (c.patch) {
+      try {
+        await this.client.patch(R.events, namespace, ev.metadata.name ?? '', c.patch, 'merge');
+        return;
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+        // Deleted (or expired) since: created again under its name, with the count it has reached.
+      }
+    }
+    try {
+      await this.createWithRetry(namespace, ev);
+    } catch (e) {
+      if (!isAlreadyExists(e) || c.patch) throw e;
+      // The name is someone else's (another recorder's Event about the same object): a fresh name, not a lost Event.
+      const oldName = ev.metadata.name ?? '';
+      const renamed: CoreEvent = { ...ev, metadata: { ...ev.metadata, name: eventName(ev.involvedObject.name, this.clock.now()) } };
+      await this.createWithRetry(namespace, renamed);
+      this.correlator.rename(c.key, oldName, renamed.metadata.name ?? '');
+    }
   }
 
   private async createWithRetry(namespace: string, ev: CoreEvent): Promise<void> {
@@ -151,25 +136,13 @@ export class EventRecorder {
         await this.client.create(R.events, namespace, ev);
         return;
       } catch (e) {
+        // A retried create that finds its name taken: the earlier attempt landed after all.
+        if (attempt > 0 && isAlreadyExists(e)) return;
         const code = (e as { code?: unknown }).code;
         // Refusals (4xx: namespace gone, forbidden, invalid) are final; transient trouble is retried briefly.
         if ((typeof code === 'number' && code < 500) || attempt >= 2) throw e;
         await this.clock.sleep(500 * (attempt + 1));
       }
     }
-  }
-
-  private remember(key: string, s: Seen): void {
-    this.seen.delete(key);
-    this.seen.set(key, s);
-    if (this.seen.size > this.cacheSize) this.seen.delete(this.seen.keys().next().value as string);
-  }
-
-  /** Unique, increasing nanoseconds for Event names (client-go names them <object>.<hex UnixNano>). */
-  private nanos(ms: number): bigint {
-    let n = BigInt(Math.floor(ms)) * 1_000_000n;
-    if (n <= this.lastNanos) n = this.lastNanos + 1n;
-    this.lastNanos = n;
-    return n;
   }
 }

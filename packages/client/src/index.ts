@@ -25,7 +25,7 @@ export * from './factory.ts';
 // - EventRecorder: asynchronous, aggregated (count/lastTimestamp) core/v1 Events; never throws.
 // - LeaderElector: client-go semantics on a Lease (take over only after a full lease duration without
 //   change on the local clock; give up after renewDeadline; optional release on cancel).
-// - leaderElectedRun: a component's work only while leading; a lost Lease exits 1, SIGTERM releases it.
+// - leaderElectedRun: a component's work only while leading; a lost Lease exits 1, SIGTERM releases it when asked.
 export * from './events.ts';
 export * from './leaderelection/leaselock.ts';
 export * from './leaderelection/leaderelection.ts';

@@ -1,6 +1,7 @@
 // kube-controller-manager: parses flags, serves /healthz and /metrics, wins the leader Lease and runs the
 // selected controllers only while leading. Losing the Lease stops every controller at once and exits 1
-// (as Kubernetes' klog.Fatalf does); SIGTERM stops the controllers, releases the Lease and exits 0.
+// (as Kubernetes' klog.Fatalf does); SIGTERM stops the controllers and exits 0, leaving the Lease to expire
+// as Kubernetes does (--leader-elect-release-on-cancel, kemu only, releases it instead).
 import os from 'node:os';
 import fs from 'node:fs';
 import { Registry } from 'prom-client';
@@ -49,8 +50,8 @@ async function main(): Promise<void> {
   const client = new RestClient(config, { logger });
 
   const registry = newMetricsRegistry();
-  // Shutdown order: stop the controllers (drain) and let in-flight requests finish, then release the
-  // Lease — so the next leader never overlaps with our last writes.
+  // Shutdown order: stop the controllers (drain) and let in-flight requests finish, then (only with
+  // --leader-elect-release-on-cancel) release the Lease — so the next leader never overlaps with our last writes.
   const leading = leaderElectedRun({
     component: PROGRAM,
     hostname,
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
     clientConfig: config,
     eventRecorder: new EventRecorder(client, { component: PROGRAM, host: hostname }, { logger }),
     leaderElect: opts['leader-elect'],
+    releaseOnCancel: opts['leader-elect-release-on-cancel'],
     lease: {
       namespace: opts['leader-elect-resource-namespace'],
       name: opts['leader-elect-resource-name'],

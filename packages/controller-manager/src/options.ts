@@ -8,6 +8,13 @@ export const FLAGS = {
   'kube-api-qps': { type: 'float', default: 20, usage: 'QPS to use while talking with kubernetes apiserver.' },
   'kube-api-burst': { type: 'int', default: 30, usage: 'Burst to use while talking with kubernetes apiserver.' },
   ...leaderElectionFlags('kube-controller-manager'),
+  // kemu-only: Kubernetes' kube-controller-manager never releases its Lease (ReleaseOnCancel is set for
+  // kube-scheduler only), so on SIGTERM a follower waits for the lease to expire. This opts in to the release.
+  'leader-elect-release-on-cancel': {
+    type: 'bool',
+    default: false,
+    usage: 'kemu only: release the leader Lease on SIGTERM so a follower takes over at once, instead of after the lease duration.',
+  },
   controllers: {
     type: 'stringArray',
     default: ['*'],

@@ -134,6 +134,8 @@ async function main(): Promise<void> {
     clientConfig,
     eventRecorder: new EventRecorder(eventClient, { component: PROGRAM, host: hostname }, { logger }),
     leaderElect: le.leaderElect,
+    // kube-scheduler's leader election sets ReleaseOnCancel (cmd/kube-scheduler/app/options).
+    releaseOnCancel: true,
     lease: { namespace: le.resourceNamespace, name: le.resourceName, leaseDurationMs: le.leaseDurationMs, renewDeadlineMs: le.renewDeadlineMs, retryPeriodMs: le.retryPeriodMs },
     metricsRegistry: registry,
     work: runLoop,

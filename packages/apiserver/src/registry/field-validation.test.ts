@@ -66,11 +66,12 @@ describe('fieldValidation on create', () => {
       ['/api/v1/namespaces/default/events', 'Event', { involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' }, note: 'x' }, 'unknown field "note"'],
       ['/apis/events.k8s.io/v1/namespaces/default/events', 'Event', { eventTime: '2024-01-01T00:00:00.000000Z', reportingController: 'a/b', reportingInstance: 'i', action: 'A', reason: 'R', regarding: { kind: 'Pod', name: 'p' }, type: 'Normal', message: 'x' }, 'unknown field "message"'],
     ];
-    for (const [url, kind, body, unknown] of cases) {
+    // Names differ per case: both Event groups are one storage, so a second "fv-warn" Event would be AlreadyExists.
+    for (const [i, [url, kind, body, unknown]] of cases.entries()) {
       const strict = await inject('POST', `${url}?fieldValidation=Strict`, { metadata: { name: 'fv-strict' }, ...body });
       expect(strict.statusCode).toBe(400);
       expect(strict.json().message).toBe(`${kind} in version "v1" cannot be handled as a ${kind}: strict decoding error: ${unknown}`);
-      const warn = await inject('POST', url, { metadata: { name: 'fv-warn' }, ...body });
+      const warn = await inject('POST', url, { metadata: { name: `fv-warn-${i}` }, ...body });
       expect(warn.statusCode).toBe(201);
       expect(warn.headers.warning).toContain('unknown field');
     }

@@ -2,7 +2,7 @@
 // later page to the first page's revision, filtered by the selectors (pages are refilled after filtering).
 import { errors, groupVersion, type KubeList, type KubeObject, type ResourceInfo } from '@kemu/api';
 import { CompactedError, type Backend } from '@kemu/store';
-import { decodeContinue, decodeObject, encodeContinue, rawWithResourceVersion, resourcePrefix } from '../storage.ts';
+import { decodeAs, decodeContinue, encodeContinue, rawAs, resourcePrefix } from '../storage.ts';
 import { mapStoreError } from '../store-errors.ts';
 import type { ObjectFilter } from './filter.ts';
 
@@ -45,10 +45,10 @@ export async function listFromStore(backend: Backend, r: ResourceInfo, req: List
       for (const kv of page.items) {
         lastKey = kv.key;
         if (raw) {
-          raw.push(rawWithResourceVersion(kv));
+          raw.push(rawAs(r, kv));
           continue;
         }
-        const obj = decodeObject(kv);
+        const obj = decodeAs(r, kv);
         if (!req.filter || req.filter(obj)) items.push(obj);
       }
       more = page.more;

@@ -5,7 +5,7 @@ import { errors, qualifiedResource, R, StatusError, type KubeObject, type Resour
 import { RevisionMismatchError, type Backend, type KeyValue } from '@kemu/store';
 import type { Clock } from '../clock.ts';
 import type { Extensions } from '../extensions.ts';
-import { decodeObject, encodeObject, objectKey, rawWithResourceVersion } from '../storage.ts';
+import { decodeAs, encodeAs, objectKey, rawAs } from '../storage.ts';
 import { mapStoreError } from '../store-errors.ts';
 import { prepareCreate, prepareUpdate, validateCreate, validateUpdate } from './prepare.ts';
 import type { AllocationTxn, ServiceAllocator } from '../allocators/index.ts';
@@ -51,7 +51,7 @@ export class Registry {
   async get(r: ResourceInfo, namespace: string | undefined, name: string): Promise<KubeObject> {
     const kv = await this.getKV(r, namespace, name);
     if (!kv) throw errors.notFound(qualifiedResource(r), name);
-    return decodeObject(kv);
+    return decodeAs(r, kv);
   }
 
   async create(r: ResourceInfo, obj: KubeObject, o: WriteOptions = {}): Promise<KubeObject> {
@@ -83,13 +83,13 @@ export class Registry {
     const txn = r === R.services && this.opts.allocator ? await this.allocateService(obj, ns, name) : undefined;
     try {
       const key = objectKey(r, ns, name);
-      const value = encodeObject(obj);
+      const value = encodeAs(r, obj);
       const kv = await this.opts.backend.create(key, value);
       this.opts.onWrite?.(kv.modRevision);
       obj.metadata.resourceVersion = String(kv.modRevision);
       await txn?.commit();
       if (typeof obj.apiVersion !== 'string' || typeof obj.kind !== 'string') return { object: obj };
-      return { object: obj, json: rawWithResourceVersion({ key, value, modRevision: kv.modRevision }) };
+      return { object: obj, json: rawAs(r, { key, value, modRevision: kv.modRevision }) };
     } catch (e) {
       await txn?.rollback();
       throw mapStoreError(e, r, name);
@@ -127,7 +127,7 @@ export class Registry {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.getKV(r, namespace, name);
       if (!kv) throw errors.notFound(qualifiedResource(r), name);
-      const cur = decodeObject(kv);
+      const cur = decodeAs(r, kv);
       let next = await tryUpdate(structuredClone(cur));
       next = prepareUpdate(next, cur, r, strategy, o.subresource);
       o.managedFields?.(next, cur);
@@ -154,7 +154,7 @@ export class Registry {
       if (r === R.services && this.opts.allocator && !shouldDelete && o.subresource === undefined) {
         txn = await this.opts.allocator.allocateForUpdate(next, cur, { dryRun: !!o.dryRun });
       }
-      const value = encodeObject(next);
+      const value = encodeAs(r, next);
       if (!shouldDelete && value === kv.value) {
         await txn?.rollback();
         return next; // a no-op update writes nothing
@@ -211,7 +211,7 @@ export class Registry {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.getKV(r, namespace, name);
       if (!kv) throw errors.notFound(qualifiedResource(r), name);
-      const cur = decodeObject(kv);
+      const cur = decodeAs(r, kv);
       checkPreconditions(r, cur, opts);
       await this.opts.ext.admit({ operation: 'DELETE', resource: r, namespace, name, oldObject: cur, dryRun: !!o.dryRun });
       const plan = opts.plan(cur, this.opts.clock.now());
@@ -221,10 +221,10 @@ export class Registry {
           const out = await this.opts.backend.delete(key, kv.modRevision);
           this.opts.onWrite?.(out.modRevision);
           await this.released(r, cur);
-          return { object: decodeObject(out), deleted: true };
+          return { object: decodeAs(r, out), deleted: true };
         }
         const next = plan.object;
-        const value = encodeObject(next);
+        const value = encodeAs(r, next);
         if (value === kv.value || o.dryRun) return { object: next, deleted: false };
         const out = await this.opts.backend.update(key, value, kv.modRevision);
         this.opts.onWrite?.(out.modRevision);

@@ -150,6 +150,40 @@ export function validateEventsV1Event(o: KubeObject): StatusCause[] {
   return out;
 }
 
+// events.k8s.io/v1 field → the core/v1 field Kubernetes names in its errors (it validates the stored form).
+const EVENT_V1_IMMUTABLE: [string, string][] = [
+  ['regarding', 'involvedObject'],
+  ['reason', 'reason'],
+  ['note', 'message'],
+  ['deprecatedSource', 'source'],
+  ['deprecatedFirstTimestamp', 'firstTimestamp'],
+  ['deprecatedLastTimestamp', 'lastTimestamp'],
+  ['deprecatedCount', 'count'],
+  ['type', 'type'],
+  ['eventTime', 'eventTime'],
+  ['action', 'action'],
+  ['related', 'related'],
+  ['reportingController', 'reportingController'],
+  ['reportingInstance', 'reportingInstance'],
+];
+
+/**
+ * ValidateEventUpdate for a request through events.k8s.io/v1: only metadata and series may change (so an
+ * Event written through core/v1, without eventTime or action, can still be updated through the new group).
+ */
+export function validateEventsV1EventUpdate(o: KubeObject, old: KubeObject): StatusCause[] {
+  const out = validateObjectMetaUpdate(o.metadata, old.metadata, { namespaced: true });
+  if (!jsonEqual(o.series ?? null, old.series ?? null) && o.series !== undefined && o.series !== null) {
+    const series = isRecord(o.series) ? o.series : {};
+    if (typeof series.count !== 'number' || series.count < 2) out.push(fieldErrors.invalid('series.count', '', 'should be at least 2'));
+    if (typeof series.lastObservedTime !== 'string' || series.lastObservedTime === '') out.push(fieldErrors.required('series.lastObservedTime'));
+  }
+  for (const [v1, core] of EVENT_V1_IMMUTABLE) {
+    if (!jsonEqual(o[v1] ?? null, old[v1] ?? null)) out.push(fieldErrors.immutable(core, o[v1] ?? null));
+  }
+  return out;
+}
+
 export function validateLease(o: KubeObject): StatusCause[] {
   const out = ns(o);
   const spec = isRecord(o.spec) ? o.spec : {};

@@ -1,10 +1,13 @@
 // One store watch over /registry/ feeding a ResourceCache per resource. It starts from a past revision
 // when the store still has it, so the history ring already covers recent resourceVersions that clients
-// got from other replicas; it tracks the global revision so watches and lists can wait for it.
-import { errors, qualifiedResource, RESOURCES, StatusError, type ResourceInfo } from '@kemu/api';
+// got from other replicas; it tracks the global revision so watches and lists can wait for it. A view of
+// another resource's storage (events.k8s.io/v1 Events) has a cache of its own, fed by the same store events
+// converted, so its lists, gets and watches (and their resourceVersions) are the stored resource's.
+import { errors, qualifiedResource, RESOURCES, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
 import type { Logger } from '@kemu/base';
 import { CompactedError, type Backend, type Watch, type WatchEvent } from '@kemu/store';
 import { rawWithResourceVersion, REGISTRY_PREFIX } from '../storage.ts';
+import { viewsOfStorage } from '../storage-views.ts';
 import type { CacheEvent } from './event.ts';
 import { CachedObject, ResourceCache } from './resource-cache.ts';
 
@@ -72,7 +75,9 @@ export class Cacher {
       const r = this.resourceOf(kv.key);
       if (!r) continue;
       const obj = this.cached(r, kv);
-      if (obj) this.cache(r).load(obj);
+      if (!obj) continue;
+      this.cache(r).load(obj);
+      for (const v of viewsOfStorage(r)) this.cache(v.view).load(this.viewed(obj, v.fromStorage));
     }
     this.rv = from;
     this.storeWatch = backend.watch(WATCH_PREFIX, from, {
@@ -107,6 +112,11 @@ export class Cacher {
     return new CachedObject(kv.key, json, kv.modRevision, namespace);
   }
 
+  /** The same cached object as a view serves it. */
+  private viewed(obj: CachedObject, fromStorage: (o: KubeObject) => KubeObject): CachedObject {
+    return new CachedObject(obj.key, JSON.stringify(fromStorage(obj.object)), obj.rv, obj.namespace);
+  }
+
   private resourceOf(key: string): ResourceInfo | undefined {
     if (!key.startsWith(REGISTRY_PREFIX)) return undefined;
     const rest = key.slice(REGISTRY_PREFIX.length);
@@ -124,11 +134,14 @@ export class Cacher {
       if (!r) continue;
       const obj = this.cached(r, { ...e.kv, modRevision: e.revision });
       if (!obj) continue;
-      const cache = this.cache(r);
-      const ev = cache.apply(e.type, obj);
-      let list = touched.get(cache);
-      if (!list) touched.set(cache, (list = []));
-      list.push(ev);
+      const apply = (cache: ResourceCache, o: CachedObject) => {
+        const ev = cache.apply(e.type, o);
+        let list = touched.get(cache);
+        if (!list) touched.set(cache, (list = []));
+        list.push(ev);
+      };
+      apply(this.cache(r), obj);
+      for (const v of viewsOfStorage(r)) apply(this.cache(v.view), this.viewed(obj, v.fromStorage));
     }
     for (const [cache, evs] of touched) cache.dispatch(evs);
     this.notifyWaiters();

@@ -4,8 +4,11 @@
 //   release never queue behind the component's own requests in the rate limiter.
 // - Lost Lease (renewal failed, or the process was frozen past renewDeadline): log "leaderelection lost"
 //   and exit 1 at once, before any queued work runs (as Kubernetes' klog.Fatalf does).
-// - SIGTERM/SIGINT: abort the work, wait for it to drain (bounded), then release the Lease
-//   (releaseOnCancel) so the next leader takes over at once but never overlaps with our last writes.
+// - SIGTERM/SIGINT: abort the work and wait for it to drain (bounded). With releaseOnCancel (kube-scheduler
+//   sets it; kube-controller-manager does not) the Lease is renewed through the drain and then released, so
+//   the next leader takes over at once but never overlaps with our last writes. Without it, renewal stops at
+//   the signal (as the cancelled context stops client-go's renew loop) and the Lease moves when it expires;
+//   the drain is then cut short before a follower could take over (lease duration − a jittered retry).
 // - leader_election_master_status{name} is 1 while leading, 0 otherwise.
 // With leaderElect off the work simply runs until SIGTERM. `start()` resolves after a clean shutdown;
 // the caller then closes its servers and exits 0.
@@ -15,7 +18,7 @@ import { logSync, type Logger } from '@kemu/base';
 import type { ClientConfig } from '../config.ts';
 import type { EventRecorder } from '../events.ts';
 import { RestClient } from '../rest.ts';
-import { LeaderElector, leaderIdentity } from './leaderelection.ts';
+import { JITTER_FACTOR, LeaderElector, leaderIdentity } from './leaderelection.ts';
 import { startFreezeWatchdog } from './watchdog.ts';
 
 export interface LeaderElectedRunOptions {
@@ -28,6 +31,8 @@ export interface LeaderElectedRunOptions {
   /** Records the LeaderElection events on the Lease. */
   eventRecorder: EventRecorder;
   leaderElect: boolean;
+  /** Release the Lease on SIGTERM (client-go's ReleaseOnCancel): kube-scheduler true, kube-controller-manager false. */
+  releaseOnCancel: boolean;
   lease: { namespace: string; name: string; leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
   /** Where leader_election_master_status is registered. */
   metricsRegistry: Registry;
@@ -35,7 +40,7 @@ export interface LeaderElectedRunOptions {
   work(signal: AbortSignal): Promise<void>;
   /** On SIGTERM, after the work returned: let in-flight requests land (optional). */
   afterWork?(): Promise<void>;
-  /** Upper bound on the SIGTERM drain (work + afterWork) before the Lease is released anyway. */
+  /** Upper bound on the SIGTERM drain (work + afterWork) before the Lease is released (or left) anyway. */
   drainTimeoutMs: number;
 }
 
@@ -69,6 +74,8 @@ export function leaderElectedRun(opts: LeaderElectedRunOptions): LeaderElectedRu
     const stopping = new AbortController();
     let shuttingDown = false;
     let running: Promise<void> | undefined;
+    /** The bounded SIGTERM drain (set on the signal). */
+    let drain: Promise<void> = Promise.resolve();
     const onSignal = (sig: NodeJS.Signals) => {
       if (shuttingDown) return;
       shuttingDown = true;
@@ -78,8 +85,12 @@ export function leaderElectedRun(opts: LeaderElectedRunOptions): LeaderElectedRu
         await running;
         await opts.afterWork?.();
       })();
-      const timeout = new Promise((r) => setTimeout(r, opts.drainTimeoutMs));
-      void Promise.race([drained, timeout]).then(() => stopping.abort(new Error(`received ${sig}`)));
+      const keepLease = opts.leaderElect && !opts.releaseOnCancel;
+      const limitMs = keepLease ? Math.min(opts.drainTimeoutMs, Math.max(0, lease.leaseDurationMs - JITTER_FACTOR * lease.retryPeriodMs)) : opts.drainTimeoutMs;
+      const timeout = new Promise((r) => setTimeout(r, limitMs));
+      drain = Promise.race([drained, timeout]).then(() => undefined);
+      if (keepLease) stopping.abort(new Error(`received ${sig}`));
+      else void drain.then(() => stopping.abort(new Error(`received ${sig}`)));
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
@@ -107,7 +118,7 @@ export function leaderElectedRun(opts: LeaderElectedRunOptions): LeaderElectedRu
         leaseDurationMs: lease.leaseDurationMs,
         renewDeadlineMs: lease.renewDeadlineMs,
         retryPeriodMs: lease.retryPeriodMs,
-        releaseOnCancel: true,
+        releaseOnCancel: opts.releaseOnCancel,
         logger,
         eventRecorder: opts.eventRecorder,
         callbacks: {
@@ -140,6 +151,8 @@ export function leaderElectedRun(opts: LeaderElectedRunOptions): LeaderElectedRu
     }
     await elector.run(stopping.signal);
     if (!shuttingDown) fatal('leaderelection lost');
+    // Without a release the renewals stopped at the signal; the work may still be finishing its last writes.
+    await drain;
   };
 
   return { healthCheck: () => elector?.healthCheck() ?? true, start };

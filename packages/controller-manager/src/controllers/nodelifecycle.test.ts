@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { R, formatMicroTime, formatTime, type Lease, type Node, type Pod } from '@kemu/api';
 import { fakeContext, settle, type FakeEnv } from '../testing/context.ts';
-import { NodeLifecycleController, TAINT_UNREACHABLE, evictionTime } from './nodelifecycle.ts';
+import { NodeLifecycleController, TAINT_UNREACHABLE, TAINT_UNSCHEDULABLE, cordonTaints, evictionTime } from './nodelifecycle.ts';
 
 const envs: FakeEnv[] = [];
 afterEach(() => envs.splice(0).forEach((e) => e.abort.abort()));
@@ -70,5 +70,39 @@ describe('node-lifecycle-controller', () => {
     await c.monitor();
     await settle();
     expect((await api.get<Node>(R.nodes, undefined, 'n1')).spec?.taints ?? []).toEqual([]);
+  });
+
+  it('taints a cordoned node unschedulable:NoSchedule at once and removes the taint on uncordon, leaving other taints alone', async () => {
+    const env = fakeContext(['--node-monitor-period=1h']);
+    envs.push(env);
+    const { api, clock } = env;
+    const other = { key: 'dedicated', value: 'db', effect: 'NoSchedule' as const };
+    await api.create<Node>(R.nodes, undefined, { ...readyNode('n1', clock.now()), spec: { taints: [other] } });
+    const c = new NodeLifecycleController(env.ctx);
+    env.informers.start(env.abort.signal);
+    void c.run();
+    await settle();
+    expect((await api.get<Node>(R.nodes, undefined, 'n1')).spec?.taints).toEqual([other]);
+
+    // kubectl cordon n1
+    await api.patch(R.nodes, undefined, 'n1', { spec: { unschedulable: true } }, 'merge');
+    await settle();
+    const cordoned = await api.get<Node>(R.nodes, undefined, 'n1');
+    expect(cordoned.spec?.taints).toEqual([other, { key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule', timeAdded: formatTime(clock.now()) }]);
+
+    // kubectl uncordon n1 (kubectl sets unschedulable to null)
+    await api.patch(R.nodes, undefined, 'n1', { spec: { unschedulable: null } }, 'merge');
+    await settle();
+    expect((await api.get<Node>(R.nodes, undefined, 'n1')).spec?.taints).toEqual([other]);
+  });
+});
+
+describe('cordonTaints', () => {
+  it('adds the taint once, keeps it while cordoned, removes only it', () => {
+    const t = { key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule' as const, timeAdded: formatTime(0) };
+    expect(cordonTaints({ metadata: { name: 'a' }, spec: { unschedulable: true } }, 0)).toEqual([t]);
+    expect(cordonTaints({ metadata: { name: 'a' }, spec: { unschedulable: true, taints: [t] } }, 5_000)).toBeUndefined();
+    expect(cordonTaints({ metadata: { name: 'a' }, spec: { taints: [{ key: 'x', effect: 'NoExecute' }, t] } }, 0)).toEqual([{ key: 'x', effect: 'NoExecute' }]);
+    expect(cordonTaints({ metadata: { name: 'a' }, spec: {} }, 0)).toBeUndefined();
   });
 });

@@ -3,13 +3,17 @@
 // ("Kubelet stopped posting node status."), its pods marked not Ready, and the unreachable taints; a Node that
 // reports Ready=False gets the not-ready taints. NoExecute taints are added at --node-eviction-rate nodes per
 // second; pods that do not tolerate them (or whose tolerationSeconds ran out) are deleted. Taints go when the
-// Node is healthy again.
+// Node is healthy again. A cordoned Node (spec.unschedulable) gets node.kubernetes.io/unschedulable:NoSchedule,
+// removed on uncordon — at once, from the Node's update (Kubernetes' doNoScheduleTaintingPass on its
+// nodeUpdateQueue), not at the next monitor pass.
 import { R, formatTime, parseTime, type Condition, type Lease, type Node, type Pod, type Taint, type Toleration } from '@kemu/api';
 import { isNotFound, type SharedInformer } from '@kemu/client';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../controller.ts';
+import { KeyedWorker } from './base.ts';
 
 export const TAINT_UNREACHABLE = 'node.kubernetes.io/unreachable';
 export const TAINT_NOT_READY = 'node.kubernetes.io/not-ready';
+export const TAINT_UNSCHEDULABLE = 'node.kubernetes.io/unschedulable';
 const NODE_CONDITIONS = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'];
 
 interface Health {
@@ -26,6 +30,19 @@ export function tolerates(t: Toleration, taint: Taint): boolean {
   if (t.key !== taint.key) return false;
   if (t.operator === 'Exists') return true;
   return (t.value ?? '') === (taint.value ?? '');
+}
+
+/**
+ * The cordon part of doNoScheduleTaintingPass: the Node's taints with unschedulable:NoSchedule added (with
+ * timeAdded, as SwapNodeControllerTaint sets it) while spec.unschedulable is true and removed otherwise;
+ * undefined when they are right already.
+ */
+export function cordonTaints(node: Node, now: number): Taint[] | undefined {
+  const taints = node.spec?.taints ?? [];
+  const isCordonTaint = (t: Taint) => t.key === TAINT_UNSCHEDULABLE && t.effect === 'NoSchedule';
+  const want = node.spec?.unschedulable === true;
+  if (taints.some(isCordonTaint) === want) return undefined;
+  return want ? [...taints, { key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule', timeAdded: formatTime(now) }] : taints.filter((t) => !isCordonTaint(t));
 }
 
 /** When a pod must go because of the node's NoExecute taints: 0 now, a time, or undefined (never). */
@@ -51,15 +68,35 @@ export class NodeLifecycleController implements Controller {
   private readonly pods: SharedInformer<Pod>;
   private readonly health = new Map<string, Health>();
   private lastNoExecuteTaint = -Infinity;
+  /** Nodes whose NoSchedule (cordon) taint is to be checked, queued by every Node add and update. */
+  private readonly noSchedule: KeyedWorker;
 
   constructor(private readonly ctx: ControllerContext) {
     this.nodes = ctx.informers.informerFor<Node>(R.nodes);
+    this.noSchedule = new KeyedWorker(ctx, { name: 'node-lifecycle-no-schedule', workers: 1, sync: (name) => this.syncNoScheduleTaints(name) });
+    this.nodes.addEventHandler({ onAdd: (n) => this.noSchedule.enqueue(n), onUpdate: (_o, n) => this.noSchedule.enqueue(n) });
     // Cluster-wide (shared with other controllers); node leases are looked up by their kube-node-lease key.
     this.leases = ctx.informers.informerFor<Lease>(R.leases);
     this.pods = ctx.informers.informerFor<Pod>(R.pods);
   }
 
   async run(): Promise<void> {
+    await Promise.all([this.noSchedule.run(), this.monitorLoop()]);
+  }
+
+  /** Adds or removes the cordon taint of one Node (a Conflict requeues it). */
+  async syncNoScheduleTaints(name: string): Promise<void> {
+    const node = this.nodes.store.get(name);
+    if (!node) return;
+    const next = cordonTaints(node, this.ctx.clock.now());
+    if (!next) return;
+    await this.ctx.client.patch(R.nodes, undefined, name, {
+      metadata: { resourceVersion: node.metadata.resourceVersion },
+      spec: { taints: next.length ? next : null },
+    }, 'merge');
+  }
+
+  private async monitorLoop(): Promise<void> {
     const { signal, clock } = this.ctx;
     if (!(await this.ctx.informers.waitForCacheSync(signal))) return;
     this.ctx.logger.info('Starting node-lifecycle-controller');
