@@ -152,7 +152,8 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     arrived.set(req, performance.now());
     reply.header('cache-control', 'no-cache, private');
     const url = req.url;
-    const longRunning = /[?&]watch=(true|1)(&|$)/.test(url) || /\/watch\//.test(url) || /[?&]follow=true/.test(url);
+    const q = requestUrl(url).searchParams;
+    const longRunning = boolParam(q, 'watch') === true || /\/watch\//.test(url) || boolParam(q, 'follow') === true;
     if (longRunning) return;
     const mutating = req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS';
     if (mutating ? inflightRW >= maxRW && maxRW > 0 : inflightRO >= maxRO && maxRO > 0) {
