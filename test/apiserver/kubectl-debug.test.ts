@@ -52,6 +52,12 @@ describe('kubectl debug', () => {
 });
 
 describe('pods/ephemeralcontainers', () => {
+  it('a pod cannot be created with ephemeral containers', async () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'eph' }, spec: { containers: [{ name: 'c', image: 'nginx' }], ephemeralContainers: [{ name: 'e', image: 'busybox' }] } };
+    const res = await api.srv.app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(pod) });
+    expect([res.statusCode, res.json().message]).toEqual([422, 'Pod "eph" is invalid: spec.ephemeralContainers: Forbidden: cannot be set on create']);
+  });
+
   it('GET is the pod', async () => {
     const r = await req('GET', EPH);
     expect([r.status, r.json.kind, (r.json.metadata as { name: string }).name]).toEqual([200, 'Pod', 'target']);

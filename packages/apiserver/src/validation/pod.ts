@@ -200,7 +200,10 @@ export function validatePodSpec(spec: unknown, path: string): StatusCause[] {
 }
 
 export function validatePod(pod: KubeObject): StatusCause[] {
-  return [...validateObjectMeta(pod.metadata, { namespaced: true }), ...validatePodSpec(pod.spec, 'spec')];
+  const out = [...validateObjectMeta(pod.metadata, { namespaced: true }), ...validatePodSpec(pod.spec, 'spec')];
+  // Ephemeral containers come only through pods/ephemeralcontainers.
+  if ((asArray(isRecord(pod.spec) ? pod.spec.ephemeralContainers : undefined) ?? []).length > 0) out.push(fieldErrors.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
+  return out;
 }
 
 export const POD_UPDATE_FORBIDDEN =
