@@ -4,7 +4,7 @@
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
 export interface SubresourceInfo {
-  name: 'status' | 'scale' | 'binding' | 'eviction' | 'log' | 'finalize';
+  name: 'status' | 'scale' | 'binding' | 'eviction' | 'log' | 'finalize' | 'ephemeralcontainers';
   group: string;
   version: string;
   kind: string;
@@ -79,6 +79,7 @@ export const RESOURCES: readonly ResourceInfo[] = [
       { name: 'binding', group: '', version: 'v1', kind: 'Binding', verbs: ['create'] },
       { name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
       { name: 'log', group: '', version: 'v1', kind: 'Pod', verbs: ['get'] },
+      { name: 'ephemeralcontainers', group: '', version: 'v1', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
     ],
   }),
   res('', 'v1', 'Binding', 'bindings', true, { verbs: ['create'] }),

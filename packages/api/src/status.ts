@@ -43,17 +43,19 @@ export class StatusError extends Error {
 }
 
 export function toStatus(err: StatusError): Status {
-  const s: Status = {
+  // Kubernetes' NotFound always carries details, "{}" for a path it does not serve; clients read
+  // details.name from it (kubectl debug tells a missing subresource from a missing pod that way).
+  const details = err.details && Object.keys(err.details).length > 0 ? err.details : err.reason === 'NotFound' ? {} : undefined;
+  return {
     kind: 'Status',
     apiVersion: 'v1',
     metadata: {},
     status: 'Failure',
     message: err.message,
     reason: err.reason,
+    ...(details ? { details } : {}),
     code: err.code,
   };
-  if (err.details && Object.keys(err.details).length > 0) s.details = err.details;
-  return s;
 }
 
 /** Narrow an unknown JSON value (e.g. an HTTP error body) to a Status. */

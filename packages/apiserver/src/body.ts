@@ -3,6 +3,7 @@
 // Anything malformed is a 400 Status; unknown media types are a 415.
 import { errors, StatusError } from '@kemu/api';
 import { parse as parseYaml } from 'yaml';
+import { jsonTooDeep, kemuTooDeep, MAX_NESTING, yamlNestingBound } from './nesting.ts';
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from './protobuf/index.ts';
 
 export const JSON_TYPES = [
@@ -17,34 +18,32 @@ export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
-/** Kubernetes' JSON decoder refuses deeper bodies; deeper ones would also overflow our recursive code. */
-export const MAX_BODY_DEPTH = 10_000;
-
 /** undefined for an empty body. */
 export function decodeBody(contentType: string | undefined, raw: Buffer | undefined): unknown {
   const value = decodeBodyValue(contentType, raw);
+  const tooDeep = jsonTooDeep(value);
+  if (tooDeep) throw tooDeep;
   checkPlainData(value);
   return value;
 }
 
 /**
  * Walks the decoded value without recursion: only JSON data may pass (YAML tags such as !!binary yield
- * Uint8Arrays), nested at most MAX_BODY_DEPTH levels.
+ * Uint8Arrays). Its depth is already checked.
  */
 function checkPlainData(value: unknown): void {
-  const stack: Array<[unknown, number]> = [[value, 1]];
+  const stack: unknown[] = [value];
   while (stack.length > 0) {
-    const [v, depth] = stack.pop() as [unknown, number];
+    const v = stack.pop();
     if (v === null || typeof v !== 'object') {
       if (typeof v === 'bigint' || typeof v === 'symbol' || typeof v === 'function') throw errors.badRequest(`unsupported value of type ${typeof v} in the request body`);
       continue;
     }
-    if (depth > MAX_BODY_DEPTH) throw errors.badRequest(`exceeded max depth of ${MAX_BODY_DEPTH}`);
     const proto: unknown = Object.getPrototypeOf(v);
     if (Array.isArray(v)) {
-      for (const x of v) stack.push([x, depth + 1]);
+      for (const x of v) stack.push(x);
     } else if (proto === Object.prototype || proto === null) {
-      for (const x of Object.values(v)) stack.push([x, depth + 1]);
+      for (const x of Object.values(v)) stack.push(x);
     } else {
       throw errors.badRequest('the request body holds a value that is not JSON data (a YAML tag such as !!binary or !!set?)');
     }
@@ -69,6 +68,8 @@ function decodeBodyValue(contentType: string | undefined, raw: Buffer | undefine
 }
 
 function yamlOr400(text: string): unknown {
+  // The YAML parser recurses once per level: measure first, from the tokens alone.
+  if (yamlNestingBound(text) > MAX_NESTING) throw kemuTooDeep('the request body');
   try {
     return parseYaml(text) as unknown;
   } catch (e) {

@@ -25,6 +25,7 @@ import { Registry } from './registry/registry.ts';
 import { decodeObject, objectKey } from './storage.ts';
 import { handleRest, requestVerb } from './routes/rest.ts';
 import { boolParam, type ApiRequest, type ResourceTarget } from './routes/request.ts';
+import { requestUrl } from './routes/request-url.ts';
 import { parseTarget } from './routes/target.ts';
 import { VERSION_INFO } from './version.ts';
 import { Cacher } from './watch/cacher.ts';
@@ -154,7 +155,8 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     arrived.set(req, performance.now());
     reply.header('cache-control', 'no-cache, private');
     const url = req.url;
-    const longRunning = /[?&]watch=(true|1)(&|$)/.test(url) || /\/watch\//.test(url) || /[?&]follow=true/.test(url);
+    const q = requestUrl(url).searchParams;
+    const longRunning = boolParam(q, 'watch') === true || /\/watch\//.test(url) || boolParam(q, 'follow') === true;
     if (longRunning) return;
     const mutating = req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS';
     if (mutating ? inflightRW >= maxRW && maxRW > 0 : inflightRO >= maxRO && maxRO > 0) {
@@ -220,7 +222,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
   });
 
   const rest = async (req: FastifyRequest, reply: FastifyReply) => {
-    const u = new URL(req.url, 'http://x');
+    const u = requestUrl(req.url);
     const target = parseTarget(u.pathname);
     const accept = req.headers.accept;
     // Discovery documents are read-only: every other method is a 405, as for the root.
@@ -280,7 +282,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
   const wss = new WebSocketServer({ noServer: true });
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     void (async () => {
-      const u = new URL(req.url ?? '/', 'http://x');
+      const u = requestUrl(req.url ?? '/');
       let target: ResourceTarget;
       let prepared;
       try {

@@ -3,6 +3,7 @@
 // subresource uses.
 import { StatusError } from '@kemu/api';
 import type { KubeObject, ResourceInfo } from '@kemu/api';
+import { depthBeyond, kemuTooDeep, MAX_NESTING } from '../nesting.ts';
 import { mergePatch, isPlainObject } from './merge.ts';
 import { jsonPatch } from './json.ts';
 import { strategicMergePatch } from './strategic.ts';
@@ -16,6 +17,8 @@ export const PATCH_MEDIA_TYPES = [
 
 function asObject(v: unknown, what: string): KubeObject {
   if (!isPlainObject(v)) throw new StatusError('BadRequest', `${what}: the patched document is not an object`);
+  // A JSON patch can nest an object deeper than its body (an add at a deep path, a copy into itself).
+  if (depthBeyond(v, MAX_NESTING)) throw kemuTooDeep('the patched object');
   const meta = v.metadata;
   if (meta !== undefined && !isPlainObject(meta)) throw new StatusError('BadRequest', `${what}: metadata must be an object`);
   return { ...v, metadata: isPlainObject(meta) ? meta : {} } as KubeObject;

@@ -240,3 +240,18 @@ describe('merge patch and json patch', () => {
     expect(spec(out).template.spec.containers).toHaveLength(2);
   });
 });
+
+describe('nesting', () => {
+  const deep = (levels: number): unknown => JSON.parse('{"a":'.repeat(levels) + '1' + '}'.repeat(levels));
+  const cm = (): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } });
+
+  it('a JSON patch whose operations nest the object past the limit is a 400, not a stack overflow later', () => {
+    const ops = [0, 399, 798].map((n) => ({ op: 'add', path: `/extra${'/a'.repeat(n)}`, value: deep(400) }));
+    expect(() => applyPatch(JSONP, cm(), ops)).toThrow(expect.objectContaining({ code: 400, message: expect.stringContaining('the patched object is nested more than 500 levels deep') }));
+  });
+
+  it('patches within the limit apply', () => {
+    for (const mt of [MERGE, SMP]) expect(applyPatch(mt, cm(), { extra: deep(400) }).extra).toEqual(deep(400));
+    expect(applyPatch(JSONP, cm(), [{ op: 'add', path: '/extra', value: deep(400) }]).extra).toEqual(deep(400));
+  });
+});

@@ -44,6 +44,7 @@ export function validateCreate(obj: KubeObject, r: ResourceInfo, strategy: Resou
 
 export function validateUpdate(out: KubeObject, cur: KubeObject, r: ResourceInfo, strategy: ResourceStrategy | undefined, subresource: string | undefined): void {
   if (subresource === 'status') validateOrThrow(r, out, strategy?.validateStatusUpdate?.(out, cur));
+  else if (subresource === 'ephemeralcontainers') validateOrThrow(r, out, strategy?.validateEphemeralContainersUpdate?.(out, cur));
   else if (subresource === undefined) validateOrThrow(r, out, strategy?.validateUpdate?.(out, cur) ?? strategy?.validate?.(out));
 }
 
@@ -70,6 +71,17 @@ export function prepareUpdate(next: KubeObject, cur: KubeObject, r: ResourceInfo
     }
     keepSystemMeta(out, cur);
     return out;
+  }
+  if (subresource === 'ephemeralcontainers') {
+    // Kubernetes' dropNonEphemeralContainerUpdates: the stored pod with only spec.ephemeralContainers taken.
+    const merged: KubeObject = structuredClone(cur);
+    const spec = (out.spec ?? {}) as Record<string, unknown>;
+    merged.spec = { ...((cur.spec as object | undefined) ?? {}), ephemeralContainers: spec.ephemeralContainers };
+    if (spec.ephemeralContainers === undefined) delete (merged.spec as Record<string, unknown>).ephemeralContainers;
+    merged.metadata.resourceVersion = out.metadata.resourceVersion;
+    strategy?.defaults?.(merged);
+    keepSystemMeta(merged, cur);
+    return merged;
   }
   keepSystemMeta(out, cur);
   const gen = cur.metadata.generation ?? 1;

@@ -38,12 +38,20 @@ export function isDryRun(q: URLSearchParams): boolean {
   return vals.length > 0;
 }
 
+/**
+ * A boolean query parameter as Kubernetes' query conversion reads it (runtime.Convert_Slice_string_To_bool):
+ * absent is undefined; "0" or "false" in any case is false; every other value, "" and "True" included, is true.
+ * So it is never refused.
+ */
 export function boolParam(q: URLSearchParams, name: string): boolean | undefined {
   const v = q.get(name);
   if (v === null) return undefined;
-  if (v === 'true' || v === '1' || v === '') return true;
-  if (v === 'false' || v === '0') return false;
-  throw errors.badRequest(`${name}: invalid value "${v}": must be a boolean`);
+  return !isFalse(v);
+}
+
+/** The only spellings of false in a Kubernetes query parameter. */
+export function isFalse(v: string): boolean {
+  return v === '0' || v.toLowerCase() === 'false';
 }
 
 /** An int64 query parameter, refused as Kubernetes' conversion does: with strconv.ParseInt's error text. */

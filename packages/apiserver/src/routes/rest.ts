@@ -87,6 +87,9 @@ async function handleSubresource(ctx: ApiContext, req: ApiRequest, sub: string):
     case 'status':
       if (m === 'GET') return getObject(ctx, req);
       return m === 'PUT' ? updateObject(ctx, req, 'status') : patchObject(ctx, req, 'status');
+    case 'ephemeralcontainers':
+      if (m === 'GET') return getObject(ctx, req);
+      return m === 'PUT' ? updateObject(ctx, req, sub) : patchObject(ctx, req, sub);
     case 'scale':
       return scale(ctx, req);
     case 'binding':

@@ -26,7 +26,7 @@ describe('parseTarget', () => {
     it(path, () => expect(parseTarget(path)).toMatchObject(want));
   }
 
-  const notFound = ['/api/v2', '/apis/nope', '/apis/apps/v2', '/api/v1/widgets', '/api/v1/namespaces/a/nodes', '/api/v1/pods/x/nope', '/api/v1/pods/x/status/extra', '/other'];
+  const notFound = ['/api/v1/namespaces/default/configmaps/x/..', '/api/v1/namespaces/default/configmaps/../../kube-system/configmaps', '/api/v2', '/apis/nope', '/apis/apps/v2', '/api/v1/widgets', '/api/v1/namespaces/a/nodes', '/api/v1/pods/x/nope', '/api/v1/pods/x/status/extra', '/other'];
   for (const path of notFound) {
     it(`${path} is a 404`, () => expect(() => parseTarget(path)).toThrow(expect.objectContaining({ code: 404 })));
   }
@@ -36,6 +36,10 @@ describe('parseTarget', () => {
     ['/api/v1/namespaces/default/pods/..', 'Name parameter invalid: "..": may not be \'..\''],
     ['/api/v1/nodes/.', 'Name parameter invalid: ".": may not be \'.\''],
     ['/api/v1/namespaces/default/configmaps/a%2Fb', 'Name parameter invalid: "a/b": may not contain \'/\''],
+    ['/api/v1/namespaces/default/configmaps/%2e%2e', 'Name parameter invalid: "..": may not be \'..\''],
+    ['/api/v1/namespaces/../configmaps', 'Namespace parameter invalid: "..": may not be \'..\''],
+    ['/api/v1/namespaces/%2E/configmaps/x', 'Namespace parameter invalid: ".": may not be \'.\''],
+    ['/api/v1/watch/namespaces/a%25b/pods', 'Namespace parameter invalid: "a%b": may not contain \'%\''],
   ]) {
     it(`${path} is a 400`, () => expect(() => parseTarget(path)).toThrow(expect.objectContaining({ code: 400, reason: 'BadRequest', message })));
   }

@@ -78,9 +78,13 @@ export function parseTarget(pathname: string): Target {
   const subresource = parts.shift();
   if (parts.length > 0) throw pageNotFound();
   if (subresource !== undefined && !resource.subresources.some((s) => s.name === subresource)) throw pageNotFound();
-  // The registry's key function refuses a name that cannot be one path segment (".", "..", "/" or "%").
+  // The registry's key function refuses a name that cannot be one path segment (".", "..", "/" or "%"),
+  // before anything is read or written.
   const nameErrors = name === undefined ? [] : isValidPathSegmentName(name);
   if (nameErrors.length > 0) throw errors.badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${nameErrors.join(';')}`);
+  // Kubernetes' storage refuses such a namespace as an "invalid key" (a 500 there); a 400 here, in the same words.
+  const nsErrors = namespace === undefined ? [] : isValidPathSegmentName(namespace);
+  if (nsErrors.length > 0) throw errors.badRequest(`Namespace parameter invalid: ${JSON.stringify(namespace)}: ${nsErrors.join(';')}`);
   const t: Target = { kind: 'resource', resource, watchPath };
   if (namespace !== undefined) t.namespace = namespace;
   if (name !== undefined) t.name = name;

@@ -43,7 +43,7 @@ export async function updateObject(ctx: ApiContext, req: ApiRequest, subresource
     throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
   }
   const warning = enforceKnownFields(obj, fieldValidationOf(req.query, 'UpdateOptions'), decodePrefix(obj));
-  const sub = subresource === 'status' ? { subresource } : {};
+  const sub = subresource === 'status' || subresource === 'ephemeralcontainers' ? { subresource } : {};
   const out = await ctx.registry.update(t.resource, t.namespace, name, obj, { dryRun: isDryRun(req.query), ...sub, managedFields: updateTracker(ctx, req, subresource) });
   return { code: 200, body: withKind(ctx, req, out), ...(warning ? { headers: { warning } } : {}) };
 }
@@ -62,7 +62,7 @@ export async function patchObject(ctx: ApiContext, req: ApiRequest, subresource?
   const mt = checkPatchType(req.contentType);
   if (req.body === undefined) throw errors.badRequest('the body of the request was empty');
   const dryRun = isDryRun(req.query);
-  const sub = subresource === 'status' ? { subresource } : {};
+  const sub = subresource === 'status' || subresource === 'ephemeralcontainers' ? { subresource } : {};
   if (mt === APPLY_PATCH) {
     const applied = await applyObject(ctx, req, subresource);
     return { ...applied, body: withKind(ctx, req, applied.body as KubeObject) };

@@ -10,6 +10,7 @@ export interface StrategyOptions {
   validate?: (obj: KubeObject) => StatusCause[];
   validateUpdate?: (obj: KubeObject, old: KubeObject) => StatusCause[];
   validateStatusUpdate?: (obj: KubeObject, old: KubeObject) => StatusCause[];
+  validateEphemeralContainersUpdate?: (obj: KubeObject, old: KubeObject) => StatusCause[];
   /**
    * Status handling for kinds with a status subresource. `initial` builds the status a new object starts
    * with (Kubernetes clears what the client sent); `keepOnCreate` lets the client set it (nodes).
@@ -82,5 +83,6 @@ export function buildStrategy(resource: ResourceInfo, o: StrategyOptions): Resou
   if (o.validateUpdate) s.validateUpdate = o.validateUpdate;
   else if (validate) s.validateUpdate = (obj) => validate(obj);
   if (o.validateStatusUpdate) s.validateStatusUpdate = o.validateStatusUpdate;
+  if (o.validateEphemeralContainersUpdate) s.validateEphemeralContainersUpdate = o.validateEphemeralContainersUpdate;
   return s;
 }

@@ -4,7 +4,7 @@ import { R } from '@kemu/api';
 import type { KubeObject } from '@kemu/api';
 import { buildStrategy } from './common.ts';
 import { defaultPod, podQOSClass } from '../defaults/pod.ts';
-import { validatePod, validatePodUpdate } from '../validation/pod.ts';
+import { validatePod, validatePodEphemeralContainersUpdate, validatePodUpdate } from '../validation/pod.ts';
 import { validateObjectMetaUpdate } from '../validation/meta.ts';
 import { fieldErrors, isRecord } from '../validation/field.ts';
 
@@ -14,6 +14,7 @@ export const podStrategy = buildStrategy(R.pods, {
   defaults: (p) => defaultPod(p),
   validate: validatePod,
   validateUpdate: validatePodUpdate,
+  validateEphemeralContainersUpdate: validatePodEphemeralContainersUpdate,
   status: { initial: (p: KubeObject) => ({ phase: 'Pending', qosClass: podQOSClass(p.spec) }) },
   statusKeepsMeta: ['ownerReferences'],
   validateStatusUpdate(p, old) {

@@ -39,6 +39,8 @@ export interface ResourceStrategy {
   validate?(obj: KubeObject): StatusCause[];
   validateUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];
   validateStatusUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];
+  /** Validation on pods/ephemeralcontainers, where only spec.ephemeralContainers changes. */
+  validateEphemeralContainersUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];
   /** Values for field selectors beyond metadata.name/metadata.namespace (e.g. spec.nodeName, status.phase). */
   selectableFields?(obj: KubeObject): Record<string, string>;
   printer?: TablePrinter;

@@ -156,6 +156,20 @@ export function validatePodSpec(spec: unknown, path: string): StatusCause[] {
   };
   checkList('containers', true);
   checkList('initContainers', false);
+  const others = new Set(names);
+  (asArray(spec.ephemeralContainers) ?? []).forEach((c: unknown, i) => {
+    const p = index(child(path, 'ephemeralContainers'), i);
+    out.push(...validateContainer(c, p, volumes, false).filter((e) => e.field !== child(p, 'restartPolicy')));
+    if (!isRecord(c)) return;
+    if (typeof c.name === 'string' && c.name !== '') {
+      if (names.has(c.name)) out.push(fieldErrors.duplicate(child(p, 'name'), c.name));
+      names.add(c.name);
+    }
+    // The target must be a regular or init container.
+    if (typeof c.targetContainerName === 'string' && c.targetContainerName !== '' && !others.has(c.targetContainerName))
+      out.push(fieldErrors.notFound(child(p, 'targetContainerName'), c.targetContainerName));
+    for (const f of EPHEMERAL_FORBIDDEN) if (!isZero(c[f])) out.push(fieldErrors.forbidden(child(p, f), 'cannot be set for an Ephemeral Container'));
+  });
   if (spec.restartPolicy === undefined || spec.restartPolicy === '') out.push(fieldErrors.required(child(path, 'restartPolicy')));
   else if (!RESTART_POLICIES.includes(String(spec.restartPolicy)))
     out.push(fieldErrors.notSupported(child(path, 'restartPolicy'), spec.restartPolicy, RESTART_POLICIES));
@@ -186,7 +200,10 @@ export function validatePodSpec(spec: unknown, path: string): StatusCause[] {
 }
 
 export function validatePod(pod: KubeObject): StatusCause[] {
-  return [...validateObjectMeta(pod.metadata, { namespaced: true }), ...validatePodSpec(pod.spec, 'spec')];
+  const out = [...validateObjectMeta(pod.metadata, { namespaced: true }), ...validatePodSpec(pod.spec, 'spec')];
+  // Ephemeral containers come only through pods/ephemeralcontainers.
+  if ((asArray(isRecord(pod.spec) ? pod.spec.ephemeralContainers : undefined) ?? []).length > 0) out.push(fieldErrors.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
+  return out;
 }
 
 export const POD_UPDATE_FORBIDDEN =
@@ -214,6 +231,34 @@ function maskMutable(spec: Record<string, unknown>, from: Record<string, unknown
   m.tolerations = from.tolerations;
   m.terminationGracePeriodSeconds = from.terminationGracePeriodSeconds;
   return m;
+}
+
+/** Container fields an ephemeral container may not set (Kubernetes lists the allowed ones; these are the rest). */
+const EPHEMERAL_FORBIDDEN = ['ports', 'resources', 'resizePolicy', 'restartPolicy', 'lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe'] as const;
+
+/** Go's reflect IsZero on a decoded field: clients send empty structs (kubectl's `resources: {}`). */
+function isZero(v: unknown): boolean {
+  if (v === undefined || v === null || v === '' || v === 0 || v === false) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  return isRecord(v) && Object.values(v).every(isZero);
+}
+
+/**
+ * ValidatePodEphemeralContainersUpdate: the pod as a whole is valid, and the ephemeral containers it had are
+ * all still there, unchanged (order aside): they can only be added.
+ */
+export function validatePodEphemeralContainersUpdate(pod: KubeObject, old: KubeObject): StatusCause[] {
+  const out = validateObjectMetaUpdate(pod.metadata, old.metadata, { namespaced: true });
+  out.push(...validatePodSpec(pod.spec, 'spec'));
+  const byName = new Map<string, unknown>();
+  for (const c of asArray(isRecord(pod.spec) ? pod.spec.ephemeralContainers : undefined) ?? []) if (isRecord(c) && typeof c.name === 'string') byName.set(c.name, c);
+  for (const c of asArray(isRecord(old.spec) ? old.spec.ephemeralContainers : undefined) ?? []) {
+    if (!isRecord(c) || typeof c.name !== 'string') continue;
+    const now = byName.get(c.name);
+    if (now === undefined) out.push(fieldErrors.forbidden('spec.ephemeralContainers', `existing ephemeral containers "${c.name}" may not be removed`));
+    else if (!jsonEqual(now, c)) out.push(fieldErrors.forbidden(`spec.ephemeralContainers[${c.name}]`, `existing ephemeral containers "${c.name}" may not be changed`));
+  }
+  return out;
 }
 
 export function validatePodUpdate(pod: KubeObject, old: KubeObject): StatusCause[] {
