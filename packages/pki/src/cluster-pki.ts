@@ -198,7 +198,9 @@ export async function ensureClusterPki(o: ClusterPkiOptions): Promise<PkiAction[
     writeFileAtomic(file, embeddedKubeconfigYaml(want), PRIVATE_MODE);
     note('kubeconfig', k.file, file, had ? 'updated' : 'created');
   }
-  return actions;
+  // In a fixed order (CAs, certificates, the service-account key, kubeconfigs), whichever finished first.
+  const rank = [...CLUSTER_CAS.map((c) => c.name), ...CLUSTER_LEAVES.map((l) => l.name), 'sa', ...CLUSTER_KUBECONFIGS.map((k) => k.file)];
+  return actions.sort((a, b) => rank.indexOf(a.name) - rank.indexOf(b.name));
 }
 
 function loadCa(certFile: string, keyFile: string, now: number): { cert: Signer['cert']; key?: KeyObject } {
