@@ -33,7 +33,7 @@ export interface ParsedCsr {
 /** Reads a CERTIFICATE REQUEST (PEM, or DER as in a CertificateSigningRequest's spec.request) and checks its self-signature. */
 export async function parseCsr(data: string | Uint8Array, what = 'certificate request'): Promise<ParsedCsr> {
   const text = typeof data === 'string' ? data : Buffer.from(data).toString('latin1');
-  const isPem = text.includes('-----BEGIN');
+  const isPem = typeof data === 'string' || text.includes('-----BEGIN');
   const der = isPem ? decodePem(text).find((b) => b.type === 'CERTIFICATE REQUEST' || b.type === 'NEW CERTIFICATE REQUEST')?.der : Buffer.from(data);
   if (!der) throw new PkiError(`${what}: no CERTIFICATE REQUEST block found`);
   let csr: Pkcs10CertificateRequest;
