@@ -12,6 +12,7 @@ import { verifyCertificate } from './verify.ts';
 import { createCsr, parseCsr } from './csr.ts';
 import { fromName } from './name.ts';
 import { firstServiceIP } from './service-ip.ts';
+import { selfSignedServingCert } from './self-signed.ts';
 import { PkiError } from './errors.ts';
 import { noOpenssl, openssl, opensslVerify, x509Text } from './testing/openssl.ts';
 
@@ -144,5 +145,20 @@ describe("verification, with Go's messages", () => {
     const bundle = certificatePem(leaf) + certificatePem(root.cert);
     expect(parseCertificates(bundle).map((c) => c.subject)).toEqual(['CN=kube-apiserver', 'CN=root']);
     expect(() => parseCertificates('junk', 'ca.pem')).toThrow('ca.pem: no CERTIFICATE block found');
+  });
+});
+
+describe('selfSignedServingCert (client-go GenerateSelfSignedCertKey)', () => {
+  it('a serving certificate and its CA in one file, for the host and the alternate names, a year from an hour ago', async () => {
+    const { certPem, keyPem } = await selfSignedServingCert({ host: 'localhost', alternateIPs: ['127.0.0.1'], alternateDNS: ['kubernetes.default.svc'], nowMs: NOW });
+    const [cert, ca] = parseCertificates(certPem);
+    expect(cert!.subject).toBe(`CN=localhost@${Math.floor(NOW / 1000)}`);
+    expect(ca!.subject).toBe(`CN=localhost-ca@${Math.floor(NOW / 1000)}`);
+    expect(cert!.notBefore.getTime()).toBe(Math.floor(NOW / 1000) * 1000 - HOUR);
+    expect(cert!.notAfter.getTime() - cert!.notBefore.getTime()).toBe(365 * 24 * HOUR);
+    expect(verifyCertificate(cert!, { roots: [ca!], nowMs: NOW, usage: 'serverAuth', host: 'kubernetes.default.svc' }).ok).toBe(true);
+    expect(verifyCertificate(cert!, { roots: [ca!], nowMs: NOW, host: '127.0.0.1' }).ok).toBe(true);
+    expect(verifyCertificate(cert!, { roots: [ca!], nowMs: NOW, usage: 'clientAuth' })).toEqual({ ok: false, reason: 'x509: certificate specifies an incompatible key usage' });
+    expect(keyPem).toMatch(/^-----BEGIN RSA PRIVATE KEY-----/);
   });
 });

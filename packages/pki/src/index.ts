@@ -16,3 +16,4 @@ export * from './kubeconfig.ts';
 export * from './service-ip.ts';
 export * from './cluster-pki.ts';
 export { X509Certificate, Pkcs10CertificateRequest } from './x509.ts';
+export * from './self-signed.ts';
