@@ -8,6 +8,7 @@ WORKDIR /opt/kemu
 COPY package.json package-lock.json tsconfig.json ./
 COPY packages/api/package.json packages/api/
 COPY packages/base/package.json packages/base/
+COPY packages/pki/package.json packages/pki/
 COPY packages/store/package.json packages/store/
 COPY packages/client/package.json packages/client/
 COPY packages/apiserver/package.json packages/apiserver/

@@ -26,13 +26,16 @@ Usage:
   kemu unpause <name>           SIGCONT a paused component
   kemu start <name>             start a stopped or killed component
   kemu logs <name> [-f]         print (or follow) DIR/logs/<name>.log
+  kemu pki [--apiserver-addresses A,B] [--extra-sans S,T] [--server URL] [--force]
+                                make the cluster PKI in DIR/pki/ (seed 003's files) and the admin,
+                                controller-manager and scheduler kubeconfigs in DIR/; keeps valid files
 
 Each process has its own loopback address in the /24 of --address: the balancer on 127.0.0.1:6443,
 apiserver-N on 127.0.0.1N:6443, controller-manager-N 127.0.0.2N, scheduler-N 127.0.0.3N, worker-N (its
 node's InternalIP) 127.0.0.10N. A second lab side by side: --address 127.0.1.1 (and its own --data-dir).
 
 Every command takes --data-dir DIR (default ./.kemu). Names: lb, apiserver-N, controller-manager-N,
-scheduler-N, worker-N (each process's --hostname-override). \`kemu up --help\` lists all flags.
+scheduler-N, worker-N (each process's --hostname-override). \`kemu up --help\` and \`kemu pki --help\` list all flags.
 `;
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
@@ -41,6 +44,8 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   status,
   logs,
   lb,
+  // Loaded on demand: the X.509 library is only needed here.
+  pki: async (a) => (await import('./commands/pki.ts')).pki(a),
   stop: (a) => componentAction('stop', a),
   kill: (a) => componentAction('kill', a),
   pause: (a) => componentAction('pause', a),
@@ -61,8 +66,8 @@ async function main(argv: string[]): Promise<number> {
   }
   if (rest.includes('--help') || rest.includes('-h')) {
     const { usage } = await import('@kemu/base');
-    const { UP_FLAGS } = await import('./options.ts');
-    process.stdout.write(cmd === 'up' ? usage('kemu up', UP_FLAGS) : USAGE);
+    const { UP_FLAGS, PKI_FLAGS } = await import('./options.ts');
+    process.stdout.write(cmd === 'up' ? usage('kemu up', UP_FLAGS) : cmd === 'pki' ? usage('kemu pki', PKI_FLAGS) : USAGE);
     return 0;
   }
   try {
@@ -72,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`Error: ${e.message}\n`);
       return 2;
     }
-    if (e instanceof StateError || e instanceof ControlError) {
+    if (e instanceof StateError || e instanceof ControlError || (e instanceof Error && e.name === 'PkiError')) {
       process.stderr.write(`Error: ${e.message}\n`);
       return 1;
     }

@@ -32,3 +32,14 @@ export const UP_FLAGS = {
 export function resolveDataDir(dir: string): string {
   return path.resolve(dir);
 }
+
+/** `kemu pki`: the SANs of apiserver.pem and the server of the kubeconfigs; see @kemu/pki's ensureClusterPki. */
+export const PKI_FLAGS = {
+  ...DATA_DIR_FLAG,
+  'apiserver-addresses': { type: 'stringArray', default: [], usage: 'Address (IP or DNS name) of every apiserver, each a SAN of apiserver.pem' },
+  'lb-address': { type: 'string', default: '127.0.0.1', usage: "The balancer's address, a SAN of apiserver.pem" },
+  'extra-sans': { type: 'stringArray', default: [], usage: 'More SANs for apiserver.pem (IP addresses or DNS names)' },
+  'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12', usage: "Its first address (the kubernetes Service's ClusterIP) is a SAN of apiserver.pem" },
+  server: { type: 'string', default: 'https://127.0.0.1:6443', usage: 'The server URL written into admin, controller-manager and scheduler.kubeconfig' },
+  force: { type: 'bool', default: false, usage: 'Regenerate every certificate, key and kubeconfig, the CAs included' },
+} as const satisfies FlagSpecs;

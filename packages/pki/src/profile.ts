@@ -1,0 +1,70 @@
+// Signing profiles as cfssl's ca-config.json states them: usage names and an expiry. Seed 003's "kubernetes"
+// profile (signing, key encipherment, server auth, client auth; 876000h) signs every leaf certificate, and its CA
+// CSRs ask for 876000h; cfssl gives a CA Certificate Sign + CRL Sign.
+import { parseDuration } from '@kemu/base';
+import { PkiError } from './errors.ts';
+
+export type KeyUsage = 'digitalSignature' | 'contentCommitment' | 'keyEncipherment' | 'dataEncipherment' | 'keyAgreement' | 'keyCertSign' | 'cRLSign';
+export type ExtKeyUsage = 'serverAuth' | 'clientAuth' | 'codeSigning' | 'emailProtection' | 'timeStamping' | 'ocspSigning';
+
+export interface Profile {
+  /** cfssl usage names ("signing", "key encipherment", "server auth", …). */
+  usages: readonly string[];
+  /** A Go duration, as in ca-config.json ("876000h" is 100 years). */
+  expiry: string;
+}
+
+export const KUBERNETES_PROFILE: Profile = { usages: ['signing', 'key encipherment', 'server auth', 'client auth'], expiry: '876000h' };
+export const CA_PROFILE: Profile = { usages: ['cert sign', 'crl sign'], expiry: '876000h' };
+
+// cfssl's config.KeyUsage and config.ExtKeyUsage tables.
+const KEY_USAGES: Record<string, KeyUsage> = {
+  signing: 'digitalSignature',
+  'digital signature': 'digitalSignature',
+  'content commitment': 'contentCommitment',
+  'key encipherment': 'keyEncipherment',
+  'key agreement': 'keyAgreement',
+  'data encipherment': 'dataEncipherment',
+  'cert sign': 'keyCertSign',
+  'crl sign': 'cRLSign',
+};
+const EXT_KEY_USAGES: Record<string, ExtKeyUsage> = {
+  'server auth': 'serverAuth',
+  'client auth': 'clientAuth',
+  'code signing': 'codeSigning',
+  'email protection': 'emailProtection',
+  's/mime': 'emailProtection',
+  timestamping: 'timeStamping',
+  'ocsp signing': 'ocspSigning',
+};
+
+export function profileUsages(p: Profile): { keyUsages: KeyUsage[]; extKeyUsages: ExtKeyUsage[] } {
+  const keyUsages: KeyUsage[] = [];
+  const extKeyUsages: ExtKeyUsage[] = [];
+  for (const u of p.usages) {
+    const ku = KEY_USAGES[u];
+    const eku = EXT_KEY_USAGES[u];
+    if (ku) keyUsages.push(ku);
+    else if (eku) extKeyUsages.push(eku);
+    else throw new PkiError(`unknown usage "${u}" (cfssl names: ${[...Object.keys(KEY_USAGES), ...Object.keys(EXT_KEY_USAGES)].join(', ')})`);
+  }
+  return { keyUsages, extKeyUsages };
+}
+
+export interface Validity {
+  notBefore: Date;
+  notAfter: Date;
+}
+
+/** cfssl's validity: now rounded to the minute and back-dated 5 minutes (for clock skew), plus the expiry. */
+export function profileValidity(p: Profile, nowMs: number): Validity {
+  let expiryMs: number;
+  try {
+    expiryMs = parseDuration(p.expiry);
+  } catch (e) {
+    throw new PkiError(`invalid expiry "${p.expiry}": ${(e as Error).message}`);
+  }
+  if (expiryMs <= 0) throw new PkiError(`invalid expiry "${p.expiry}": must be positive`);
+  const notBefore = Math.round(nowMs / 60_000) * 60_000 - 5 * 60_000;
+  return { notBefore: new Date(notBefore), notAfter: new Date(notBefore + expiryMs) };
+}
