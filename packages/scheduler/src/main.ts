@@ -132,6 +132,7 @@ async function main(): Promise<void> {
     hostname,
     logger,
     clientConfig,
+    fencedClients: [client, eventClient],
     eventRecorder: new EventRecorder(eventClient, { component: PROGRAM, host: hostname }, { logger }),
     leaderElect: le.leaderElect,
     lease: { namespace: le.resourceNamespace, name: le.resourceName, leaseDurationMs: le.leaseDurationMs, renewDeadlineMs: le.renewDeadlineMs, retryPeriodMs: le.retryPeriodMs },
