@@ -1,0 +1,111 @@
+// Fencing under a freeze: a kube-scheduler (binding a stream of pods) and a kube-controller-manager (filling a
+// ReplicaSet) leader, each reaching the apiserver through a counting proxy, is frozen with SIGSTOP while
+// writes of its are in flight (held in the proxy, as a slow network would), replaced by its follower, and
+// woken with SIGCONT once the writes in flight have gone on to the apiserver. None of its writes may be
+// accepted after the hand-over: the held ones meet a Lease that has moved on (409 from the apiserver), and
+// after waking it starts none (its renew deadline has passed on its own clock) and exits 1.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { R, type Deployment, type Pod } from '@kemu/api';
+import { waitFor } from '@kemu/base/testing/processes';
+import { SHORT_LEASE, leaseHolderName, startSingleApiserver, type SingleApiserver } from '../support/single-apiserver.ts';
+import { createNode, podSpec } from '../scheduler/cluster.ts';
+import { PodTracker } from '../controller-manager/cluster.ts';
+import { accepted } from './counting-proxy.ts';
+import { freezeRound, type FreezeRound } from './freeze-round.ts';
+import { startProxied, type LeaderElectedKind, type ProxiedComponent } from './proxied-component.ts';
+import { deployment } from './workloads.ts';
+
+let env: SingleApiserver;
+const components: ProxiedComponent[] = [];
+
+beforeAll(async () => {
+  env = await startSingleApiserver({ prefix: 'kemu-fencing-', qps: 1000, burst: 2000 });
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(components.map((c) => c.stop()));
+  await env?.stop([]);
+}, 60_000);
+
+/** Two replicas, each through its own proxy; `<prefix>-0` is made the leader. */
+async function pair(kind: LeaderElectedKind, prefix: string, lease: string): Promise<[ProxiedComponent, ProxiedComponent]> {
+  const first = await startProxied(kind, `${prefix}-0`, env.url, env.dir, SHORT_LEASE);
+  components.push(first);
+  await waitFor(`${first.name} leading`, async () => (await leaseHolderName(env.client, lease)) === first.name, 60_000, 20);
+  const second = await startProxied(kind, `${prefix}-1`, env.url, env.dir, SHORT_LEASE);
+  components.push(second);
+  return [first, second];
+}
+
+/** Adds what the leader did to a failure: its exit, its answers by status, the end of its log. */
+function failWith(c: ProxiedComponent) {
+  return (e: unknown): never => {
+    const answers = new Map<string, number>();
+    for (const q of c.proxy.requests) {
+      const k = `${q.status ?? 'held'} ${q.method} ${q.path.split('?')[0]}`;
+      answers.set(k, (answers.get(k) ?? 0) + 1);
+    }
+    const top = [...answers].sort((a, b) => b[1] - a[1]).slice(0, 15).map(([k, n]) => `${n}× ${k}`);
+    throw new Error(`${String(e)}\n${c.name} exit: ${String(c.proc.child.exitCode ?? c.proc.child.signalCode ?? 'running')}\n${top.join('\n')}\n${c.proc.output().slice(-3000)}`);
+  };
+}
+
+function report(what: string, r: FreezeRound): void {
+  const answers = [...r.answers].map(([k, n]) => `${n}× ${k}`).join(', ');
+  console.log(
+    `${what}: hand-over ${r.handoverMs} ms after SIGSTOP; ${r.held} writes held in flight at the freeze (${r.heldAccepted} accepted), ` +
+      `${r.afterWake} sent after SIGCONT (${r.afterWakeAccepted} accepted); accepted after the hand-over: ${r.acceptedAfterHandover}; exit ${r.exit}; answers: ${answers || 'none'}`,
+  );
+}
+
+describe('fencing: a frozen leader has no write accepted after the hand-over', () => {
+  it('kube-scheduler: binds in flight at the freeze are refused, none is sent after waking; the follower binds every pod', async () => {
+    for (const n of ['fence-node-a', 'fence-node-b']) await createNode(env.client, n, { pods: '1000' });
+    const [old, next] = await pair('scheduler', 'fence-sched', 'kube-scheduler');
+    const N = 400;
+    for (let i = 0; i < N; i += 50) await Promise.all(Array.from({ length: 50 }, (_, k) => env.client.create<Pod>(R.pods, 'default', podSpec(`fence-${i + k}`, { labels: { fence: 'sched' } }))));
+    // Past the client's burst (100): binds now queue at 50/s, so some are always on their way.
+    await waitFor('120 binds by the leader', () => old.proxy.requests.filter((r) => r.path.endsWith('/binding') && accepted(r)).length >= 120, 60_000, 10).catch(failWith(old));
+
+    const r = await freezeRound({ client: env.client, lease: 'kube-scheduler', name: old.name, proc: old.proc, proxy: old.proxy });
+    report('kube-scheduler', r);
+    expect(r.newHolder).toBe(next.name);
+    expect(r.held).toBeGreaterThan(0);
+    expect(r.acceptedAfterHandover).toBe(0);
+    expect(r.exit).toBe(1);
+    expect(old.proc.output()).toContain('leaderelection lost');
+
+    const unbound = async () => (await env.client.list<Pod>(R.pods, 'default', { labelSelector: 'fence=sched' })).items.filter((p) => !p.spec.nodeName).length;
+    await waitFor('every pod bound by the new leader', async () => (await unbound()) === 0, 120_000, 200);
+  }, 240_000);
+
+  it('kube-controller-manager: pod creates in flight at the freeze are refused, none after waking; the ReplicaSet never overshoots', async () => {
+    await env.client.create(R.namespaces, undefined, { metadata: { name: 'fencing' } });
+    const pods = new PodTracker(env.client, 'fencing', false);
+    let most = 0;
+    pods.onChange((t) => (most = Math.max(most, t.active('filler-').length)));
+    try {
+      const [old, next] = await pair('controller-manager', 'fence-kcm', 'kube-controller-manager');
+      const N = 150;
+      await env.client.create<Deployment>(R.deployments, 'fencing', deployment('filler', N) as Deployment);
+      // Past the client's burst (30): creates now queue at 20/s.
+      const creates = () => old.proxy.requests.filter((r) => r.method === 'POST' && /\/namespaces\/fencing\/pods(\?|$)/.test(r.path) && accepted(r)).length;
+      await waitFor('40 pods created by the leader', () => creates() >= 40, 60_000, 10).catch(failWith(old));
+
+      const r = await freezeRound({ client: env.client, lease: 'kube-controller-manager', name: old.name, proc: old.proc, proxy: old.proxy });
+      report('kube-controller-manager', r);
+      expect(r.newHolder).toBe(next.name);
+      expect(r.held).toBeGreaterThan(0);
+      expect(r.acceptedAfterHandover).toBe(0);
+      expect(r.exit).toBe(1);
+
+      await waitFor(`${N} pods`, () => pods.active('filler-').length === N, 120_000, 100);
+      // A pod written after everything the old leader could have written: once the watch shows it, it has shown those.
+      await env.client.create<Pod>(R.pods, 'fencing', podSpec('marker'));
+      await waitFor('the marker pod in the watch', () => pods.live.has('marker'), 30_000, 20);
+      expect(most, 'pods at the busiest moment').toBe(N);
+      expect(pods.active('filler-')).toHaveLength(N);
+    } finally {
+      pods.stop();
+    }
+  }, 240_000);
+});
