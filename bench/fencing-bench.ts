@@ -10,13 +10,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { R, type Deployment, type Node, type Pod } from '@kemu/api';
 import { formatDuration } from '@kemu/base';
-import { waitFor } from '@kemu/base/testing/processes';
 import { RestClient } from '@kemu/client';
 import { startReplica } from '../test/apiserver/cluster.ts';
-import { accepted } from '../test/chaos/counting-proxy.ts';
-import { freezeRound, type FreezeRound } from '../test/chaos/freeze-round.ts';
+import type { ProxiedRequest } from '../test/chaos/counting-proxy.ts';
+import { freezeRound, marks, steadyLeader, type FreezeRound } from '../test/chaos/freeze-round.ts';
 import { LEADER_ELECTED, startProxied, type LeaderElectedKind, type ProxiedComponent } from '../test/chaos/proxied-component.ts';
-import { leaseHolderName } from '../test/support/single-apiserver.ts';
 import { atLeast, benchFlags, oneOf } from './lib/flags.ts';
 import { runBench, type Work } from './lib/workdir.ts';
 
@@ -41,64 +39,69 @@ const BUSY = Math.min(20, Math.ceil(PODS / 5));
 
 const pod = (name: string, labels: Record<string, string>): Pod => ({ metadata: { name, labels }, spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.9' }] } });
 
-/** Gives the leader a round's work and resolves once it is writing it. */
-async function busy(kind: LeaderElectedKind, client: RestClient, leader: ProxiedComponent, round: number): Promise<void> {
-  const from = leader.proxy.requests.length;
-  let writes: () => number;
+/** Gives the leader a round's work; returns which of its writes are that work. */
+async function giveWork(kind: LeaderElectedKind, client: RestClient, round: number): Promise<(r: ProxiedRequest) => boolean> {
   if (kind === 'scheduler') {
-    const ns = 'default';
     for (let i = 0; i < PODS; i += 50)
-      await Promise.all(Array.from({ length: Math.min(50, PODS - i) }, (_, k) => client.create<Pod>(R.pods, ns, pod(`r${round}-${i + k}`, { round: String(round) }))));
-    writes = () => leader.proxy.requests.slice(from).filter((r) => r.path.endsWith('/binding') && accepted(r)).length;
-  } else {
-    const ns = `fencing-${round}`;
-    await client.create(R.namespaces, undefined, { metadata: { name: ns } });
-    const labels = { app: 'filler' };
-    const d = { metadata: { name: 'filler' }, spec: { replicas: PODS, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: pod('', labels).spec } } };
-    await client.create<Deployment>(R.deployments, ns, d as Deployment);
-    writes = () => leader.proxy.requests.slice(from).filter((r) => r.method === 'POST' && r.path.startsWith(`/api/v1/namespaces/${ns}/pods`) && accepted(r)).length;
+      await Promise.all(Array.from({ length: Math.min(50, PODS - i) }, (_, k) => client.create<Pod>(R.pods, 'default', pod(`r${round}-${i + k}`, { round: String(round) }))));
+    return (r) => r.path.endsWith('/binding');
   }
-  await waitFor(`${leader.name} writing (${BUSY} of round ${round}'s writes accepted)`, () => writes() >= BUSY, 60_000, 5);
+  const ns = `fencing-${round}`;
+  await client.create(R.namespaces, undefined, { metadata: { name: ns } });
+  const labels = { app: 'filler' };
+  const d = { metadata: { name: 'filler' }, spec: { replicas: PODS, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: pod('', labels).spec } } };
+  await client.create<Deployment>(R.deployments, ns, d as Deployment);
+  return (r) => r.method === 'POST' && r.path.startsWith(`/api/v1/namespaces/${ns}/pods`);
 }
 
-async function runKind(kind: LeaderElectedKind, url: string, client: RestClient, work: Work): Promise<FreezeRound[]> {
+interface KindResult {
+  rounds: FreezeRound[];
+  /** Replicas restarted because they had exited outside a round (a starved leader that lost its Lease). */
+  unplanned: string[];
+}
+
+async function runKind(kind: LeaderElectedKind, url: string, client: RestClient, work: Work): Promise<KindResult> {
   const lease = LEADER_ELECTED[kind].lease;
   const prefix = kind === 'scheduler' ? 'sched' : 'kcm';
-  const replicas = new Map<string, ProxiedComponent>();
-  const rounds: FreezeRound[] = [];
+  const started: ProxiedComponent[] = [];
   for (const i of [0, 1]) {
     const c = await startProxied(kind, `${prefix}-${i}`, url, work.dir, leaderFlags);
     work.defer(() => c.stop());
-    replicas.set(c.name, c);
+    started.push(c);
   }
-  const holder = () => waitFor(`a ${lease} holder`, () => leaseHolderName(client, lease), 60_000, 20);
+  const pair = [started[0]!, started[1]!] as const;
+  const result: KindResult = { rounds: [], unplanned: [] };
   console.log(`\n${kind}: 2 replicas through counting proxies, Lease kube-system/${lease}, ${flags.rounds} rounds`);
   for (let i = 0; i < flags.rounds; i++) {
-    const leader = replicas.get(await holder());
-    if (!leader) throw new Error(`the ${lease} holder is neither replica`);
-    await busy(kind, client, leader, i);
+    const since = marks(pair);
+    const isWork = await giveWork(kind, client, i);
+    const steady = await steadyLeader(client, lease, pair, since, isWork, BUSY);
+    result.unplanned.push(...steady.restarted);
+    const { leader } = steady;
     const r = await freezeRound({ client, lease, name: leader.name, proc: leader.proc, proxy: leader.proxy });
-    rounds.push(r);
+    result.rounds.push(r);
     const byCode = new Map<string, number>();
     for (const [k, n] of r.answers) byCode.set(k.split(' ')[0] ?? '', (byCode.get(k.split(' ')[0] ?? '') ?? 0) + n);
     const answers = [...byCode].map(([code, n]) => `${n}× ${code}`).join(', ');
     console.log(
       `  round ${String(i + 1).padStart(2)} ${leader.name} → ${r.newHolder}: hand-over ${(r.handoverMs / 1000).toFixed(2)} s; ` +
-        `held in flight ${r.held}, sent after waking ${r.afterWake}; accepted after the hand-over ${r.acceptedAfterHandover} (answers: ${answers || 'none'}); exit ${r.exit}`,
+        `held in flight ${r.held}, sent after waking ${r.afterWake}; accepted after the hand-over ${r.acceptedAfterHandover} (answers: ${answers || 'none'}); exit ${r.exit}` +
+        (steady.restarted.length ? ` (restarted first, after an unplanned hand-over: ${steady.restarted.join(', ')})` : ''),
     );
     await leader.restart();
   }
-  return rounds;
+  return result;
 }
 
-function summary(kind: string, rs: FreezeRound[]): string {
+function summary(kind: string, { rounds: rs, unplanned }: KindResult): string {
   const sum = (f: (r: FreezeRound) => number) => rs.reduce((a, r) => a + f(r), 0);
   const acceptedAfter = sum((r) => r.acceptedAfterHandover);
   const exits = rs.filter((r) => r.exit === 1).length;
   return (
     `  ${kind}: ${rs.length} rounds; writes accepted after the hand-over: ${acceptedAfter} (goal 0: ${acceptedAfter === 0 ? 'met' : 'MISSED'}), ` +
     `max ${Math.max(...rs.map((r) => r.acceptedAfterHandover))} in a round; writes held in flight at the freeze ${sum((r) => r.held)} (accepted ${sum((r) => r.heldAccepted)}); ` +
-    `sent after waking ${sum((r) => r.afterWake)} (accepted ${sum((r) => r.afterWakeAccepted)}); old leader exit 1 in ${exits}/${rs.length}`
+    `sent after waking ${sum((r) => r.afterWake)} (accepted ${sum((r) => r.afterWakeAccepted)}); old leader exit 1 in ${exits}/${rs.length}` +
+    (unplanned.length ? `; ${unplanned.length} unplanned hand-overs outside the rounds (a starved leader lost its Lease)` : '')
   );
 }
 
@@ -112,7 +115,7 @@ await runBench('fencing', async (work) => {
     const status = { capacity: { cpu: '1000', memory: '1000Gi', pods: room }, allocatable: { cpu: '1000', memory: '1000Gi', pods: room }, conditions: [{ type: 'Ready', status: 'True' }] };
     await client.create<Node>(R.nodes, undefined, { metadata: { name: n, labels: { 'kubernetes.io/hostname': n } }, status } as Node);
   }
-  const results: [string, FreezeRound[]][] = [];
+  const results: [string, KindResult][] = [];
   let failed = 0;
   for (const k of kinds) {
     try {
@@ -125,5 +128,5 @@ await runBench('fencing', async (work) => {
   console.log('\nsummary:');
   for (const [k, rs] of results) console.log(summary(k, rs));
   if (failed) throw new Error(`${failed} of ${kinds.length} kinds failed`);
-  if (results.some(([, rs]) => rs.some((r) => r.acceptedAfterHandover > 0))) throw new Error('a frozen leader had writes accepted after the hand-over');
+  if (results.some(([, k]) => k.rounds.some((r) => r.acceptedAfterHandover > 0))) throw new Error('a frozen leader had writes accepted after the hand-over');
 });

@@ -10,6 +10,7 @@ import type { RestClient } from '@kemu/client';
 import { waitFor, type Proc } from '@kemu/base/testing/processes';
 import { leaseHolderName } from '../support/single-apiserver.ts';
 import { accepted, isWrite, type CountingProxy, type ProxiedRequest } from './counting-proxy.ts';
+import type { ProxiedComponent } from './proxied-component.ts';
 
 export interface FreezeRound {
   /** ms from SIGSTOP until the Lease was seen with another holder. */
@@ -66,7 +67,7 @@ export async function freezeRound(o: FreezeRoundOptions): Promise<FreezeRound> {
     }, timeout, 2);
   } catch (e) {
     o.proxy.release();
-    throw e;
+    throw new Error(`${String(e)}; ${o.name}'s log ends:\n${o.proc.output().slice(-3000)}`);
   }
   const tStop = Date.now();
   process.kill(pid, 'SIGSTOP');
@@ -109,4 +110,48 @@ export async function freezeRound(o: FreezeRoundOptions): Promise<FreezeRound> {
     newHolder,
     exit,
   };
+}
+
+export interface SteadyLeader {
+  leader: ProxiedComponent;
+  follower: ProxiedComponent;
+  /** Replicas that had exited (e.g. lost the Lease on a starved machine) and were started again meanwhile. */
+  restarted: string[];
+}
+
+/**
+ * Waits until one replica of `pair` holds the Lease and has had `minWrites` of its writes that match `work`
+ * accepted since `since` (each proxy's request count then), while the other one runs. A replica that exited
+ * meanwhile (a leader that lost its Lease to a starved CPU exits 1) is started again, so an unplanned
+ * hand-over costs time, not the round.
+ */
+export async function steadyLeader(
+  client: RestClient,
+  lease: string,
+  pair: readonly [ProxiedComponent, ProxiedComponent],
+  since: ReadonlyMap<ProxiedComponent, number>,
+  work: (r: ProxiedRequest) => boolean,
+  minWrites: number,
+  timeoutMs = 60_000,
+): Promise<SteadyLeader> {
+  const restarted: string[] = [];
+  const running = (c: ProxiedComponent) => c.proc.child.exitCode === null && c.proc.child.signalCode === null;
+  const hit = await waitFor(`a ${lease} leader with ${minWrites} writes accepted`, async () => {
+    for (const c of pair)
+      if (!running(c)) {
+        restarted.push(c.name);
+        await c.restart();
+      }
+    const holder = await leaseHolderName(client, lease);
+    const leader = pair.find((c) => c.name === holder);
+    if (!leader) return undefined;
+    const n = leader.proxy.requests.slice(since.get(leader) ?? 0).filter((r) => isWrite(r) && work(r) && accepted(r)).length;
+    return n >= minWrites ? leader : undefined;
+  }, timeoutMs, 10);
+  return { leader: hit, follower: pair[0] === hit ? pair[1] : pair[0], restarted };
+}
+
+/** Each replica's proxy request count now (the `since` of steadyLeader). */
+export function marks(pair: readonly ProxiedComponent[]): Map<ProxiedComponent, number> {
+  return new Map(pair.map((c) => [c, c.proxy.requests.length]));
 }
