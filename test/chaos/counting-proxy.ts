@@ -2,7 +2,8 @@
 // path, X-Kemu-Lease, when it arrived, when it was forwarded, the apiserver's status) and can hold requests
 // back — received from the component but not yet forwarded, as a slow network would — and let them go
 // later. A held request is forwarded even if the component gave up on it meanwhile: the network does not
-// know. Watches and other long responses are streamed through.
+// know. Watches and other long responses are streamed through. With stripLeaseHeader the proxy drops
+// X-Kemu-Lease on the way (the apiserver then cannot fence: a baseline for benchmarks).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -35,7 +36,10 @@ export class CountingProxy {
   private queue: (() => void)[] = [];
   private readonly pending = new Set<Promise<void>>();
 
-  constructor(upstream: string) {
+  constructor(
+    upstream: string,
+    private readonly opts: { stripLeaseHeader?: boolean } = {},
+  ) {
     this.upstream = new URL(upstream);
     this.server = http.createServer((req, res) => this.onRequest(req, res));
   }
@@ -99,7 +103,8 @@ export class CountingProxy {
 
   private forward(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, rec: ProxiedRequest): void {
     rec.forwardedAt = Date.now();
-    const headers = { ...req.headers, host: this.upstream.host };
+    const headers: http.OutgoingHttpHeaders = { ...req.headers, host: this.upstream.host };
+    if (this.opts.stripLeaseHeader) delete headers['x-kemu-lease'];
     const isWatch = /[?&]watch=(true|1)/.test(rec.path);
     const done = new Promise<void>((resolve) => {
       const up = http.request(

@@ -25,8 +25,15 @@ export interface ProxiedComponent {
 const FOLLOWING = 'attempting to acquire leader lease';
 
 /** Starts `name` (its --hostname-override) with `flags`, through a new proxy to `apiserver`; kubeconfig in `dir`. */
-export async function startProxied(kind: LeaderElectedKind, name: string, apiserver: string, dir: string, flags: string[]): Promise<ProxiedComponent> {
-  const proxy = await new CountingProxy(apiserver).start();
+export async function startProxied(
+  kind: LeaderElectedKind,
+  name: string,
+  apiserver: string,
+  dir: string,
+  flags: string[],
+  proxyOpts: { stripLeaseHeader?: boolean } = {},
+): Promise<ProxiedComponent> {
+  const proxy = await new CountingProxy(apiserver, proxyOpts).start();
   const kubeconfig = writeKubeconfig(path.join(dir, `kubeconfig-${name}`), proxy.url);
   const launch = async (): Promise<Proc> => {
     const p = startProcess(name, LEADER_ELECTED[kind].bin, [`--kubeconfig=${kubeconfig}`, '--secure-port=0', `--hostname-override=${name}`, ...flags]);
