@@ -87,7 +87,7 @@ async function runKind(kind: LeaderElectedKind, url: string, client: RestClient,
     const answers = [...byCode].map(([code, n]) => `${n}× ${code}`).join(', ');
     console.log(
       `  round ${String(i + 1).padStart(2)} ${leader.name} → ${r.newHolder}: hand-over ${(r.handoverMs / 1000).toFixed(2)} s; ` +
-        `held in flight ${r.held}, sent after waking ${r.afterWake}; accepted after the hand-over ${r.acceptedAfterHandover} (answers: ${answers || 'none'}); exit ${r.exit}` +
+        `held in flight ${r.held}, sent after waking ${r.afterWake} (${r.afterWake - r.afterWakeOther} to the Lease); accepted after the hand-over ${r.acceptedAfterHandover} (answers: ${answers || 'none'}); exit ${r.exit}` +
         (steady.restarted.length ? ` (restarted first, after an unplanned hand-over: ${steady.restarted.join(', ')})` : ''),
     );
     await leader.restart();
@@ -102,7 +102,7 @@ function summary(kind: string, { rounds: rs, unplanned }: KindResult): string {
   return (
     `  ${kind}: ${rs.length} rounds; writes accepted after the hand-over: ${acceptedAfter} (goal 0: ${acceptedAfter === 0 ? 'met' : 'MISSED'}), ` +
     `max ${Math.max(...rs.map((r) => r.acceptedAfterHandover))} in a round; writes held in flight at the freeze ${sum((r) => r.held)} (accepted ${sum((r) => r.heldAccepted)}); ` +
-    `sent after waking ${sum((r) => r.afterWake)} (accepted ${sum((r) => r.afterWakeAccepted)}); old leader exit 1 in ${exits}/${rs.length}` +
+    `sent after waking ${sum((r) => r.afterWake)} (${sum((r) => r.afterWake - r.afterWakeOther)} of them Lease renewals; accepted ${sum((r) => r.afterWakeAccepted)}); old leader exit 1 in ${exits}/${rs.length}` +
     (unplanned.length ? `; ${unplanned.length} unplanned hand-overs outside the rounds (a starved leader lost its Lease)` : '')
   );
 }

@@ -79,6 +79,8 @@ describe('fencing: a frozen leader has no write accepted after the hand-over', (
     expect(r.newHolder).toBe(next.name);
     expect(r.held).toBeGreaterThan(0);
     expect(r.acceptedAfterHandover).toBe(0);
+    // The client-side fence: what the woken leader had queued (binds, events) is never sent.
+    expect(r.afterWakeOther).toBe(0);
     expect(r.exit).toBe(1);
     expect(old.proc.output()).toContain('leaderelection lost');
 
@@ -105,6 +107,7 @@ describe('fencing: a frozen leader has no write accepted after the hand-over', (
       expect(r.newHolder).toBe(next.name);
       expect(r.held).toBeGreaterThan(0);
       expect(r.acceptedAfterHandover).toBe(0);
+      expect(r.afterWakeOther).toBe(0);
       expect(r.exit).toBe(1);
 
       await waitFor(`${N} pods`, () => pods.active('filler-').length === N, 120_000, 100);

@@ -21,6 +21,8 @@ export interface FreezeRound {
   /** Writes the old leader sent after SIGCONT (a fenced leader sends none), and how many were accepted. */
   afterWake: number;
   afterWakeAccepted: number;
+  /** Of those, the ones not to a Lease (renewal attempts go out by design; the Lease's resourceVersion fences them). */
+  afterWakeOther: number;
   /** All of the old leader's writes the apiserver accepted after the hand-over (the goal is 0). */
   acceptedAfterHandover: number;
   /** How the apiserver answered the old leader's writes after the hand-over: "409 POST /api/v1/…/binding" × n. */
@@ -105,6 +107,7 @@ export async function freezeRound(o: FreezeRoundOptions): Promise<FreezeRound> {
     heldAccepted: count(held),
     afterWake: afterWake.length,
     afterWakeAccepted: count(afterWake),
+    afterWakeOther: afterWake.filter((r) => !r.path.includes('/leases/')).length,
     acceptedAfterHandover: count(late),
     answers,
     newHolder,
@@ -147,8 +150,23 @@ export async function steadyLeader(
     if (!leader) return undefined;
     const n = leader.proxy.requests.slice(since.get(leader) ?? 0).filter((r) => isWrite(r) && work(r) && accepted(r)).length;
     return n >= minWrites ? leader : undefined;
-  }, timeoutMs, 10);
+  }, timeoutMs, 10).catch(async (e: unknown) => {
+    const holder = await leaseHolderName(client, lease).catch(() => '?');
+    throw new Error(`${String(e)} (holder now "${holder}")\n${pair.map((c) => describe(c, since.get(c) ?? 0)).join('\n')}`);
+  });
   return { leader: hit, follower: pair[0] === hit ? pair[1] : pair[0], restarted };
+}
+
+/** A replica's state for a failure message: running or not, its requests since `from` by answer, its log's end. */
+function describe(c: ProxiedComponent, from: number): string {
+  const answers = new Map<string, number>();
+  for (const r of c.proxy.requests.slice(from)) {
+    const k = `${r.status ?? (r.forwardedAt === undefined ? 'held' : 'pending')} ${r.method} ${r.path.split('?')[0]}`;
+    answers.set(k, (answers.get(k) ?? 0) + 1);
+  }
+  const top = [...answers].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([k, n]) => `  ${n}× ${k}`);
+  const state = c.proc.child.exitCode ?? c.proc.child.signalCode ?? 'running';
+  return `${c.name} (${String(state)}):\n${top.join('\n')}\n${c.proc.output().slice(-1500)}`;
 }
 
 /** Each replica's proxy request count now (the `since` of steadyLeader). */
