@@ -88,6 +88,7 @@ async function runKind(kind: LeaderElectedKind, url: string, client: RestClient,
     console.log(
       `  round ${String(i + 1).padStart(2)} ${leader.name} → ${r.newHolder}: hand-over ${(r.handoverMs / 1000).toFixed(2)} s; ` +
         `held in flight ${r.held}, sent after waking ${r.afterWake} (${r.afterWake - r.afterWakeOther} to the Lease); accepted after the hand-over ${r.acceptedAfterHandover} (answers: ${answers || 'none'}); exit ${r.exit}` +
+        (r.afterWake ? `; sent after waking: ${r.afterWakeWrites.join(', ')}` : '') +
         (steady.restarted.length ? ` (restarted first, after an unplanned hand-over: ${steady.restarted.join(', ')})` : ''),
     );
     await leader.restart();

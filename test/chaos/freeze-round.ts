@@ -21,8 +21,13 @@ export interface FreezeRound {
   /** Writes the old leader sent after SIGCONT (a fenced leader sends none), and how many were accepted. */
   afterWake: number;
   afterWakeAccepted: number;
-  /** Of those, the ones not to a Lease (renewal attempts go out by design; the Lease's resourceVersion fences them). */
+  /**
+   * Of those, the ones not to a Lease (renewal attempts go out by design; the Lease's resourceVersion fences
+   * them): writes started before the freeze whose bytes had not left yet (e.g. waiting for a connection).
+   */
   afterWakeOther: number;
+  /** "<ms after SIGCONT> <status> <METHOD> <path>" for each write sent after waking. */
+  afterWakeWrites: string[];
   /** All of the old leader's writes the apiserver accepted after the hand-over (the goal is 0). */
   acceptedAfterHandover: number;
   /** How the apiserver answered the old leader's writes after the hand-over: "409 POST /api/v1/…/binding" × n. */
@@ -108,6 +113,7 @@ export async function freezeRound(o: FreezeRoundOptions): Promise<FreezeRound> {
     afterWake: afterWake.length,
     afterWakeAccepted: count(afterWake),
     afterWakeOther: afterWake.filter((r) => !r.path.includes('/leases/')).length,
+    afterWakeWrites: afterWake.map((r) => `${r.receivedAt - tWake}ms ${r.status ?? '-'} ${r.method} ${shape(r.path)}`),
     acceptedAfterHandover: count(late),
     answers,
     newHolder,
