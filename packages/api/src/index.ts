@@ -8,3 +8,4 @@ export * from './status.ts';
 export * from './time.ts';
 export * from './quantity.ts';
 export * from './selector.ts';
+export * from './lease-fence.ts';

@@ -8,6 +8,7 @@ export * from './config.ts';
 export * from './errors.ts';
 export * from './ratelimit.ts';
 export * from './rest.ts';
+export * from './write-fence.ts';
 export * from './watch.ts';
 export * from './workqueue/queue.ts';
 export * from './workqueue/delaying.ts';
@@ -26,9 +27,12 @@ export * from './factory.ts';
 // - LeaderElector: client-go semantics on a Lease (take over only after a full lease duration without
 //   change on the local clock; give up after renewDeadline; optional release on cancel).
 // - leaderElectedRun: a component's work only while leading; a lost Lease exits 1, SIGTERM releases it when asked.
+// - Fencing (kemu): a leader's clients start no write past its renew deadline, abort writes in flight when
+//   the Lease is lost, and name the Lease term in X-Kemu-Lease so the apiserver refuses a deposed leader.
 export * from './events.ts';
 export * from './leaderelection/leaselock.ts';
 export * from './leaderelection/leaderelection.ts';
 export * from './leaderelection/flags.ts';
 export * from './leaderelection/watchdog.ts';
+export * from './leaderelection/fence.ts';
 export * from './leaderelection/run.ts';

@@ -2,14 +2,18 @@
 // Agent per client, a QPS/burst token bucket in front of every request (client-go's flowcontrol), and
 // retries: 429/503 with Retry-After for every verb, connection failures before the request was sent for
 // every verb, broken connections and 5xx only for reads. Errors surface as StatusError from @kemu/api.
+// Fenced writes (kemu; see write-fence.ts): with fenceWrites(fence), every mutating request but those to
+// the fence's own Lease carries X-Kemu-Lease, starts only while the fence admits it (checked right before
+// each attempt is sent, after the rate limiter), and is aborted when the leader's term ends.
 import { Agent, request, type Dispatcher } from 'undici';
-import { StatusError, groupVersion, type DeleteOptions, type KubeList, type KubeObject, type ResourceInfo, type Status, type WatchEvent } from '@kemu/api';
+import { LEASE_FENCE_HEADER, R, StatusError, groupVersion, type DeleteOptions, type KubeList, type KubeObject, type ResourceInfo, type Status, type WatchEvent } from '@kemu/api';
 import { realClock, silentLogger, type Clock, type Logger } from '@kemu/base';
 import type { ClientConfig } from './config.ts';
 import { TokenBucket } from './ratelimit.ts';
 import { isConnectError, isConnectionReset, statusErrorFromBody } from './errors.ts';
 import { IdleDeadline, decodeWatchStream } from './watch.ts';
 import { DeadlineQueue } from './deadlines.ts';
+import type { WriteFence } from './write-fence.ts';
 
 export interface ListOptions {
   labelSelector?: string;
@@ -114,6 +118,27 @@ function asList<T>(v: unknown, what: string): KubeList<T> {
   return l;
 }
 
+/** One signal aborted by either (listeners removed on release; AbortSignal.any would tie them to a long-lived term signal). */
+function eitherSignal(a: AbortSignal | undefined, b: AbortSignal): { signal: AbortSignal; release(): void } {
+  if (!a) return { signal: b, release: () => undefined };
+  const ctrl = new AbortController();
+  const onA = () => ctrl.abort(a.reason);
+  const onB = () => ctrl.abort(b.reason);
+  if (a.aborted) onA();
+  else if (b.aborted) onB();
+  else {
+    a.addEventListener('abort', onA, { once: true });
+    b.addEventListener('abort', onB, { once: true });
+  }
+  return {
+    signal: ctrl.signal,
+    release: () => {
+      a.removeEventListener('abort', onA);
+      b.removeEventListener('abort', onB);
+    },
+  };
+}
+
 /** Retry-After in ms (seconds or an HTTP date), undefined when absent. */
 function retryAfterMs(h: string | string[] | undefined, now: number): number | undefined {
   const v = Array.isArray(h) ? h[0] : h;
@@ -135,6 +160,9 @@ export class RestClient {
   private readonly baseHeaders: Record<string, string>;
   /** Every request's timeout on one timer (watches have none: they carry only the caller's signal). */
   private readonly deadlines: DeadlineQueue;
+  private fence: WriteFence | undefined;
+  /** The fence's own Lease object: its writes (renewals, the release) are never fenced. */
+  private fenceExemptPath = '';
 
   constructor(config: ClientConfig, opts: RestClientOptions = {}) {
     this.config = config;
@@ -159,6 +187,16 @@ export class RestClient {
     });
     this.baseHeaders = { 'user-agent': config.userAgent ?? 'kemu/v0.1.0', accept: 'application/json' };
     if (config.token) this.baseHeaders.authorization = `Bearer ${config.token}`;
+  }
+
+  /**
+   * From now on every write (POST, PUT, PATCH, DELETE) goes through the leader's fence: it carries the
+   * X-Kemu-Lease header and is refused locally (FencedWriteError) once the leader may no longer write.
+   * Writes to the fence's Lease object itself are exempt. undefined turns fencing off.
+   */
+  fenceWrites(fence: WriteFence | undefined): void {
+    this.fence = fence;
+    this.fenceExemptPath = fence ? resourcePath(R.leases, fence.lease.namespace, fence.lease.name) : '';
   }
 
   /** Closes idle keep-alive connections (and aborts in-flight ones). */
@@ -308,10 +346,39 @@ export class RestClient {
       payload = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
       headers['content-type'] = o.contentType ?? 'application/json';
     }
+    const fence = this.fence && !READ_METHODS.has(method) && path !== this.fenceExemptPath ? this.fence : undefined;
+    if (!fence) return this.attempts(method, path, url, headers, payload, o.signal, undefined);
+    // The term's signal as it is now: a write begun in one term never lands in the next.
+    const linked = eitherSignal(o.signal, fence.signal);
+    try {
+      return await this.attempts(method, path, url, headers, payload, linked.signal, fence);
+    } finally {
+      linked.release();
+    }
+  }
+
+  private async attempts(
+    method: string,
+    path: string,
+    url: string,
+    headers: Record<string, string>,
+    payload: string | undefined,
+    callerSignal: AbortSignal | undefined,
+    fence: WriteFence | undefined,
+  ): Promise<{ status: number; text: string }> {
     const timeoutMs = this.config.timeoutMs ?? 60_000;
     for (let attempt = 0; ; attempt++) {
-      await this.limiter.wait(o.signal);
-      const deadline = this.deadlines.start(o.signal);
+      await this.limiter.wait(callerSignal);
+      if (fence) {
+        // Checked synchronously before the request leaves: nothing queued can run in between.
+        let token = fence.admit();
+        while (token === undefined) {
+          await fence.nextRenewal(callerSignal);
+          token = fence.admit();
+        }
+        headers[LEASE_FENCE_HEADER] = token;
+      }
+      const deadline = this.deadlines.start(callerSignal);
       const signal = deadline.signal;
       let status: number;
       let text: string;
@@ -324,7 +391,7 @@ export class RestClient {
         deadline.release();
       } catch (e) {
         deadline.release();
-        if (o.signal?.aborted) throw o.signal.reason ?? e;
+        if (callerSignal?.aborted) throw callerSignal.reason ?? e;
         const retryable = isConnectError(e) || (IDEMPOTENT_METHODS.has(method) && isConnectionReset(e));
         if (!retryable || attempt >= this.maxRetries) {
           if (signal.aborted) throw new StatusError('Timeout', `${method} ${path}: the client timed out after ${timeoutMs}ms`, undefined, 504);
@@ -332,7 +399,7 @@ export class RestClient {
         }
         const wait = this.backoff(attempt);
         this.log.debug({ method, path, err: String(e), attempt, wait }, 'request failed, retrying');
-        await this.clock.sleep(wait, o.signal);
+        await this.clock.sleep(wait, callerSignal);
         continue;
       }
       const throttled = status === 429 || (status === 503 && retryAfter !== undefined);
@@ -340,7 +407,7 @@ export class RestClient {
       if ((throttled || serverError) && attempt < this.maxRetries) {
         const wait = Math.min(retryAfter ?? this.backoff(attempt), 30_000);
         this.log.debug({ method, path, status, attempt, wait }, 'retrying request');
-        await this.clock.sleep(wait, o.signal);
+        await this.clock.sleep(wait, callerSignal);
         continue;
       }
       return { status, text };

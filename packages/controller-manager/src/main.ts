@@ -57,6 +57,7 @@ async function main(): Promise<void> {
     hostname,
     logger,
     clientConfig: config,
+    fencedClients: [client],
     eventRecorder: new EventRecorder(client, { component: PROGRAM, host: hostname }, { logger }),
     leaderElect: opts['leader-elect'],
     releaseOnCancel: opts['leader-elect-release-on-cancel'],

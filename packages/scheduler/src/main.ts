@@ -132,6 +132,7 @@ async function main(): Promise<void> {
     hostname,
     logger,
     clientConfig,
+    fencedClients: [client, eventClient],
     eventRecorder: new EventRecorder(eventClient, { component: PROGRAM, host: hostname }, { logger }),
     leaderElect: le.leaderElect,
     // kube-scheduler's leader election sets ReleaseOnCancel (cmd/kube-scheduler/app/options).

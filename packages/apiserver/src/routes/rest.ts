@@ -2,6 +2,7 @@
 // support are a 405, as in Kubernetes.
 import { errors, R, type Verb } from '@kemu/api';
 import type { ApiContext } from '../context.ts';
+import { checkLeaseFence } from '../filters/lease-fencing.ts';
 import { checkNamespaceDeletable, namespaceCreateDefaults } from '../namespace-lifecycle.ts';
 import { componentStatuses } from './componentstatuses.ts';
 import { getObject, listObjects } from './read.ts';
@@ -31,6 +32,7 @@ function need(req: ApiRequest, verb: Verb): void {
 export async function handleRest(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
   const t = req.target;
   const m = req.method;
+  await checkLeaseFence(ctx.backend, req);
   if (t.resource === R.componentstatuses) {
     if (m !== 'GET') notAllowed();
     return componentStatuses(ctx, req);

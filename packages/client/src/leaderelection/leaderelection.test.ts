@@ -5,7 +5,7 @@ import { EventRecorder } from '../events.ts';
 import { RestClient } from '../rest.ts';
 import { LEASES, leaseContest, until } from '../testing/lease-contest.ts';
 import { LeaderElector, leaderIdentity, type LeaderElectionConfig } from './leaderelection.ts';
-import type { LeaderElectionRecord, ObservedRecord, ResourceLock } from './leaselock.ts';
+import { MemoryLock } from '../testing/memory-lock.ts';
 
 const TIMING = { leaseDurationMs: 1000, renewDeadlineMs: 600, retryPeriodMs: 100 };
 
@@ -209,35 +209,6 @@ describe('LeaderElector against a fake Lease server', () => {
     expect(a.elector.isLeader()).toBe(false);
   });
 });
-
-/** An in-memory lock whose writes can be made to hang, for the health check. */
-class MemoryLock implements ResourceLock {
-  rec: LeaderElectionRecord | undefined;
-  hang = false;
-  private n = 0;
-  private obs(): ObservedRecord {
-    return { record: { ...(this.rec as LeaderElectionRecord) }, raw: String(++this.n) };
-  }
-  async get(): Promise<ObservedRecord | undefined> {
-    return this.rec ? this.obs() : undefined;
-  }
-  async create(r: LeaderElectionRecord): Promise<ObservedRecord> {
-    this.rec = r;
-    return this.obs();
-  }
-  async update(r: LeaderElectionRecord): Promise<ObservedRecord> {
-    if (this.hang) await new Promise(() => undefined);
-    this.rec = r;
-    return this.obs();
-  }
-  recordEvent(): void {}
-  identity(): string {
-    return 'me';
-  }
-  describe(): string {
-    return 'mem/lock';
-  }
-}
 
 describe('LeaderElector.healthCheck (FakeClock)', () => {
   it('turns false when leading but not renewed for leaseDuration + tolerance', async () => {

@@ -12,11 +12,17 @@
 //   change the moment it is written rather than up to a poll later, and it schedules its next attempt at
 //   min(next jittered poll, observedTime + leaseDuration + EXPIRY_SLACK_MS) — or at once after a release or
 //   deletion. The poll remains the fallback whenever the watch is down.
+// - Fencing (beyond client-go): fence() is the WriteFence for the component's REST clients. A term begins
+//   when the Lease is acquired and ends when it is lost or released; within it a write may start only
+//   before renewDeadline has passed (on the monotonic clock) since the start of the last successful
+//   renewal, and carries the holder and leaseTransitions in X-Kemu-Lease for the apiserver to check.
 import { randomUUID } from 'node:crypto';
 import { realClock, silentLogger, type Clock, type Logger } from '@kemu/base';
 import type { EventRecorder } from '../events.ts';
 import type { RestClient } from '../rest.ts';
+import type { WriteFence } from '../write-fence.ts';
 import { clockTimeout } from './clock-timeout.ts';
+import { LeaseFence } from './fence.ts';
 import { LeaseLock, olderVersion, type LeaderElectionRecord, type LockFollower, type ObservedRecord, type ResourceLock } from './leaselock.ts';
 
 export const JITTER_FACTOR = 1.2;
@@ -80,6 +86,10 @@ export class LeaderElector {
   private wake: AbortController | undefined;
   private follower: LockFollower | undefined;
   private lastWatchedAt = 0;
+  private readonly writeFence: LeaseFence;
+  /** Monotonic ms when the last successful acquire/renew attempt started (the fence counts from it). */
+  private lastSuccessStart = 0;
+  private readonly monotonic: () => number;
 
   constructor(cfg: LeaderElectionConfig) {
     if (cfg.leaseDurationMs <= cfg.renewDeadlineMs) throw new Error('leaseDuration must be greater than renewDeadline');
@@ -98,6 +108,15 @@ export class LeaderElector {
     this.log = this.plainLog.child({ lease: `${cfg.namespace}/${cfg.name}` });
     this.lock = cfg.lock ?? new LeaseLock(cfg.client, cfg.namespace, cfg.name, cfg.identity, cfg.eventRecorder);
     this.healthToleranceMs = cfg.healthToleranceMs ?? 20_000;
+    // The fence measures on a monotonic clock, so a wall-clock step cannot stretch a term; an injected clock is used as is.
+    const mono = cfg.clock ? () => this.clock.now() : () => performance.now();
+    this.monotonic = mono;
+    this.writeFence = new LeaseFence(cfg.namespace, cfg.name, cfg.renewDeadlineMs, mono);
+  }
+
+  /** The write fence for this candidate's component clients (RestClient.fenceWrites). */
+  fence(): WriteFence {
+    return this.writeFence;
   }
 
   /** Acquires, then renews until leadership is lost or the signal aborts (releasing if configured). */
@@ -107,6 +126,7 @@ export class LeaderElector {
     const onCancel = () => leadingCtrl.abort(signal.reason);
     signal.addEventListener('abort', onCancel, { once: true });
     this.leading = true;
+    this.fenceRenewed();
     this.plainLog.info(`successfully acquired lease ${this.lock.describe()}`);
     this.lock.recordEvent('became leader');
     Promise.resolve()
@@ -117,6 +137,7 @@ export class LeaderElector {
     } finally {
       signal.removeEventListener('abort', onCancel);
       this.leading = false;
+      this.writeFence.end(signal.aborted ? 'stopped leading' : 'failed to renew');
       leadingCtrl.abort(new Error('leadership lost'));
       if (signal.aborted && this.cfg.releaseOnCancel) await this.release();
       try {
@@ -220,6 +241,7 @@ export class LeaderElector {
       try {
         for (;;) {
           ok = await this.tryAcquireOrRenew(t.signal);
+          if (ok) this.fenceRenewed();
           if (ok || t.signal.aborted) break;
           const left = deadline - this.clock.now();
           if (left <= 0) break;
@@ -242,8 +264,22 @@ export class LeaderElector {
     }
   }
 
-  /** One attempt, as client-go's tryAcquireOrRenew. Never throws. */
+  /** One attempt, as client-go's tryAcquireOrRenew (never throws), noting when a successful one started. */
   private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
+    const started = this.monotonic();
+    const ok = await this.tryAcquireOrRenewOnce(signal);
+    if (ok) this.lastSuccessStart = started;
+    return ok;
+  }
+
+  /** A renewal (or the acquisition) succeeded: the fence's term starts or extends from when it started. */
+  private fenceRenewed(): void {
+    const o = this.observed;
+    if (o?.holderIdentity !== this.cfg.identity) return;
+    this.writeFence.renewed(o.holderIdentity, o.leaderTransitions, this.lastSuccessStart);
+  }
+
+  private async tryAcquireOrRenewOnce(signal: AbortSignal): Promise<boolean> {
     const now = this.clock.now();
     const desired: LeaderElectionRecord = {
       holderIdentity: this.cfg.identity,

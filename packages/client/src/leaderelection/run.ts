@@ -10,6 +10,9 @@
 //   the signal (as the cancelled context stops client-go's renew loop) and the Lease moves when it expires;
 //   the drain is then cut short before a follower could take over (lease duration − a jittered retry).
 // - leader_election_master_status{name} is 1 while leading, 0 otherwise.
+// - Fencing (kemu): the component's clients (fencedClients) write only through the elector's fence, so a
+//   frozen or deposed leader starts no write past its renew deadline and the apiserver refuses any that
+//   still arrive once the Lease has moved (X-Kemu-Lease).
 // With leaderElect off the work simply runs until SIGTERM. `start()` resolves after a clean shutdown;
 // the caller then closes its servers and exits 0.
 import fs from 'node:fs';
@@ -28,6 +31,8 @@ export interface LeaderElectedRunOptions {
   logger: Logger;
   /** The component's client config; the leader-election client is built from it (user agent + "/leader-election"). */
   clientConfig: ClientConfig;
+  /** The component's clients: while leader-elected, their writes are fenced by the Lease (RestClient.fenceWrites). */
+  fencedClients?: RestClient[];
   /** Records the LeaderElection events on the Lease. */
   eventRecorder: EventRecorder;
   leaderElect: boolean;
@@ -145,6 +150,7 @@ export function leaderElectedRun(opts: LeaderElectedRunOptions): LeaderElectedRu
           },
         },
       });
+      for (const c of opts.fencedClients ?? []) c.fenceWrites(elector.fence());
     } catch (e) {
       fs.writeSync(2, `Error: couldn't create leader elector: ${(e as Error).message}\n`);
       process.exit(1);
