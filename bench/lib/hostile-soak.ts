@@ -1,0 +1,191 @@
+// Bench helper: the hostile-client soak against one kube-apiserver replica, shared by
+// bench/hostile-soak-bench.ts (figures) and test/bench/hostile-soak.test.ts (a small, fast run).
+// Two phases of the same length and the same writes: a normal write load (W clients updating their own
+// ConfigMap in a loop) plus N updates of a large ConfigMap spread over the phase; the second phase adds
+// hostile clients kept at their counts for the whole phase (a closed one is reopened): connections
+// that send headers and half a body, connections that never send a byte, and watches that never read.
+// Then the hostile clients leave. The replica's RSS is sampled throughout.
+import { Agent, request } from 'undici';
+import { halfBodies, rssBytes, silentConnections, stalledWatchers, type HostileGroup } from '../../test/support/hostile-clients.ts';
+
+export interface SoakOptions {
+  url: string;
+  port: number;
+  /** The replica's pid, for its RSS. */
+  pid: number;
+  phaseMs: number;
+  writers: number;
+  watchers: number;
+  halfBodies: number;
+  silent: number;
+  /** Updates of the large ConfigMap per phase, and its size. */
+  updates: number;
+  updateBytes: number;
+  /** After the hostile clients leave, how long to wait before the last RSS reading. */
+  settleMs: number;
+  log?: (line: string) => void;
+}
+
+export interface Latency {
+  count: number;
+  failed: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export interface SoakResult {
+  baseline: Latency;
+  hostile: Latency;
+  /** hostile p99 ÷ baseline p99. */
+  ratio: number;
+  rss: { start: number; baselinePeak: number; hostilePeak: number; afterLeave: number };
+  /** Watchers the server cut off (apiserver_terminated_watchers_total during the hostile phase). */
+  terminatedWatchers: number;
+  /** Hostile connections the server closed during the hostile phase (each then reopened). */
+  closedByServer: { halfBodies: number; silent: number };
+  /** Of the half bodies closed by the server, how many were answered 504 Timeout. */
+  halfBodies504: number;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function stats(samples: number[], failed: number): Latency {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q: number): number => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
+  return { count: s.length, failed, p50: at(0.5), p99: at(0.99), max: s[s.length - 1] ?? NaN };
+}
+
+async function metric(url: string, name: string, labels: string): Promise<number> {
+  const r = await request(`${url}/metrics`);
+  const text = await r.body.text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
+async function put(url: string, agent: Agent, name: string, data: Record<string, string>, create = false): Promise<number> {
+  const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data });
+  const target = `${url}/api/v1/namespaces/default/configmaps${create ? '' : `/${name}`}`;
+  const r = await request(target, { method: create ? 'POST' : 'PUT', dispatcher: agent, headers: { 'content-type': 'application/json' }, body });
+  await r.body.text();
+  return r.statusCode;
+}
+
+async function create(url: string, agent: Agent, name: string, data: Record<string, string>): Promise<void> {
+  const code = await put(url, agent, name, data, true);
+  if (code !== 201 && code !== 409) throw new Error(`creating ConfigMap ${name}: HTTP ${code}`);
+}
+
+/** Keeps `target` hostile connections of one kind open until stopped, reopening those the server closed. */
+class Holder {
+  readonly groups: HostileGroup[] = [];
+  constructor(
+    private readonly target: number,
+    private readonly open: (n: number) => Promise<HostileGroup>,
+  ) {}
+
+  /** Sockets closed by the server so far. */
+  closed(): number {
+    return this.groups.reduce((n, g) => n + (g.sockets.length - g.open()), 0);
+  }
+
+  async topUp(): Promise<void> {
+    const open = this.groups.reduce((n, g) => n + g.open(), 0);
+    if (open < this.target) this.groups.push(await this.open(this.target - open));
+  }
+
+  leave(): void {
+    for (const g of this.groups) g.close();
+  }
+}
+
+export async function runSoak(o: SoakOptions): Promise<SoakResult> {
+  const log = o.log ?? (() => undefined);
+  const agent = new Agent({ connections: o.writers + 2, keepAliveTimeout: 30_000 });
+  const rss = async (): Promise<number> => (await rssBytes(o.pid)) ?? 0;
+  const big = (i: number): Record<string, string> => ({ v: `${i}`.padEnd(o.updateBytes, 'x') });
+  let rssPeak = 0;
+  const sampler = setInterval(() => {
+    void rss().then((v) => (rssPeak = Math.max(rssPeak, v)));
+  }, 200);
+  try {
+    for (let w = 0; w < o.writers; w++) await create(o.url, agent, `soak-${w}`, { n: '0' });
+    await create(o.url, agent, 'soak-big', big(0));
+    const start = await rss();
+
+    const phase = async (name: string): Promise<Latency> => {
+      const samples: number[] = [];
+      let failed = 0;
+      const end = performance.now() + o.phaseMs;
+      const writers = Array.from({ length: o.writers }, async (_, w) => {
+        for (let i = 0; performance.now() < end; i++) {
+          const t0 = performance.now();
+          const code = await put(o.url, agent, `soak-${w}`, { n: String(i) }).catch(() => 0);
+          if (code === 200) samples.push(performance.now() - t0);
+          else failed++;
+        }
+      });
+      const gap = o.phaseMs / Math.max(1, o.updates);
+      const updater = (async () => {
+        for (let i = 0; i < o.updates && performance.now() < end; i++) {
+          const due = end - o.phaseMs + i * gap;
+          if (due > performance.now()) await sleep(due - performance.now());
+          await put(o.url, agent, 'soak-big', big(i)).catch(() => 0);
+        }
+      })();
+      await Promise.all([...writers, updater]);
+      const l = stats(samples, failed);
+      log(`${name}: ${l.count} writes, p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, max ${l.max.toFixed(1)} ms, failed ${l.failed}`);
+      return l;
+    };
+
+    rssPeak = start;
+    const baseline = await phase('baseline');
+    const baselinePeak = rssPeak;
+
+    const watchPath = '/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0';
+    const holders = {
+      half: new Holder(o.halfBodies, (n) => halfBodies(o.port, n)),
+      silent: new Holder(o.silent, (n) => silentConnections(o.port, n)),
+      // Half of them with a selector, so the server encodes their events apart from the others'.
+      watchers: new Holder(o.watchers, async (n) => {
+        const a = await stalledWatchers(o.port, Math.ceil(n / 2), watchPath);
+        const b = await stalledWatchers(o.port, Math.floor(n / 2), `${watchPath}&labelSelector=app!%3Dnone`);
+        return { sockets: [...a.sockets, ...b.sockets], open: () => a.open() + b.open(), close: () => (a.close(), b.close()) };
+      }),
+    };
+    const terminated0 = await metric(o.url, 'apiserver_terminated_watchers_total', 'group="",resource="configmaps"');
+    for (const h of Object.values(holders)) await h.topUp();
+    rssPeak = await rss();
+    let stop = false;
+    const keeper = (async () => {
+      while (!stop) {
+        await sleep(250);
+        for (const h of Object.values(holders)) if (!stop) await h.topUp();
+      }
+    })();
+    const hostile = await phase('hostile');
+    stop = true;
+    await keeper;
+    const hostilePeak = rssPeak;
+    const terminatedWatchers = (await metric(o.url, 'apiserver_terminated_watchers_total', 'group="",resource="configmaps"')) - terminated0;
+    const closedByServer = { halfBodies: holders.half.closed(), silent: holders.silent.closed() };
+    const halfBodies504 = holders.half.groups.flatMap((g) => g.sockets).filter((s) => s.closedAt !== undefined && /^HTTP\/1\.1 504 /.test(s.answer)).length;
+    for (const h of Object.values(holders)) h.leave();
+    await sleep(o.settleMs);
+    const afterLeave = await rss();
+    log(`rss MiB: start ${(start / 2 ** 20).toFixed(0)}, baseline peak ${(baselinePeak / 2 ** 20).toFixed(0)}, hostile peak ${(hostilePeak / 2 ** 20).toFixed(0)}, after they left ${(afterLeave / 2 ** 20).toFixed(0)}`);
+    return {
+      baseline,
+      hostile,
+      ratio: hostile.p99 / baseline.p99,
+      rss: { start, baselinePeak, hostilePeak, afterLeave },
+      terminatedWatchers,
+      closedByServer,
+      halfBodies504,
+    };
+  } finally {
+    clearInterval(sampler);
+    await agent.close();
+  }
+}
