@@ -1,10 +1,10 @@
 // Bench helper: the hostile-client soak against one kube-apiserver replica, shared by
 // bench/hostile-soak-bench.ts (figures) and test/bench/hostile-soak.test.ts (a small, fast run).
-// Two phases of the same length and the same writes: a normal write load (W clients updating their own
-// ConfigMap in a loop) plus N updates of a large ConfigMap spread over the phase; the second phase adds
-// hostile clients kept at their counts for the whole phase (a closed one is reopened): connections
-// that send headers and half a body, connections that never send a byte, and watches that never read.
-// Then the hostile clients leave. The replica's RSS is sampled throughout.
+// Windows of the same length and the same writes, alternating: a normal write load (W clients updating
+// their own ConfigMap in a loop) plus updates of a large ConfigMap spread over the window; every second
+// window adds hostile clients kept at their counts for the whole window (a closed one is reopened):
+// connections that send headers and half a body, connections that never send a byte, and watches that
+// never read. They leave at the window's end. The replica's RSS is sampled throughout.
 import { Agent, request } from 'undici';
 import { halfBodies, rssBytes, silentConnections, stalledWatchers, type HostileGroup } from '../../test/support/hostile-clients.ts';
 
@@ -13,7 +13,10 @@ export interface SoakOptions {
   port: number;
   /** The replica's pid, for its RSS. */
   pid: number;
+  /** Time under the normal load alone, and as much again with the hostile clients. */
   phaseMs: number;
+  /** Both are cut in this many windows that alternate (normal, hostile, normal, …). */
+  rounds: number;
   writers: number;
   watchers: number;
   halfBodies: number;
@@ -21,7 +24,7 @@ export interface SoakOptions {
   /** Updates of the large ConfigMap per phase, and its size. */
   updates: number;
   updateBytes: number;
-  /** After the hostile clients leave, how long to wait before the last RSS reading. */
+  /** After the hostile clients leave, a pause, then one more window of the normal load before the last RSS reading. */
   settleMs: number;
   log?: (line: string) => void;
 }
@@ -112,11 +115,15 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     for (let w = 0; w < o.writers; w++) await create(o.url, agent, `soak-${w}`, { n: '0' });
     await create(o.url, agent, 'soak-big', big(0));
     const start = await rss();
+    const rounds = Math.max(1, o.rounds);
+    const windowMs = o.phaseMs / rounds;
+    const updatesPerWindow = Math.ceil(o.updates / rounds);
+    let bigN = 0;
 
-    const phase = async (name: string): Promise<Latency> => {
-      const samples: number[] = [];
+    /** One window of the normal load and the large updates; latencies of successful writes go to `samples`. */
+    const window = async (samples: number[]): Promise<number> => {
       let failed = 0;
-      const end = performance.now() + o.phaseMs;
+      const end = performance.now() + windowMs;
       const writers = Array.from({ length: o.writers }, async (_, w) => {
         for (let i = 0; performance.now() < end; i++) {
           const t0 = performance.now();
@@ -125,55 +132,74 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
           else failed++;
         }
       });
-      const gap = o.phaseMs / Math.max(1, o.updates);
+      const gap = windowMs / Math.max(1, updatesPerWindow);
       const updater = (async () => {
-        for (let i = 0; i < o.updates && performance.now() < end; i++) {
-          const due = end - o.phaseMs + i * gap;
+        for (let i = 0; i < updatesPerWindow && performance.now() < end; i++) {
+          const due = end - windowMs + i * gap;
           if (due > performance.now()) await sleep(due - performance.now());
-          await put(o.url, agent, 'soak-big', big(i)).catch(() => 0);
+          await put(o.url, agent, 'soak-big', big(++bigN)).catch(() => 0);
         }
       })();
       await Promise.all([...writers, updater]);
-      const l = stats(samples, failed);
-      log(`${name}: ${l.count} writes, p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, max ${l.max.toFixed(1)} ms, failed ${l.failed}`);
-      return l;
+      return failed;
     };
-
-    rssPeak = start;
-    const baseline = await phase('baseline');
-    const baselinePeak = rssPeak;
 
     const watchPath = '/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0';
-    const holders = {
-      half: new Holder(o.halfBodies, (n) => halfBodies(o.port, n)),
-      silent: new Holder(o.silent, (n) => silentConnections(o.port, n)),
-      // Half of them with a selector, so the server encodes their events apart from the others'.
-      watchers: new Holder(o.watchers, async (n) => {
-        const a = await stalledWatchers(o.port, Math.ceil(n / 2), watchPath);
-        const b = await stalledWatchers(o.port, Math.floor(n / 2), `${watchPath}&labelSelector=app!%3Dnone`);
-        return { sockets: [...a.sockets, ...b.sockets], open: () => a.open() + b.open(), close: () => (a.close(), b.close()) };
-      }),
-    };
-    const terminated0 = await metric(o.url, 'apiserver_terminated_watchers_total', 'group="",resource="configmaps"');
-    for (const h of Object.values(holders)) await h.topUp();
-    rssPeak = await rss();
-    let stop = false;
-    const keeper = (async () => {
-      while (!stop) {
-        await sleep(250);
-        for (const h of Object.values(holders)) if (!stop) await h.topUp();
-      }
-    })();
-    const hostile = await phase('hostile');
-    stop = true;
-    await keeper;
-    const hostilePeak = rssPeak;
-    const terminatedWatchers = (await metric(o.url, 'apiserver_terminated_watchers_total', 'group="",resource="configmaps"')) - terminated0;
-    const closedByServer = { halfBodies: holders.half.closed(), silent: holders.silent.closed() };
-    const halfBodies504 = holders.half.groups.flatMap((g) => g.sockets).filter((s) => s.closedAt !== undefined && /^HTTP\/1\.1 504 /.test(s.answer)).length;
-    for (const h of Object.values(holders)) h.leave();
+    const baseSamples: number[] = [];
+    const hostileSamples: number[] = [];
+    let baseFailed = 0;
+    let hostileFailed = 0;
+    let baselinePeak = start;
+    let hostilePeak = start;
+    let terminatedWatchers = 0;
+    const closedByServer = { halfBodies: 0, silent: 0 };
+    let halfBodies504 = 0;
+    // Windows alternate, so a machine whose load drifts (other work on it) weighs on both alike.
+    for (let round = 0; round < rounds; round++) {
+      rssPeak = await rss();
+      baseFailed += await window(baseSamples);
+      baselinePeak = Math.max(baselinePeak, rssPeak);
+
+      const holders = {
+        half: new Holder(o.halfBodies, (n) => halfBodies(o.port, n)),
+        silent: new Holder(o.silent, (n) => silentConnections(o.port, n)),
+        // Half of them with a selector, so the server encodes their events apart from the others'.
+        watchers: new Holder(o.watchers, async (n) => {
+          const a = await stalledWatchers(o.port, Math.ceil(n / 2), watchPath);
+          const b = await stalledWatchers(o.port, Math.floor(n / 2), `${watchPath}&labelSelector=app!%3Dnone`);
+          return { sockets: [...a.sockets, ...b.sockets], open: () => a.open() + b.open(), close: () => (a.close(), b.close()) };
+        }),
+      };
+      const terminated0 = await metric(o.url, 'apiserver_terminated_watchers_total', 'group="",resource="configmaps"');
+      rssPeak = await rss();
+      let stop = false;
+      const keeper = (async () => {
+        while (!stop) {
+          for (const h of Object.values(holders)) if (!stop) await h.topUp();
+          await sleep(250);
+        }
+      })();
+      await waitUntil(() => holders.watchers.groups.length > 0);
+      hostileFailed += await window(hostileSamples);
+      stop = true;
+      await keeper;
+      hostilePeak = Math.max(hostilePeak, rssPeak);
+      terminatedWatchers += (await metric(o.url, 'apiserver_terminated_watchers_total', 'group="",resource="configmaps"')) - terminated0;
+      closedByServer.halfBodies += holders.half.closed();
+      closedByServer.silent += holders.silent.closed();
+      halfBodies504 += holders.half.groups.flatMap((g) => g.sockets).filter((s) => s.closedAt !== undefined && /^HTTP\/1\.1 504 /.test(s.answer)).length;
+      for (const h of Object.values(holders)) h.leave();
+    }
+    // The normal load goes on after they leave (as it would; it also lets the collector run).
+    const after: number[] = [];
     await sleep(o.settleMs);
+    await window(after);
     const afterLeave = await rss();
+    const baseline = stats(baseSamples, baseFailed);
+    const hostile = stats(hostileSamples, hostileFailed);
+    for (const [name, l] of [['baseline', baseline], ['hostile', hostile]] as const) {
+      log(`${name}: ${l.count} writes, p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, max ${l.max.toFixed(1)} ms, failed ${l.failed}`);
+    }
     log(`rss MiB: start ${(start / 2 ** 20).toFixed(0)}, baseline peak ${(baselinePeak / 2 ** 20).toFixed(0)}, hostile peak ${(hostilePeak / 2 ** 20).toFixed(0)}, after they left ${(afterLeave / 2 ** 20).toFixed(0)}`);
     return {
       baseline,
@@ -188,4 +214,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     clearInterval(sampler);
     await agent.close();
   }
+}
+
+async function waitUntil(cond: () => boolean): Promise<void> {
+  while (!cond()) await sleep(10);
 }

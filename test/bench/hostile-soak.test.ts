@@ -20,18 +20,19 @@ afterAll(async () => {
 it('keeps a normal write load on time and memory bounded beside hostile clients', async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'kemu-soak-'));
   api = await startApiserver('apiserver-soak', path.join(dir, 'state.db'), {
-    extra: ['--read-header-timeout=1s', '--read-body-timeout=1s', '--request-timeout=5s', `--max-watch-buffer-bytes=${MiB}`, '--watch-unresponsive-timeout=1s'],
+    extra: ['--read-header-timeout=1s', '--read-body-timeout=1s', '--request-timeout=5s', `--max-watch-buffer-bytes=${MiB}`, '--watch-unresponsive-timeout=1s', '--default-watch-cache-size=100'],
   });
   const r = await runSoak({
     url: api.url,
     port: api.port,
     pid: api.proc.child.pid ?? 0,
-    phaseMs: 4_000,
+    phaseMs: 6_000,
+    rounds: 2,
     writers: 4,
     watchers: 40,
     halfBodies: 30,
     silent: 100,
-    updates: 80,
+    updates: 160,
     updateBytes: 100_000,
     settleMs: 1_000,
   });
