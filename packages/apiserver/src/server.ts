@@ -6,6 +6,7 @@ import type { Logger } from '@kemu/base';
 import type { Backend } from '@kemu/store';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { decodeBody } from './body.ts';
@@ -289,7 +290,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
         return;
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
-        const sink = wsSink(ws);
+        const sink = wsSink(ws, socket instanceof Socket ? socket : undefined);
         hub
           .start(prepared.params, prepared.session, sink, () => undefined)
           .then((session) => trackWatcher(ctx, prepared.resource, session))

@@ -3,6 +3,7 @@
 import { errors, type ResourceInfo } from '@kemu/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import type { WebSocket } from 'ws';
 import { printerFor, type ApiContext } from '../context.ts';
 import { buildFilter } from '../registry/filter.ts';
@@ -55,6 +56,17 @@ export function prepareWatch(ctx: ApiContext, t: ResourceTarget, q: URLSearchPar
  */
 export const END_GRACE_MS = 10_000;
 
+/**
+ * Drops a connection whose client does not read. A plain TCP socket is reset: with a FIN the kernel
+ * would keep what the client never took (megabytes per connection) as an orphan for minutes. A TLS
+ * socket cannot be reset safely from node, so it is closed and its kernel buffers age out.
+ */
+export function abortSocket(socket: Socket | null | undefined): void {
+  if (!socket || socket.destroyed) return;
+  if (socket instanceof TLSSocket) socket.destroy();
+  else socket.resetAndDestroy();
+}
+
 function destroyAfterGrace(destroy: () => void, onClose: (cb: () => void) => void): void {
   const timer = setTimeout(destroy, END_GRACE_MS);
   timer.unref();
@@ -82,9 +94,10 @@ export function httpSink(res: ServerResponse): WatchSink {
     end: () => {
       if (!live()) return;
       res.end();
-      destroyAfterGrace(() => res.destroy(), (cb) => res.once('close', cb));
+      destroyAfterGrace(() => abortSocket(res.socket), (cb) => res.once('close', cb));
     },
     destroy: () => {
+      abortSocket(res.socket);
       res.destroy();
     },
     onClose: (cb) => {
@@ -120,11 +133,11 @@ export function socketSink(socket: Socket): WatchSink {
       ended = true;
       if (socket.destroyed) return;
       socket.end('0\r\n\r\n');
-      destroyAfterGrace(() => socket.destroy(), (cb) => socket.once('close', cb));
+      destroyAfterGrace(() => abortSocket(socket), (cb) => socket.once('close', cb));
     },
     destroy: () => {
       ended = true;
-      socket.destroy();
+      abortSocket(socket);
     },
     onClose: (cb) => {
       socket.on('close', cb);
@@ -157,6 +170,7 @@ export function wsSink(ws: WebSocket, socket?: Socket): WatchSink {
       if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(1000);
     },
     destroy: () => {
+      abortSocket(socket);
       ws.terminate();
     },
     onClose: (cb) => {
