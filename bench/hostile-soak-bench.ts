@@ -53,5 +53,6 @@ await runBench('hostile-soak', async (work) => {
   console.log(`normal write p99 with hostile clients     ${r.hostile.p99.toFixed(1)} ms (p50 ${r.hostile.p50.toFixed(1)}, ${r.hostile.count} writes, ${r.hostile.failed} failed)`);
   console.log(`p99 ratio (with / without)                ${r.ratio.toFixed(2)}×  (goal ≤ 2×: ${r.ratio <= 2 ? 'met' : 'NOT met'})`);
   console.log(`replica RSS: start ${mib(r.rss.start)} MiB, peak without hostile ${mib(r.rss.baselinePeak)} MiB, peak with non-reading watchers ${mib(r.rss.hostilePeak)} MiB, after they left (one more normal window) ${mib(r.rss.afterLeave)} MiB`);
+  console.log(`host TCP buffer memory peak: ${mib(r.tcpMemory.baselinePeak)} MiB without, ${mib(r.tcpMemory.hostilePeak)} MiB with hostile clients (the kernel rations it from ${mib(r.tcpMemory.pressure)} MiB: tcp_mem)`);
   console.log(`closed by the server: ${r.terminatedWatchers} watchers (unresponsive), ${r.closedByServer.halfBodies} half bodies (${r.halfBodies504} answered 504), ${r.closedByServer.silent} silent connections`);
 });

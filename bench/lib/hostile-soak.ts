@@ -5,6 +5,7 @@
 // window adds hostile clients kept at their counts for the whole window (a closed one is reopened):
 // connections that send headers and half a body, connections that never send a byte, and watches that
 // never read. They leave at the window's end. The replica's RSS is sampled throughout.
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { halfBodies, rssBytes, silentConnections, stalledWatchers, type HostileGroup } from '../../test/support/hostile-clients.ts';
 
@@ -43,12 +44,33 @@ export interface SoakResult {
   /** hostile p99 ÷ baseline p99. */
   ratio: number;
   rss: { start: number; baselinePeak: number; hostilePeak: number; afterLeave: number };
+  /** The host's TCP buffer memory (bytes, /proc/net/sockstat) at its peak in normal and in hostile windows, and where the kernel starts to ration it (tcp_mem). */
+  tcpMemory: { baselinePeak: number; hostilePeak: number; pressure: number };
   /** Watchers the server cut off (apiserver_terminated_watchers_total during the hostile phase). */
   terminatedWatchers: number;
   /** Hostile connections the server closed during the hostile phase (each then reopened). */
   closedByServer: { halfBodies: number; silent: number };
   /** Of the half bodies closed by the server, how many were answered 504 Timeout. */
   halfBodies504: number;
+}
+
+/** The host's TCP buffer memory in bytes (Linux), or 0. */
+function tcpMemory(): number {
+  try {
+    const m = /^TCP: .* mem (\d+)/m.exec(readFileSync('/proc/net/sockstat', 'utf8'));
+    return m ? Number(m[1]) * 4096 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** tcp_mem's pressure threshold in bytes (Linux), or 0. */
+function tcpPressure(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/tcp_mem', 'utf8').trim().split(/\s+/)[1] ?? 0) * 4096;
+  } catch {
+    return 0;
+  }
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -108,7 +130,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const rss = async (): Promise<number> => (await rssBytes(o.pid)) ?? 0;
   const big = (i: number): Record<string, string> => ({ v: `${i}`.padEnd(o.updateBytes, 'x') });
   let rssPeak = 0;
+  let tcpPeak = 0;
   const sampler = setInterval(() => {
+    tcpPeak = Math.max(tcpPeak, tcpMemory());
     void rss().then((v) => (rssPeak = Math.max(rssPeak, v)));
   }, 200);
   try {
@@ -151,14 +175,18 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     let hostileFailed = 0;
     let baselinePeak = start;
     let hostilePeak = start;
+    let tcpBaseline = 0;
+    let tcpHostile = 0;
     let terminatedWatchers = 0;
     const closedByServer = { halfBodies: 0, silent: 0 };
     let halfBodies504 = 0;
     // Windows alternate, so a machine whose load drifts (other work on it) weighs on both alike.
     for (let round = 0; round < rounds; round++) {
       rssPeak = await rss();
+      tcpPeak = 0;
       baseFailed += await window(baseSamples);
       baselinePeak = Math.max(baselinePeak, rssPeak);
+      tcpBaseline = Math.max(tcpBaseline, tcpPeak);
 
       const holders = {
         half: new Holder(o.halfBodies, (n) => halfBodies(o.port, n)),
@@ -172,6 +200,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       };
       const terminated0 = await metric(o.url, 'apiserver_terminated_watchers_total', 'group="",resource="configmaps"');
       rssPeak = await rss();
+      tcpPeak = 0;
       let stop = false;
       const keeper = (async () => {
         while (!stop) {
@@ -184,6 +213,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       stop = true;
       await keeper;
       hostilePeak = Math.max(hostilePeak, rssPeak);
+      tcpHostile = Math.max(tcpHostile, tcpPeak);
       terminatedWatchers += (await metric(o.url, 'apiserver_terminated_watchers_total', 'group="",resource="configmaps"')) - terminated0;
       closedByServer.halfBodies += holders.half.closed();
       closedByServer.silent += holders.silent.closed();
@@ -206,6 +236,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       hostile,
       ratio: hostile.p99 / baseline.p99,
       rss: { start, baselinePeak, hostilePeak, afterLeave },
+      tcpMemory: { baselinePeak: tcpBaseline, hostilePeak: tcpHostile, pressure: tcpPressure() },
       terminatedWatchers,
       closedByServer,
       halfBodies504,
