@@ -8,7 +8,7 @@ import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiserver, type ApiserverProc } from '../support/apiserver.ts';
-import { halfBodies, rssBytes, silentConnections, stalledWatchers, type HostileGroup } from '../support/hostile-clients.ts';
+import { halfBodies, rssBytes, silentConnections, stalledWatchers, stalledWebSocketWatchers, type HostileGroup } from '../support/hostile-clients.ts';
 import { waitFor } from '@kemu/base/testing/processes';
 
 const MiB = 1024 * 1024;
@@ -148,6 +148,18 @@ describe('hostile clients against a real apiserver', () => {
     expect(await metric('apiserver_terminated_watchers_total', 'group="",resource="configmaps"')).toBe(terminated0);
     await waitFor('stalled watchers cut off', async () => (await metric('apiserver_terminated_watchers_total', 'group="",resource="configmaps"')) - terminated0 >= 10, 10_000);
     expect(performance.now() - last).toBeGreaterThan(1_000);
+    stalled.close();
+  });
+
+  it('cuts off WebSocket watchers that never read', async () => {
+    const fds0 = openFds();
+    const stalled = await stalledWebSocketWatchers(api.port, 10, '/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0');
+    groups.push(stalled);
+    await waitFor('watchers registered', async () => (await metric('apiserver_registered_watchers', 'resource="configmaps"')) >= 10, 10_000);
+    const terminated0 = await metric('apiserver_terminated_watchers_total', 'group="",resource="configmaps"');
+    for (let i = 0; i < 100; i++) await putBig(2000 + i);
+    await waitFor('stalled WebSocket watchers cut off', async () => (await metric('apiserver_terminated_watchers_total', 'group="",resource="configmaps"')) - terminated0 >= 10, 10_000);
+    await waitFor('sockets released', () => openFds() <= fds0 + 5, 5_000);
     stalled.close();
   });
 });

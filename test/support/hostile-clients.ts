@@ -1,6 +1,6 @@
 // Test and bench helper: misbehaving HTTP clients on raw loopback sockets, each bounded in count and closed
 // by its owner. Half bodies (headers with Content-Length, then half the body, then silence), silent
-// connections (never a request line) and watchers that never read. Each records when and how the server
+// connections (never a request line) and watchers (HTTP streaming or WebSocket) that never read. Each records when and how the server
 // let go of it, so a test can assert that the server bounds them.
 import net from 'node:net';
 
@@ -98,6 +98,16 @@ export function stalledWatchers(port: number, n: number, path: string, opts: { h
   return group(n, async () => {
     const s = await connect(port, opts.host ?? '127.0.0.1', true);
     s.socket.write(`GET ${path} HTTP/1.1\r\nHost: kemu\r\nAccept: application/json\r\n\r\n`);
+    return s;
+  });
+}
+
+/** n WebSocket watches that complete the upgrade and then never read a byte. */
+export function stalledWebSocketWatchers(port: number, n: number, path: string, opts: { host?: string } = {}): Promise<HostileGroup> {
+  return group(n, async () => {
+    const s = await connect(port, opts.host ?? '127.0.0.1', true);
+    const key = Buffer.from(Array.from({ length: 16 }, (_, i) => i)).toString('base64');
+    s.socket.write(`GET ${path} HTTP/1.1\r\nHost: kemu\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${key}\r\n\r\n`);
     return s;
   });
 }
