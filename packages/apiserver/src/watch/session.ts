@@ -98,16 +98,23 @@ export class WatchSession implements CacheWatcher {
     if (this.closed) return;
     this.cache = cache;
     this.lastRV = rv;
+    // Each buffer goes out as it is (shared with the other watchers where the encoding allows), so a
+    // watcher that never reads its initial events holds references to them, not a copy of the cache.
+    const out = (b: Buffer): Buffer => (this.sink.framed ? frame(b) : b);
     const bufs: Buffer[] = [];
-    for (const o of initial) bufs.push(this.encodeObject('ADDED', o.object, o.json));
+    for (const o of initial) bufs.push(this.opts.table ? out(this.encodeTable('ADDED', o.object)) : o.addedLine(!!this.sink.framed));
     for (const ev of replay) {
       const t = this.typeFor(ev);
-      if (t) bufs.push(this.encode({ ev, type: t }));
+      if (t) bufs.push(out(this.encode({ ev, type: t })));
       this.lastRV = Math.max(this.lastRV, ev.rv);
     }
-    if (initialEventsEnd) bufs.push(this.bookmarkLine(this.lastRV, true));
+    if (initialEventsEnd) bufs.push(out(this.bookmarkLine(this.lastRV, true)));
     for (const b of bufs) this.allowance += b.length;
-    if (bufs.length > 0) this.write(Buffer.concat(bufs));
+    if (bufs.length > 0) {
+      for (const b of bufs) this.written += b.length;
+      this.sink.write(bufs);
+      this.checkBuffered();
+    }
     if (!this.closed) cache.watchers.add(this);
   }
 
@@ -242,11 +249,6 @@ export class WatchSession implements CacheWatcher {
     if (!t) return d.ev.line(d.type);
     if (!this.sentColumns) return this.encodeTable(d.type, d.ev.objectFor(d.type));
     return d.ev.variant(`table:${t.include}:${d.type}`, () => this.encodeTable(d.type, d.ev.objectFor(d.type)));
-  }
-
-  private encodeObject(type: CacheEventType, object: KubeObject, json: string): Buffer {
-    if (!this.opts.table) return Buffer.from(`{"type":"${type}","object":${json}}\n`);
-    return this.encodeTable(type, object);
   }
 
   private encodeTable(type: CacheEventType, object: KubeObject): Buffer {
