@@ -20,7 +20,7 @@ afterAll(async () => {
 it('keeps a normal write load on time and memory bounded beside hostile clients', async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'kemu-soak-'));
   api = await startApiserver('apiserver-soak', path.join(dir, 'state.db'), {
-    extra: ['--read-header-timeout=1s', '--read-body-timeout=1s', '--request-timeout=5s', `--max-watch-buffer-bytes=${MiB}`, '--watch-unresponsive-timeout=1s', '--default-watch-cache-size=100'],
+    extra: ['--read-header-timeout=1s', '--read-body-timeout=1s', '--request-timeout=5s', `--max-watch-buffer-bytes=${MiB / 4}`, '--watch-unresponsive-timeout=1s', '--default-watch-cache-size=100'],
   });
   const r = await runSoak({
     url: api.url,
@@ -33,7 +33,7 @@ it('keeps a normal write load on time and memory bounded beside hostile clients'
     halfBodies: 30,
     silent: 100,
     updates: 160,
-    updateBytes: 100_000,
+    updateBytes: 200_000,
     settleMs: 1_000,
   });
   expect(r.baseline.failed).toBe(0);
