@@ -12,8 +12,9 @@ import { identityLeaseName, startIdentityLease } from './bootstrap/identity-leas
 import { ensureKubernetesService, firstServiceIP } from './bootstrap/kubernetes-service.ts';
 import { ensureSystemNamespaces } from './bootstrap/system-namespaces.ts';
 import { createMetrics } from './metrics.ts';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connection-limits.ts';
 import { createApiServer } from './server.ts';
-import { DEFAULT_WATCH_BOOKMARK_INTERVAL_MS } from './watch/hub.ts';
+import { DEFAULT_MAX_WATCH_BUFFER_BYTES, DEFAULT_WATCH_BOOKMARK_INTERVAL_MS, DEFAULT_WATCH_UNRESPONSIVE_TIMEOUT_MS } from './watch/hub.ts';
 
 const flags = parseCommandLine('kube-apiserver', {
   'bind-address': { type: 'string', default: '0.0.0.0', usage: 'The IP address on which to listen for the --secure-port port.' },
@@ -26,8 +27,13 @@ const flags = parseCommandLine('kube-apiserver', {
   'tls-private-key-file': { type: 'string', default: '', usage: 'File containing the default x509 private key matching --tls-cert-file.' },
   'max-requests-inflight': { type: 'int', default: 400, usage: 'The maximum number of non-mutating requests in flight at a given time. 0 means no limit.' },
   'max-mutating-requests-inflight': { type: 'int', default: 200, usage: 'The maximum number of mutating requests in flight at a given time. 0 means no limit.' },
+  'request-timeout': { type: 'duration', default: DEFAULT_CONNECTION_LIMITS.requestTimeoutMs, usage: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.' },
+  'read-header-timeout': { type: 'duration', default: DEFAULT_CONNECTION_LIMITS.readHeaderTimeoutMs, usage: 'kemu: how long a connection may take to send a request line and headers (after connecting or after its previous request) before it is closed. 0 means no limit.' },
+  'read-body-timeout': { type: 'duration', default: DEFAULT_CONNECTION_LIMITS.readBodyTimeoutMs, usage: 'kemu: the longest pause allowed while a request body arrives; then the request gets a 504 and its connection is closed. 0 means no limit.' },
   'min-request-timeout': { type: 'int', default: 1800, usage: 'The minimum number of seconds a watch is held open (randomised up to twice this).' },
   'watch-bookmark-interval': { type: 'duration', default: DEFAULT_WATCH_BOOKMARK_INTERVAL_MS, usage: 'How often watches with allowWatchBookmarks=true get a BOOKMARK event (keep it well under clients\' 15s dead-watch deadline).' },
+  'max-watch-buffer-bytes': { type: 'int', default: DEFAULT_MAX_WATCH_BUFFER_BYTES, usage: 'kemu: unsent bytes (beyond its initial events) after which a watcher is closed as unresponsive and its connection dropped.' },
+  'watch-unresponsive-timeout': { type: 'duration', default: DEFAULT_WATCH_UNRESPONSIVE_TIMEOUT_MS, usage: 'kemu: a watcher that takes none of its pending events for this long is closed as unresponsive and its connection dropped. 0 means never.' },
   'etcd-compaction-interval': { type: 'duration', default: 5 * 60_000, usage: 'How often the store compacts its history. If 0, timed compaction is disabled.' },
   'storage-compaction-retention': { type: 'duration', default: 5 * 60_000, usage: 'How much history (by age) compaction keeps for watches to resume from.' },
   'storage-compaction-min-revisions': { type: 'int', default: 1000, usage: 'Compaction always keeps at least this many latest revisions.' },
@@ -56,6 +62,22 @@ async function main(): Promise<void> {
       process.stderr.write(`Error: --${f} must not be negative\n`);
       process.exit(2);
     }
+  }
+  const connectionLimits: ConnectionLimits = {
+    ...DEFAULT_CONNECTION_LIMITS,
+    requestTimeoutMs: flags['request-timeout'],
+    readHeaderTimeoutMs: flags['read-header-timeout'],
+    readBodyTimeoutMs: flags['read-body-timeout'],
+  };
+  for (const f of ['request-timeout', 'read-header-timeout', 'read-body-timeout', 'watch-unresponsive-timeout'] as const) {
+    if (flags[f] < 0) {
+      process.stderr.write(`Error: --${f} can not be negative value\n`);
+      process.exit(2);
+    }
+  }
+  if (flags['max-watch-buffer-bytes'] <= 0) {
+    process.stderr.write('Error: --max-watch-buffer-bytes must be positive\n');
+    process.exit(2);
   }
   const backend = await openBackend(endpoint, {
     logger,
@@ -97,6 +119,9 @@ async function main(): Promise<void> {
     historySize: flags['default-watch-cache-size'],
     serviceClusterIPRange: flags['service-cluster-ip-range'],
     serviceNodePortRange: flags['service-node-port-range'],
+    connectionLimits,
+    maxWatchBufferBytes: flags['max-watch-buffer-bytes'],
+    watchUnresponsiveTimeoutMs: flags['watch-unresponsive-timeout'],
     ...(https ? { https } : {}),
   });
   await srv.start();

@@ -1,5 +1,5 @@
 // Prometheus metrics with Kubernetes' names: request counts and latencies by verb/resource/code,
-// registered watchers, inflight requests, store latency.
+// registered watchers and those closed for unresponsiveness, inflight requests, store latency.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface Metrics {
@@ -10,6 +10,7 @@ export interface Metrics {
   inflight: Gauge<'request_kind'>;
   storeLatency: Histogram<'operation'>;
   watchEvents: Counter<'resource'>;
+  terminatedWatchers: Counter<'group' | 'resource'>;
 }
 
 export function createMetrics(defaults = false): Metrics {
@@ -35,5 +36,6 @@ export function createMetrics(defaults = false): Metrics {
       registers: [registry],
     }),
     watchEvents: new Counter({ name: 'apiserver_watch_events_total', help: 'Number of events sent in watch clients.', labelNames: ['resource'], registers: [registry] }),
+    terminatedWatchers: new Counter({ name: 'apiserver_terminated_watchers_total', help: 'Counter of watchers closed due to unresponsiveness broken by resource type.', labelNames: ['group', 'resource'], registers: [registry] }),
   };
 }

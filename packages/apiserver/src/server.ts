@@ -1,11 +1,12 @@
 // The kube-apiserver HTTP surface on fastify: body decoding, one error handler that renders every
 // failure as a metav1 Status, Cache-Control on every reply, inflight limits, metrics and request logs,
 // discovery, /version, OpenAPI, health, REST and watch (HTTP streaming and WebSocket).
-import { errors, R, StatusError, toStatus, type PriorityClass, type Status } from '@kemu/api';
+import { errors, qualifiedResource, R, StatusError, toStatus, type PriorityClass, type Status } from '@kemu/api';
 import type { Logger } from '@kemu/base';
 import type { Backend } from '@kemu/store';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { decodeBody } from './body.ts';
@@ -17,6 +18,8 @@ import { runHealth, type Check } from './health.ts';
 import { storeUnavailable } from './store-errors.ts';
 import { instrumentBackend } from './instrumented-backend.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
+import { DEFAULT_CONNECTION_LIMITS, fastifyServerOptions, installConnectionLimits, nodeServerOptions, type ConnectionLimits } from './connection-limits.ts';
+import { installInflightLimits } from './inflight-limits.ts';
 import { namespaceLifecycle } from './namespace-lifecycle.ts';
 import { openapiDocument, openapiIndex } from './openapi.ts';
 import { ServiceAllocator } from './allocators/index.ts';
@@ -29,7 +32,7 @@ import { requestUrl } from './routes/request-url.ts';
 import { parseTarget } from './routes/target.ts';
 import { VERSION_INFO } from './version.ts';
 import { Cacher } from './watch/cacher.ts';
-import { DEFAULT_WATCH_BOOKMARK_INTERVAL_MS, WatchHub } from './watch/hub.ts';
+import { DEFAULT_MAX_WATCH_BUFFER_BYTES, DEFAULT_WATCH_BOOKMARK_INTERVAL_MS, DEFAULT_WATCH_UNRESPONSIVE_TIMEOUT_MS, WatchHub } from './watch/hub.ts';
 import { prepareWatch, serveHttpWatch, trackWatcher, wsSink } from './watch/route.ts';
 
 export const BODY_LIMIT = 3 * 1024 * 1024;
@@ -50,11 +53,15 @@ export interface ApiServerOptions {
   historySize?: number;
   /** Unsent bytes after which a slow watcher is disconnected (default 16 MiB). */
   maxWatchBufferBytes?: number;
+  /** A watcher that takes none of its pending output for this long is disconnected (default 30 s; 0: never). */
+  watchUnresponsiveTimeoutMs?: number;
   /** --service-cluster-ip-range and --service-node-port-range (allocation of ClusterIPs and NodePorts). */
   serviceClusterIPRange?: string;
   serviceNodePortRange?: string;
   /** Serve HTTPS with this certificate and key (plain HTTP otherwise). */
   https?: { cert: Buffer; key: Buffer };
+  /** Deadlines for receiving and answering requests (--request-timeout and kemu's read timeouts). */
+  connectionLimits?: Partial<ConnectionLimits>;
   /** Extra /readyz and /healthz checks. */
   checks?: Record<string, Check>;
 }
@@ -111,7 +118,16 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     serviceNodePortRange: opts.serviceNodePortRange ?? '30000-32767',
   });
   const cacher = new Cacher({ backend, logger, ...(opts.historySize ? { historySize: opts.historySize } : {}), onReset: () => hub.closeAll() });
-  const hub = new WatchHub(cacher, { bookmarkIntervalMs: opts.bookmarkIntervalMs ?? DEFAULT_WATCH_BOOKMARK_INTERVAL_MS, maxBufferedBytes: opts.maxWatchBufferBytes ?? 16 * 1024 * 1024 });
+  const hub = new WatchHub(cacher, {
+    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? DEFAULT_WATCH_BOOKMARK_INTERVAL_MS,
+    maxBufferedBytes: opts.maxWatchBufferBytes ?? DEFAULT_MAX_WATCH_BUFFER_BYTES,
+    unresponsiveTimeoutMs: opts.watchUnresponsiveTimeoutMs ?? DEFAULT_WATCH_UNRESPONSIVE_TIMEOUT_MS,
+    onUnresponsive: ({ resource, peer, bufferedBytes }) => {
+      const gr = qualifiedResource(resource);
+      logger.info({ resource: gr, peer, unsentBytes: bufferedBytes }, `Forcing ${gr} watcher close due to unresponsiveness: ${peer}`);
+      metrics.terminatedWatchers.inc({ group: resource.group, resource: resource.plural });
+    },
+  });
   let registry: Registry;
   registry = new Registry({ backend, clock, ext, allocator, namespaceCheck: namespaceLifecycle(cacher, () => registry) });
   const ctx: ApiContext = {
@@ -135,7 +151,8 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     ...(opts.checks ?? {}),
   };
 
-  const app = Fastify({ ...(opts.https ? { https: opts.https } : {}), bodyLimit: BODY_LIMIT, logger: false, forceCloseConnections: true, return503OnClosing: false, routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
+  const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...opts.connectionLimits };
+  const app = Fastify({ ...(opts.https ? { https: { ...opts.https, ...nodeServerOptions(limits) } } : { http: nodeServerOptions(limits) }), ...fastifyServerOptions(limits), bodyLimit: BODY_LIMIT, logger: false, forceCloseConnections: true, return503OnClosing: false, routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
     // Malformed URLs and the like never reach a route: answer them with a Status too.
     frameworkErrors: (err, _req, reply) => {
       void sendStatus(reply.header('cache-control', 'no-cache, private'), toStatus(errors.badRequest(err.message)));
@@ -144,33 +161,14 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body));
 
-  const maxRO = opts.maxRequestsInflight ?? 400;
-  const maxRW = opts.maxMutatingRequestsInflight ?? 200;
-  let inflightRO = 0;
-  let inflightRW = 0;
+  installConnectionLimits(app, limits);
+  installInflightLimits(app, { maxReadOnly: opts.maxRequestsInflight ?? 400, maxMutating: opts.maxMutatingRequestsInflight ?? 200 }, metrics);
   const started = new WeakMap<FastifyRequest, { verb: string; resource: string }>();
   const arrived = new WeakMap<FastifyRequest, number>();
 
   app.addHook('onRequest', async (req, reply) => {
     arrived.set(req, performance.now());
     reply.header('cache-control', 'no-cache, private');
-    const url = req.url;
-    const q = requestUrl(url).searchParams;
-    const longRunning = boolParam(q, 'watch') === true || /\/watch\//.test(url) || boolParam(q, 'follow') === true;
-    if (longRunning) return;
-    const mutating = req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS';
-    if (mutating ? inflightRW >= maxRW && maxRW > 0 : inflightRO >= maxRO && maxRO > 0) {
-      metrics.requests.inc({ verb: req.method, resource: '', code: '429' });
-      return sendStatus(reply, toStatus(errors.tooManyRequests(1)), { 'retry-after': '1' });
-    }
-    if (mutating) inflightRW++;
-    else inflightRO++;
-    metrics.inflight.set({ request_kind: mutating ? 'mutating' : 'readOnly' }, mutating ? inflightRW : inflightRO);
-    reply.raw.once('close', () => {
-      if (mutating) inflightRW--;
-      else inflightRO--;
-    });
-    return undefined;
   });
 
   app.addHook('onResponse', async (req, reply) => {
@@ -298,7 +296,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
         return;
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
-        const sink = wsSink(ws);
+        const sink = wsSink(ws, socket instanceof Socket ? socket : undefined);
         hub
           .start(prepared.params, prepared.session, sink, () => undefined)
           .then((session) => trackWatcher(ctx, prepared.resource, session))

@@ -23,11 +23,21 @@ export interface HubOptions {
   bookmarkIntervalMs: number;
   /** A watcher whose unsent output exceeds this is cut off (its client resumes from its last RV). */
   maxBufferedBytes: number;
+  /** A watcher that takes none of its pending output for this long is cut off too. 0: never. */
+  unresponsiveTimeoutMs?: number;
+  /** Told of each watcher cut off for unresponsiveness (log line, metric). */
+  onUnresponsive?: SessionOptions['onUnresponsive'];
 }
+
+/** Kubernetes' cacher gives a blocked watcher well under a second; kemu's default is lenient. */
+export const DEFAULT_WATCH_UNRESPONSIVE_TIMEOUT_MS = 30_000;
+/** The default bound on a watcher's unsent output. */
+export const DEFAULT_MAX_WATCH_BUFFER_BYTES = 16 * 1024 * 1024;
 
 export class WatchHub {
   readonly sessions = new Set<WatchSession>();
   private ticker: NodeJS.Timeout;
+  private progressTicker: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly cacher: Cacher,
@@ -39,6 +49,14 @@ export class WatchHub {
       for (const s of this.sessions) s.bookmark(this.cacher.rv);
     }, opts.bookmarkIntervalMs);
     this.ticker.unref();
+    const unresponsive = opts.unresponsiveTimeoutMs ?? DEFAULT_WATCH_UNRESPONSIVE_TIMEOUT_MS;
+    if (unresponsive > 0) {
+      this.progressTicker = setInterval(() => {
+        const now = performance.now();
+        for (const s of this.sessions) s.checkProgress(now, unresponsive);
+      }, Math.min(1_000, Math.max(50, Math.floor(unresponsive / 4))));
+      this.progressTicker.unref();
+    }
   }
 
   count(r?: ResourceInfo): number {
@@ -54,6 +72,7 @@ export class WatchHub {
 
   stop(): void {
     clearInterval(this.ticker);
+    if (this.progressTicker) clearInterval(this.progressTicker);
     this.closeAll();
   }
 
@@ -78,7 +97,7 @@ export class WatchHub {
     if (rv > 0) await this.cacher.waitFor(rv);
     else if (!this.cacher.isReady()) await this.cacher.waitFor(0);
     const cache = this.cacher.cache(so.resource);
-    const session = new WatchSession({ ...so, maxBufferedBytes: this.opts.maxBufferedBytes }, sink);
+    const session = new WatchSession({ ...so, maxBufferedBytes: this.opts.maxBufferedBytes, ...(this.opts.onUnresponsive ? { onUnresponsive: this.opts.onUnresponsive } : {}) }, sink);
     onStarted();
     this.sessions.add(session);
     session.onClose(() => this.sessions.delete(session));

@@ -7,6 +7,8 @@ import { CacheEvent, type CacheEventType } from './event.ts';
 /** One object as the cache holds it: its JSON (with resourceVersion); parsed only when someone asks. */
 export class CachedObject {
   private parsed: KubeObject | undefined;
+  /** Its ADDED event line, plain and chunk-framed, while some connection still holds it. */
+  private added: [WeakRef<Buffer> | undefined, WeakRef<Buffer> | undefined] = [undefined, undefined];
 
   constructor(
     readonly key: string,
@@ -24,6 +26,20 @@ export class CachedObject {
       this.parsed = o;
     }
     return this.parsed;
+  }
+
+  /**
+   * The ADDED event line for initial events, built once and shared by every watcher that gets it at the
+   * same time (weakly held: the cache does not keep a second copy of every object).
+   */
+  addedLine(framed: boolean): Buffer {
+    const i = framed ? 1 : 0;
+    const hit = this.added[i]?.deref();
+    if (hit) return hit;
+    const line = `{"type":"ADDED","object":${this.json}}\n`;
+    const b = Buffer.from(framed ? `${Buffer.byteLength(line).toString(16)}\r\n${line}\r\n` : line);
+    this.added[i] = new WeakRef(b);
+    return b;
   }
 }
 

@@ -3,6 +3,7 @@
 import { errors, type ResourceInfo } from '@kemu/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import type { WebSocket } from 'ws';
 import { printerFor, type ApiContext } from '../context.ts';
 import { buildFilter } from '../registry/filter.ts';
@@ -49,18 +50,60 @@ export function prepareWatch(ctx: ApiContext, t: ResourceTarget, q: URLSearchPar
   return { params, session, resource: r };
 }
 
+/**
+ * After a graceful end (timeoutSeconds, a rebuilt cache, shutdown) a client has this long to take the rest
+ * of its stream; one that does not read is then cut off, so its unsent output is not held for good.
+ */
+export const END_GRACE_MS = 10_000;
+
+/**
+ * Drops a connection whose client does not read. A plain TCP socket is reset: with a FIN the kernel
+ * would keep what the client never took (megabytes per connection) as an orphan for minutes. A TLS
+ * socket cannot be reset safely from node, so it is closed and its kernel buffers age out.
+ */
+export function abortSocket(socket: Socket | null | undefined): void {
+  if (!socket || socket.destroyed) return;
+  if (socket instanceof TLSSocket) socket.destroy();
+  else socket.resetAndDestroy();
+}
+
+function destroyAfterGrace(destroy: () => void, onClose: (cb: () => void) => void): void {
+  const timer = setTimeout(destroy, END_GRACE_MS);
+  timer.unref();
+  onClose(() => clearTimeout(timer));
+}
+
+function peerOf(socket: Socket | null | undefined): string {
+  return socket?.remoteAddress !== undefined ? `${socket.remoteAddress}:${socket.remotePort ?? ''}` : '';
+}
+
 export function httpSink(res: ServerResponse): WatchSink {
+  const live = (): boolean => !res.writableEnded && !res.destroyed;
   return {
     write: (buf) => {
-      if (!res.writableEnded && !res.destroyed) res.write(buf);
+      if (!live()) return;
+      if (!Array.isArray(buf)) {
+        res.write(buf);
+        return;
+      }
+      res.cork();
+      for (const b of buf) res.write(b);
+      res.uncork();
     },
     buffered: () => res.writableLength,
     end: () => {
-      if (!res.writableEnded) res.end();
+      if (!live()) return;
+      res.end();
+      destroyAfterGrace(() => abortSocket(res.socket), (cb) => res.once('close', cb));
+    },
+    destroy: () => {
+      abortSocket(res.socket);
+      res.destroy();
     },
     onClose: (cb) => {
       res.on('close', cb);
     },
+    peer: () => peerOf(res.socket),
   };
 }
 
@@ -74,40 +117,66 @@ export function socketSink(socket: Socket): WatchSink {
   return {
     framed: true,
     write: (buf) => {
-      if (!ended && !socket.destroyed) socket.write(buf);
+      if (ended || socket.destroyed) return;
+      if (!Array.isArray(buf)) {
+        socket.write(buf);
+        return;
+      }
+      // One writev for the batch; each buffer stays the shared one.
+      socket.cork();
+      for (const b of buf) socket.write(b);
+      socket.uncork();
     },
     buffered: () => socket.writableLength,
     end: () => {
       if (ended) return;
       ended = true;
-      if (!socket.destroyed) socket.end('0\r\n\r\n');
+      if (socket.destroyed) return;
+      socket.end('0\r\n\r\n');
+      destroyAfterGrace(() => abortSocket(socket), (cb) => socket.once('close', cb));
+    },
+    destroy: () => {
+      ended = true;
+      abortSocket(socket);
     },
     onClose: (cb) => {
       socket.on('close', cb);
     },
+    peer: () => peerOf(socket),
   };
 }
 
-export function wsSink(ws: WebSocket): WatchSink {
+export function wsSink(ws: WebSocket, socket?: Socket): WatchSink {
+  // One event per message: a buffer holds one or more newline-terminated lines, each sent as a text frame
+  // that references the shared line rather than a copy of it.
+  const sendLines = (buf: Buffer): void => {
+    let start = 0;
+    for (;;) {
+      const nl = buf.indexOf(10, start);
+      if (nl < 0) break;
+      ws.send(buf.subarray(start, nl), { binary: false });
+      start = nl + 1;
+    }
+  };
   return {
     write: (buf) => {
       if (ws.readyState !== ws.OPEN) return;
-      // One event per message: a batch is several newline-terminated lines.
-      let start = 0;
-      for (;;) {
-        const nl = buf.indexOf(10, start);
-        if (nl < 0) break;
-        ws.send(buf.subarray(start, nl).toString('utf8'));
-        start = nl + 1;
-      }
+      if (Array.isArray(buf)) for (const b of buf) sendLines(b);
+      else sendLines(buf);
     },
     buffered: () => ws.bufferedAmount,
     end: () => {
+      // ws gives the peer 30 s to answer the close frame, then drops the connection itself.
       if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(1000);
+    },
+    destroy: () => {
+      abortSocket(socket);
+      ws.terminate();
     },
     onClose: (cb) => {
       ws.on('close', cb);
     },
+    peer: () => peerOf(socket),
   };
 }
 

@@ -1,6 +1,7 @@
 // One client's watch: initial events or history replay, then live events from the cache, bookmarks,
-// timeoutSeconds, and a bounded output buffer (a watcher that cannot keep up is cut off, so it never
-// slows the others; its client resumes from its last resourceVersion).
+// timeoutSeconds, and a bounded output buffer (a watcher that cannot keep up is cut off and its
+// connection dropped, so it never slows the others nor holds memory; its client resumes from its last
+// resourceVersion).
 import { groupVersion, toStatus, type KubeObject, type ResourceInfo, type StatusError } from '@kemu/api';
 import type { ObjectFilter } from '../registry/filter.ts';
 import type { TablePrinter } from '../strategy/types.ts';
@@ -11,11 +12,20 @@ import { deliveryFor, type CachedObject, type CacheWatcher, type Delivery, type 
 export interface WatchSink {
   /** The sink writes HTTP chunks itself: buffers must come chunk-framed (see frame()). */
   framed?: boolean;
-  write(buf: Buffer): void;
+  /**
+   * Several buffers are written as they are, without being joined: event lines are shared by every
+   * watcher, so what a slow watcher holds unsent costs references, not copies.
+   */
+  write(buf: Buffer | Buffer[]): void;
   /** Bytes written but not yet flushed to the client. */
   buffered(): number;
+  /** Ends the stream (the client sees a clean end); a client that does not take it is cut off later. */
   end(): void;
+  /** Drops the connection at once, with whatever it had not sent. */
+  destroy(): void;
   onClose(cb: () => void): void;
+  /** Who is watching (remote address), for logs. */
+  peer?(): string;
 }
 
 export interface TableMode {
@@ -30,7 +40,10 @@ export interface SessionOptions {
   filter?: ObjectFilter;
   bookmarks: boolean;
   table?: TableMode;
+  /** Unsent bytes (beyond the initial events) after which the watcher is unresponsive and is cut off. */
   maxBufferedBytes: number;
+  /** Told when the session is cut off for unresponsiveness, before its connection is dropped. */
+  onUnresponsive?: (info: { resource: ResourceInfo; peer: string; bufferedBytes: number }) => void;
 }
 
 const frames = new WeakMap<Buffer, Buffer>();
@@ -54,6 +67,12 @@ export class WatchSession implements CacheWatcher {
   private lastRV = 0;
   private timer: NodeJS.Timeout | undefined;
   private cache: ResourceCache | undefined;
+  /** The initial events may exceed the bound on their own: they are allowed on top of it. */
+  private allowance = 0;
+  /** Bytes handed to the sink, and how many of them the client had taken at the last progress check. */
+  private written = 0;
+  private taken = 0;
+  private stalledSince: number | undefined;
   private readonly closeHandlers: (() => void)[] = [];
 
   constructor(
@@ -79,16 +98,24 @@ export class WatchSession implements CacheWatcher {
     if (this.closed) return;
     this.cache = cache;
     this.lastRV = rv;
+    // Each buffer goes out as it is (shared with the other watchers where the encoding allows), so a
+    // watcher that never reads its initial events holds references to them, not a copy of the cache.
+    const out = (b: Buffer): Buffer => (this.sink.framed ? frame(b) : b);
     const bufs: Buffer[] = [];
-    for (const o of initial) bufs.push(this.encodeObject('ADDED', o.object, o.json));
+    for (const o of initial) bufs.push(this.opts.table ? out(this.encodeTable('ADDED', o.object)) : o.addedLine(!!this.sink.framed));
     for (const ev of replay) {
       const t = this.typeFor(ev);
-      if (t) bufs.push(this.encode({ ev, type: t }));
+      if (t) bufs.push(out(this.encode({ ev, type: t })));
       this.lastRV = Math.max(this.lastRV, ev.rv);
     }
-    if (initialEventsEnd) bufs.push(this.bookmarkLine(this.lastRV, true));
-    if (bufs.length > 0) this.write(Buffer.concat(bufs));
-    cache.watchers.add(this);
+    if (initialEventsEnd) bufs.push(out(this.bookmarkLine(this.lastRV, true)));
+    for (const b of bufs) this.allowance += b.length;
+    if (bufs.length > 0) {
+      for (const b of bufs) this.written += b.length;
+      this.sink.write(bufs);
+      this.checkBuffered();
+    }
+    if (!this.closed) cache.watchers.add(this);
   }
 
   private typeFor(ev: CacheEvent): CacheEventType | undefined {
@@ -105,8 +132,9 @@ export class WatchSession implements CacheWatcher {
     }
     const bufs = batch.map((d) => (this.sink.framed ? frame(this.encode(d)) : this.encode(d)));
     this.lastRV = (batch[batch.length - 1] as Delivery).ev.rv;
-    this.sink.write(Buffer.concat(bufs));
-    if (this.sink.buffered() > this.opts.maxBufferedBytes) this.close();
+    for (const b of bufs) this.written += b.length;
+    this.sink.write(bufs);
+    this.checkBuffered();
   }
 
   encodeBatch(events: CacheEvent[]): { buf: Buffer; rv: number } | null {
@@ -126,8 +154,9 @@ export class WatchSession implements CacheWatcher {
   deliverBytes(buf: Buffer, rv: number): void {
     if (this.closed) return;
     this.lastRV = rv;
+    this.written += buf.length;
     this.sink.write(buf);
-    if (this.sink.buffered() > this.opts.maxBufferedBytes) this.close();
+    this.checkBuffered();
   }
 
   /** Sent even when nothing changed (rv equal to the last one): the bytes are what tell the client the stream is alive. */
@@ -141,7 +170,9 @@ export class WatchSession implements CacheWatcher {
   fail(err: StatusError): void {
     if (this.closed) return;
     const line = lineFor('ERROR', toStatus(err));
-    this.sink.write(this.sink.framed ? frame(line) : line);
+    const out = this.sink.framed ? frame(line) : line;
+    this.written += out.length;
+    this.sink.write(out);
     this.close();
   }
 
@@ -150,18 +181,60 @@ export class WatchSession implements CacheWatcher {
     this.timer.unref();
   }
 
+  /** Ends the stream (timeoutSeconds, a rebuilt cache, shutdown). */
   close(): void {
     if (this.closed) return;
-    this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.cache?.watchers.delete(this);
+    this.markClosed();
     this.sink.end();
     for (const cb of this.closeHandlers) cb();
   }
 
+  /**
+   * Cuts off a watcher that does not read: its connection is dropped with everything unsent, so nothing
+   * it held stays in memory (ending the stream would wait for a client that never reads). Its client
+   * resumes from its last resourceVersion, as after any dropped watch.
+   */
+  private closeUnresponsive(bufferedBytes: number): void {
+    if (this.closed) return;
+    this.markClosed();
+    this.opts.onUnresponsive?.({ resource: this.opts.resource, peer: this.sink.peer?.() ?? '', bufferedBytes });
+    this.sink.destroy();
+    for (const cb of this.closeHandlers) cb();
+  }
+
+  private markClosed(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.cache?.watchers.delete(this);
+  }
+
+  private checkBuffered(): void {
+    const n = this.sink.buffered();
+    if (n > this.opts.maxBufferedBytes + this.allowance) this.closeUnresponsive(n);
+  }
+
   private write(buf: Buffer): void {
-    this.sink.write(this.sink.framed ? frame(buf) : buf);
-    if (this.sink.buffered() > this.opts.maxBufferedBytes) this.close();
+    const out = this.sink.framed ? frame(buf) : buf;
+    this.written += out.length;
+    this.sink.write(out);
+    this.checkBuffered();
+  }
+
+  /**
+   * Called periodically (now in ms): a watcher that has had output waiting and taken none of it for
+   * unresponsiveMs is cut off, however little it holds (the buffer bound only catches busy streams).
+   */
+  checkProgress(now: number, unresponsiveMs: number): void {
+    if (this.closed) return;
+    const buffered = this.sink.buffered();
+    const taken = this.written - buffered;
+    if (buffered === 0 || taken > this.taken) {
+      this.taken = taken;
+      this.stalledSince = undefined;
+      return;
+    }
+    this.stalledSince ??= now;
+    if (now - this.stalledSince >= unresponsiveMs) this.closeUnresponsive(buffered);
   }
 
   private bookmarkLine(rv: number, initialEventsEnd: boolean): Buffer {
@@ -176,11 +249,6 @@ export class WatchSession implements CacheWatcher {
     if (!t) return d.ev.line(d.type);
     if (!this.sentColumns) return this.encodeTable(d.type, d.ev.objectFor(d.type));
     return d.ev.variant(`table:${t.include}:${d.type}`, () => this.encodeTable(d.type, d.ev.objectFor(d.type)));
-  }
-
-  private encodeObject(type: CacheEventType, object: KubeObject, json: string): Buffer {
-    if (!this.opts.table) return Buffer.from(`{"type":"${type}","object":${json}}\n`);
-    return this.encodeTable(type, object);
   }
 
   private encodeTable(type: CacheEventType, object: KubeObject): Buffer {
