@@ -6,6 +6,7 @@ import { down } from './commands/down.ts';
 import { status } from './commands/status.ts';
 import { logs } from './commands/logs.ts';
 import { lb } from './commands/lb.ts';
+import { composeCommand, COMPOSE_UP_FLAGS, COMPOSE_DOWN_FLAGS } from './commands/compose.ts';
 import { componentAction } from './commands/lab.ts';
 import { UsageError } from './commands/errors.ts';
 import { StateError } from './state.ts';
@@ -27,6 +28,11 @@ Usage:
   kemu start <name>             start a stopped or killed component
   kemu logs <name> [-f]         print (or follow) DIR/logs/<name>.log
 
+  kemu compose up [--port 6443] [--default-unreachable-toleration-seconds N] …
+                                the same lab as containers (docker-compose.yml): checks Docker, builds what
+                                is missing, waits for health, writes DIR/kubeconfig (\`kemu compose up --help\`)
+  kemu compose down [--volumes] remove its containers and network (and the state volume)
+
 Each process has its own loopback address in the /24 of --address: the balancer on 127.0.0.1:6443,
 apiserver-N on 127.0.0.1N:6443, controller-manager-N 127.0.0.2N, scheduler-N 127.0.0.3N, worker-N (its
 node's InternalIP) 127.0.0.10N. A second lab side by side: --address 127.0.1.1 (and its own --data-dir).
@@ -41,6 +47,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   status,
   logs,
   lb,
+  compose: composeCommand,
   stop: (a) => componentAction('stop', a),
   kill: (a) => componentAction('kill', a),
   pause: (a) => componentAction('pause', a),
@@ -62,7 +69,13 @@ async function main(argv: string[]): Promise<number> {
   if (rest.includes('--help') || rest.includes('-h')) {
     const { usage } = await import('@kemu/base');
     const { UP_FLAGS } = await import('./options.ts');
-    process.stdout.write(cmd === 'up' ? usage('kemu up', UP_FLAGS) : USAGE);
+    const sub = rest[0];
+    const text =
+      cmd === 'up' ? usage('kemu up', UP_FLAGS)
+      : cmd === 'compose' && sub === 'up' ? usage('kemu compose up', COMPOSE_UP_FLAGS)
+      : cmd === 'compose' && sub === 'down' ? usage('kemu compose down', COMPOSE_DOWN_FLAGS)
+      : USAGE;
+    process.stdout.write(text);
     return 0;
   }
   try {
