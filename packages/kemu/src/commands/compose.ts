@@ -37,8 +37,8 @@ const ENV_FLAGS: Record<string, string> = {
 
 export const COMPOSE_UP_FLAGS = {
   ...COMMON_FLAGS,
-  port: { type: 'int', default: 6443, usage: 'Host port of the balancer (the kubeconfig\'s server is http://127.0.0.1:PORT); env KEMU_LB_PORT' },
-  'stats-port': { type: 'int', default: 8404, usage: 'Host port of HAProxy\'s stats page; env KEMU_STATS_PORT' },
+  port: { type: 'int', default: 0, usage: 'Host port of the balancer (the kubeconfig\'s server is http://127.0.0.1:PORT); 0: $KEMU_LB_PORT, else 6443' },
+  'stats-port': { type: 'int', default: 0, usage: 'Host port of HAProxy\'s stats page; 0: $KEMU_STATS_PORT, else 8404' },
   'base-images': { type: 'string', default: 'auto', usage: 'Missing node:20-bookworm-slim / haproxy:2.6: pull, build (offline stand-ins, needs root and debootstrap), or auto (pull, else build)' },
   timeout: { type: 'duration', default: 180_000, usage: 'How long to wait for every container to be healthy and every Node Ready' },
   ...Object.fromEntries(Object.entries(ENV_FLAGS).map(([k, env]) => [k, { type: 'string', default: '', usage: `Sets ${env} (the compose file's default when empty)` }])),
@@ -134,12 +134,14 @@ async function composeUp(argv: string[]): Promise<number> {
   const f = parseFlags(COMPOSE_UP_FLAGS, argv);
   if (f._.length) throw new UsageError(`kemu compose up takes no arguments (got ${f._.join(' ')})`);
   if (!['auto', 'pull', 'build'].includes(f['base-images'])) throw new UsageError(`--base-images must be auto, pull or build (got "${f['base-images']}")`);
-  for (const k of ['port', 'stats-port'] as const) if (f[k] < 1 || f[k] > 65535) throw new UsageError(`--${k} ${f[k]} is not a TCP port`);
+  const ports = { port: f.port || Number(process.env.KEMU_LB_PORT || 6443), 'stats-port': f['stats-port'] || Number(process.env.KEMU_STATS_PORT || 8404) };
+  for (const k of ['port', 'stats-port'] as const)
+    if (!Number.isInteger(ports[k]) || ports[k] < 1 || ports[k] > 65535) throw new UsageError(`--${k} ${ports[k]} is not a TCP port`);
   const dataDir = path.resolve(f['data-dir']);
   fs.mkdirSync(dataDir, { recursive: true });
   const log = path.join(dataDir, 'compose.log');
   fs.writeFileSync(log, `kemu compose up, ${new Date().toISOString()}\n`);
-  const env: NodeJS.ProcessEnv = { ...process.env, KEMU_LB_PORT: String(f.port), KEMU_STATS_PORT: String(f['stats-port']), COMPOSE_DOCKER_CLI_BUILD: '0', DOCKER_BUILDKIT: '0' };
+  const env: NodeJS.ProcessEnv = { ...process.env, KEMU_LB_PORT: String(ports.port), KEMU_STATS_PORT: String(ports['stats-port']), COMPOSE_DOCKER_CLI_BUILD: '0', DOCKER_BUILDKIT: '0' };
   const flagValues = f as unknown as Record<string, string>;
   for (const [flag, name] of Object.entries(ENV_FLAGS)) if (flagValues[flag]) env[name] = flagValues[flag];
   const p = new Progress();
@@ -185,7 +187,7 @@ async function composeUp(argv: string[]): Promise<number> {
 
     const deadline = Date.now() + f.timeout;
     const names = services.map((s) => s.container);
-    const server = `http://127.0.0.1:${f.port}`;
+    const server = `http://127.0.0.1:${ports.port}`;
     let healthyAt = 0;
     for (;;) {
       const states = await containerStates(names);
@@ -219,7 +221,7 @@ async function composeUp(argv: string[]): Promise<number> {
     p.say(`export KUBECONFIG=${kubeconfig}`);
     p.say('kubectl get nodes   |   kubectl -n kube-system get leases   (holder controller-manager-N_<uuid> is container controller-manager-N)');
     p.say('docker stop controller-manager-0   |   docker pause worker-1 (eviction after the toleration: --default-unreachable-toleration-seconds)');
-    p.say(`docker logs -f apiserver-0   |   HAProxy stats http://127.0.0.1:${f['stats-port']}/   |   kemu compose down [--volumes] stops everything`);
+    p.say(`docker logs -f apiserver-0   |   HAProxy stats http://127.0.0.1:${ports['stats-port']}/   |   kemu compose down [--volumes] stops everything`);
     return 0;
   } catch (e) {
     p.clear();
