@@ -154,13 +154,19 @@ async function composeUp(argv: string[]): Promise<number> {
     const tb = Date.now();
     p.say(`building the kemu image (npm ci inside it takes ~2 min the first time; log: ${log})`);
     let total = '';
+    let stepLine = 'sending the build context';
+    const show = () => p.status(`${stepLine} — ${p.elapsed(tb)}`);
+    // A step such as npm ci prints nothing for minutes: the line keeps counting.
+    const tick = setInterval(show, 1000);
     const built = await run(['build'], (l) => {
       const m = /^Step (\d+)\/(\d+) : (.*)$/.exec(l);
       if (m) {
         total = m[2] ?? '';
-        p.status(`build step ${m[1]}/${m[2]} (${p.elapsed(tb)}): ${(m[3] ?? '').slice(0, 70)}`);
+        stepLine = `build step ${m[1]}/${m[2]}: ${(m[3] ?? '').slice(0, 70)}`;
+        show();
       }
     });
+    clearInterval(tick);
     p.clear();
     if (built.code !== 0)
       throw new StepFailed('building the kemu image', `the image build failed (last lines of ${log}):\n${lastLines(log, 8)}`, 'the failing build step is in the log; fix it and run kemu compose up again');

@@ -1,5 +1,5 @@
 // The launcher's output while a long step runs: a step line with the elapsed time, and one live status line
-// that is rewritten in place on a terminal (printed only when it changes, at most every 10 s, elsewhere).
+// that is rewritten in place on a terminal (elsewhere printed when it changes, and every 20 s while it does not).
 export class Progress {
   private readonly t0 = Date.now();
   private live = '';
@@ -29,7 +29,7 @@ export class Progress {
       return;
     }
     const key = line.replace(/\d+m?\d*s\b/g, '');
-    if (key === this.lastPrinted && Date.now() - this.lastPrintedAt < 10_000) return;
+    if (key === this.lastPrinted && Date.now() - this.lastPrintedAt < 20_000) return;
     this.lastPrinted = key;
     this.lastPrintedAt = Date.now();
     this.out.write(`${text}\n`);
