@@ -56,11 +56,13 @@ describe.skipIf(plan.skip)('docker-compose lab (kemu compose up)', () => {
     const leases = await l.kubectl('-n', 'kube-system', 'get', 'lease', 'kube-controller-manager', 'kube-scheduler', '--no-headers');
     expect(leases.stdout).toContain(`${cm}_`);
     // As in the seed walkthrough: the raw Lease list through the published port also holds the three
-    // apiserver identity Leases.
+    // apiserver identity Leases (apiserver-<hash>, labelled with the replica's hostname = its container).
     const res = await fetch(`${l.server}/apis/coordination.k8s.io/v1/namespaces/kube-system/leases`);
     expect(res.status).toBe(200);
-    const names = ((await res.json()) as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name);
-    expect(names).toEqual(expect.arrayContaining(['kube-controller-manager', 'kube-scheduler', 'apiserver-0', 'apiserver-1', 'apiserver-2']));
+    const items = ((await res.json()) as { items: { metadata: { name: string; labels?: Record<string, string> } }[] }).items;
+    expect(items.map((i) => i.metadata.name)).toEqual(expect.arrayContaining(['kube-controller-manager', 'kube-scheduler']));
+    const identities = items.filter((i) => /^apiserver-[a-z0-9]+$/.test(i.metadata.name) && i.metadata.labels?.['kubernetes.io/hostname']);
+    expect(identities.map((i) => i.metadata.labels?.['kubernetes.io/hostname']).sort()).toEqual(['apiserver-0', 'apiserver-1', 'apiserver-2']);
     // Each replica advertises its own container address (no --advertise-address in the compose file), so the
     // `kubernetes` Service's Endpoints hold three distinct non-loopback IPs on 6443.
     const ips = await waitFor('three apiserver addresses in default/kubernetes', async () => {
