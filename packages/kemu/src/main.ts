@@ -18,6 +18,7 @@ Usage:
   kemu up [--data-dir DIR] [--workers N] [--apiservers N] [--controller-managers N] [--schedulers N]
           [--address 127.0.0.1] [--port 6443] [--lb haproxy|builtin|auto] [--leader-elect-lease-duration D]
           [--leader-elect-renew-deadline D] [--leader-elect-retry-period D] [--node-monitor-grace-period D]
+          [--default-not-ready-toleration-seconds N] [--default-unreachable-toleration-seconds N]
                                 start the lab in the foreground (Ctrl-C stops it)
   kemu status [-o json]         processes, apiserver readiness, Lease holders, Node readiness
   kemu down                     stop the lab and every process it started
