@@ -21,7 +21,8 @@ COPY packages/kubelet/package.json packages/kubelet/
 COPY packages/kubelet/bin packages/kubelet/bin
 COPY packages/kemu/package.json packages/kemu/
 COPY packages/kemu/bin packages/kemu/bin
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# --loglevel=error: no EBADENGINE/deprecation warnings for optional engines (the build log keeps errors).
+RUN npm ci --omit=dev --no-audit --no-fund --loglevel=error && npm cache clean --force --loglevel=error
 
 COPY packages packages
 ENV PATH=/opt/kemu/node_modules/.bin:$PATH \
@@ -31,6 +32,6 @@ ENV PATH=/opt/kemu/node_modules/.bin:$PATH \
 RUN for b in kube-apiserver kube-controller-manager kube-scheduler kubelet; do "$b" --help >/dev/null; done
 # State lives on a volume mounted into the apiservers only.
 RUN mkdir -p /var/lib/kemu
-EXPOSE 6443 10257 10259 10250
+# No EXPOSE: each compose service lists the one port it serves.
 STOPSIGNAL SIGTERM
 CMD ["kube-apiserver", "--help"]

@@ -2,7 +2,8 @@
 // vars): the controller-manager leader's container stopped (no release: the Lease moves on expiry, as in
 // Kubernetes), started again, killed; the scheduler leader's
 // container paused past its lease and unpaused. The Lease holders come from a watch through the published
-// balancer port; container states from `docker inspect`. Gated like test/lab/docker-lab.test.ts.
+// balancer port; container states from `docker inspect`. Containers are addressed by the name in the Lease
+// holder (`controller-manager-1_<uuid>` → `docker stop controller-manager-1`). Gated like test/lab/docker-lab.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@kemu/base/testing/processes';
 import { missing } from '../lab/lab.ts';
@@ -65,7 +66,7 @@ describe.skipIf(plan.skip)('leader chaos (docker-compose)', () => {
   it('docker stop: the controller-manager leader exits 0 without releasing its Lease, a follower takes it once the lease has expired; the stopped container stays down, and once started again it is a follower', async (ctx) => {
     if (!engineUp) return ctx.skip('no Docker engine');
     const first = await leader(cmLease);
-    const id = await lab.container(first);
+    const id = first; // the container's name is the Lease holder's prefix
     // Restarts before the experiment (a leader that lost its lease on a busy machine exits and comes back) are
     // not the stop's doing; what counts is that the stop adds none.
     const { RestartCount: restarts } = await lab.state(first);
@@ -98,7 +99,7 @@ describe.skipIf(plan.skip)('leader chaos (docker-compose)', () => {
   it('docker kill: a follower takes the controller-manager Lease within lease + retry; nothing releases it', async (ctx) => {
     if (!engineUp) return ctx.skip('no Docker engine');
     const victim = await leader(cmLease);
-    const id = await lab.container(victim);
+    const id = victim;
     const { RestartCount: restarts } = await lab.state(victim);
     const tKill = Date.now();
     await docker('kill', id);
@@ -117,7 +118,7 @@ describe.skipIf(plan.skip)('leader chaos (docker-compose)', () => {
   it('docker pause past the lease: another scheduler takes over; on unpause the old leader exits non-zero ("leaderelection lost") and the restart policy brings it back as a follower', async (ctx) => {
     if (!engineUp) return ctx.skip('no Docker engine');
     const frozen = await leader(schedLease);
-    const id = await lab.container(frozen);
+    const id = frozen;
     const before = await lab.state(frozen);
     const tPause = Date.now();
     await docker('pause', id);

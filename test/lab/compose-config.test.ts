@@ -9,6 +9,8 @@ import { run } from './lab.ts';
 
 interface Service {
   hostname?: string;
+  container_name?: string;
+  expose?: string[];
   image?: string;
   command?: string[];
   volumes?: string[];
@@ -30,6 +32,28 @@ describe('docker-compose.yml', () => {
   it('has the lab services with hostnames equal to their names', () => {
     expect(Object.keys(compose.services).sort()).toEqual([...names].sort());
     for (const n of names) expect(compose.services[n]?.hostname, n).toBe(n);
+  });
+
+  it('names every container as its service (docker stop <Lease holder prefix>) and exposes only the port it serves', () => {
+    const port: Record<string, string> = { apiserver: '6443', 'controller-manager': '10257', scheduler: '10259', worker: '10250' };
+    for (const n of names) {
+      expect(compose.services[n]?.container_name, n).toBe(n);
+      if (n !== 'lb') expect(compose.services[n]?.expose, n).toEqual([port[n.replace(/-\d+$/, '')]]);
+    }
+    expect(fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')).not.toMatch(/^EXPOSE/m);
+  });
+
+  it("passes the eviction timings: apiservers' default toleration seconds, controller-managers' node monitoring", () => {
+    for (const n of names.filter((x) => x.startsWith('apiserver-'))) {
+      const cmd = compose.services[n]?.command ?? [];
+      expect(cmd, n).toContain('--default-not-ready-toleration-seconds=${KEMU_DEFAULT_NOT_READY_TOLERATION_SECONDS:-300}');
+      expect(cmd, n).toContain('--default-unreachable-toleration-seconds=${KEMU_DEFAULT_UNREACHABLE_TOLERATION_SECONDS:-300}');
+    }
+    for (const n of names.filter((x) => x.startsWith('controller-manager-'))) {
+      const cmd = compose.services[n]?.command ?? [];
+      expect(cmd, n).toContain('--node-monitor-grace-period=${KEMU_NODE_MONITOR_GRACE_PERIOD:-50s}');
+      expect(cmd, n).toContain('--node-monitor-period=${KEMU_NODE_MONITOR_PERIOD:-5s}');
+    }
   });
 
   it('mounts the state volume into the apiservers only', () => {

@@ -1,14 +1,15 @@
 // Test helper: one compose lab (docker-compose.yml) per test file on free published ports, with the Docker
-// gate and engine from docker.ts: decide (and print) which variant runs, `up -d --build`, wait for 3 Ready
-// nodes, and always `down -v` and stop the engine we started.
+// gate and engine from docker.ts: decide (and print) which variant runs, `kemu compose up` (base images when
+// missing, image build, all healthy, kubeconfig), and always `kemu compose down --volumes` and stop the engine
+// we started.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { waitFor } from '@kemu/base/testing/processes';
 import { freePort } from '@kemu/base/testing/ports';
-import { ROOT, kubeconfigYaml } from '@kemu/kemu';
+import { KEMU_BIN, ROOT } from '@kemu/kemu';
 import { run, type RunResult } from './lab.ts';
-import { buildBaseImages, dockerGate, ensureEngine, variantLine, type Engine } from './docker.ts';
+import { dockerGate, ensureEngine, variantLine, type Engine } from './docker.ts';
 
 export interface DockerPlan {
   file: string;
@@ -58,19 +59,26 @@ export interface ComposeLab {
   docker(...args: string[]): Promise<RunResult>;
   /** `docker inspect` State of a service's container. */
   state(service: string): Promise<{ Status: string; ExitCode: number; Running: boolean; Paused: boolean; Restarting: boolean; RestartCount: number; Health?: string }>;
-  /** Seconds the `up -d --build` took (the image build included). */
+  /** Seconds `kemu compose up` took (images, build, all healthy and Nodes Ready). */
   upSeconds: number;
+  /** What `kemu compose up` printed. */
+  upOutput: string;
+  /** `kemu compose ARGS` with this lab's project, ports and data dir. */
+  kemuCompose(...args: string[]): Promise<RunResult>;
+  /** The data dir: kubeconfig and compose.log. */
+  dir: string;
   down(): Promise<void>;
 }
 
-export async function startComposeLab(plan: DockerPlan, env: Record<string, string> = {}): Promise<ComposeLab> {
+export async function startComposeLab(plan: DockerPlan, env: Record<string, string> = {}, upArgs: string[] = []): Promise<ComposeLab> {
   const project = `kemulab${process.pid}`;
   const port = await freePort();
   const server = `http://127.0.0.1:${port}`;
   const fullEnv = { KEMU_LB_PORT: String(port), KEMU_STATS_PORT: String(await freePort()), ...env };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kemu-docker-'));
   const kubeconfig = path.join(dir, 'kubeconfig');
-  fs.writeFileSync(kubeconfig, kubeconfigYaml(server));
+  const kemuCompose = (sub: string, ...args: string[]) =>
+    run(process.execPath, [KEMU_BIN, 'compose', sub, `--project-name=${project}`, `--data-dir=${dir}`, ...(sub === 'up' ? [`--port=${port}`, `--stats-port=${fullEnv.KEMU_STATS_PORT}`, ...upArgs] : []), ...args], fullEnv, 1_800_000);
   const compose = (...args: string[]) => run('docker-compose', ['-p', project, '-f', path.join(ROOT, 'docker-compose.yml'), ...args], fullEnv, 900_000);
   const docker = (...args: string[]) => run('docker', args, {}, 60_000);
   let downed = false;
@@ -96,22 +104,27 @@ export async function startComposeLab(plan: DockerPlan, env: Record<string, stri
       return { ...st, Health: st.Health?.Status, RestartCount: Number(line.slice(cut + 1)) };
     },
     upSeconds: 0,
+    upOutput: '',
+    dir,
+    kemuCompose: (sub, ...args) => kemuCompose(sub ?? 'up', ...args),
     async down() {
       if (downed) return;
       downed = true;
       const logs = await compose('logs', '--no-color', '--tail=40');
       if (logs.code === 0) fs.writeFileSync(path.join(os.tmpdir(), `${project}.log`), logs.stdout);
-      await compose('down', '-v', '--remove-orphans', '-t', '5');
+      const d = await kemuCompose('down', '--volumes');
+      if (d.code !== 0) await compose('down', '-v', '--remove-orphans', '-t', '5');
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
   try {
-    if (!plan.haveBaseImages) buildBaseImages();
-    // --build: the app image is rebuilt whenever the sources changed (cached layers otherwise).
+    // Builds the base images when missing (the cold path), the app image whenever the sources changed
+    // (cached layers otherwise), and returns once every container is healthy and every Node Ready.
     const t0 = Date.now();
-    const u = await compose('up', '-d', '--build');
+    const u = await kemuCompose('up');
     lab.upSeconds = (Date.now() - t0) / 1000;
-    if (u.code !== 0) throw new Error(`docker-compose up failed:\n${u.stdout.slice(-3000)}\n${u.stderr.slice(-3000)}`);
+    lab.upOutput = u.stdout;
+    if (u.code !== 0) throw new Error(`kemu compose up failed:\n${u.stdout.slice(-3000)}\n${u.stderr.slice(-3000)}`);
   } catch (e) {
     await lab.down();
     throw e;

@@ -1,6 +1,11 @@
-// The compose lab end to end: `docker-compose up -d --build`, 3 Ready nodes through HAProxy with kubectl, the
-// leader Leases, tear down. Runs when Docker is usable here and the base images are built (see docker.ts for
-// the gate; KEMU_DOCKER_TESTS=1 forces it, building everything first, =0 skips it).
+// The compose lab end to end through `kemu compose up`: from the base images (built when missing) to every
+// container healthy and 3 Ready nodes, the kubeconfig it writes working with kubectl, the leader Leases;
+// containers named as their services; a second `kemu compose up` reusing every image; a paused worker's pods
+// evicted and rescheduled within a minute with short toleration flags; `kemu compose down --volumes` leaving
+// no container, network or volume. Runs when Docker is usable here and the base images are built (see
+// docker.ts for the gate; KEMU_DOCKER_TESTS=1 forces it, building everything first, =0 skips it).
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@kemu/base/testing/processes';
 import { leaseHolder } from '@kemu/kemu';
@@ -9,26 +14,41 @@ import { planDocker, startEngine, startComposeLab, waitNodesReady, type ComposeL
 
 const plan = planDocker('test/lab/docker-lab.test.ts', missing('apiserver', 'controller-manager', 'scheduler', 'worker') ?? (hasKubectl() ? undefined : 'kubectl is not installed'));
 
-describe.skipIf(plan.skip)('docker-compose lab', () => {
+const SERVICES = ['lb', ...['apiserver', 'controller-manager', 'scheduler', 'worker'].flatMap((k) => [0, 1, 2].map((i) => `${k}-${i}`))];
+const PORT_OF: Record<string, string> = { apiserver: '6443', 'controller-manager': '10257', scheduler: '10259', worker: '10250' };
+
+describe.skipIf(plan.skip)('docker-compose lab (kemu compose up)', () => {
   let lab: ComposeLab | undefined;
   const t0 = Date.now();
 
   beforeAll(async () => {
     if (!(await startEngine(plan))) return;
-    lab = await startComposeLab(plan, { KEMU_LEASE_DURATION: '4s', KEMU_RENEW_DEADLINE: '3s', KEMU_RETRY_PERIOD: '1s' });
-  }, 1_200_000);
+    // Short leader-election durations through the compose variables; node monitoring and the default
+    // tolerations through `kemu compose up`'s flags (the same names as kube-apiserver's and kube-controller-manager's).
+    lab = await startComposeLab(plan, { KEMU_LEASE_DURATION: '4s', KEMU_RENEW_DEADLINE: '3s', KEMU_RETRY_PERIOD: '1s' }, [
+      '--node-monitor-grace-period=20s',
+      '--node-monitor-period=2s',
+      '--default-not-ready-toleration-seconds=10',
+      '--default-unreachable-toleration-seconds=10',
+    ]);
+  }, 1_800_000);
 
   afterAll(async () => {
     await lab?.down();
     await plan.engine?.stop();
   }, 180_000);
 
-  it('reaches 3 Ready nodes through HAProxy and elects one leader of each kind', async (ctx) => {
+  it('returns with every container healthy, 3 Ready nodes and a kubeconfig that works, and elects one leader of each kind', async (ctx) => {
     if (!lab) return ctx.skip('no Docker engine');
     const l = lab;
-    const tUp = Date.now();
+    console.log(`kemu compose up: ${l.upSeconds.toFixed(1)}s to all healthy and 3 Nodes Ready (${((Date.now() - t0) / 1000).toFixed(1)}s since the engine answered)`);
+    expect(l.upOutput).toContain(`export KUBECONFIG=${path.join(l.dir, 'kubeconfig')}`);
+    expect(l.upOutput).toMatch(/all 13 containers healthy and every Node Ready/);
+    expect(fs.existsSync(l.kubeconfig)).toBe(true);
+    const nodes = await l.kubectl('get', 'nodes', '--no-headers');
+    expect(nodes.code, nodes.stderr).toBe(0);
+    expect(nodes.stdout.split('\n').filter((x) => /^worker-\d\s+Ready\s/.test(x))).toHaveLength(3);
     await waitNodesReady(l);
-    console.log(`compose lab: up -d --build ${l.upSeconds.toFixed(1)}s, 3 nodes Ready ${((Date.now() - tUp) / 1000).toFixed(1)}s after it returned, ${((Date.now() - t0) / 1000).toFixed(1)}s since the engine answered`);
     const cm = await waitFor('controller-manager leader', async () => (await leaseHolder(l.server, 'kube-controller-manager')).component, 60_000, 500);
     const sched = await waitFor('scheduler leader', async () => (await leaseHolder(l.server, 'kube-scheduler')).component, 60_000, 500);
     expect(cm).toMatch(/^controller-manager-[0-2]$/);
@@ -36,11 +56,13 @@ describe.skipIf(plan.skip)('docker-compose lab', () => {
     const leases = await l.kubectl('-n', 'kube-system', 'get', 'lease', 'kube-controller-manager', 'kube-scheduler', '--no-headers');
     expect(leases.stdout).toContain(`${cm}_`);
     // As in the seed walkthrough: the raw Lease list through the published port also holds the three
-    // apiserver identity Leases.
+    // apiserver identity Leases (apiserver-<hash>, labelled with the replica's hostname = its container).
     const res = await fetch(`${l.server}/apis/coordination.k8s.io/v1/namespaces/kube-system/leases`);
     expect(res.status).toBe(200);
-    const names = ((await res.json()) as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name);
-    expect(names).toEqual(expect.arrayContaining(['kube-controller-manager', 'kube-scheduler', 'apiserver-0', 'apiserver-1', 'apiserver-2']));
+    const items = ((await res.json()) as { items: { metadata: { name: string; labels?: Record<string, string> } }[] }).items;
+    expect(items.map((i) => i.metadata.name)).toEqual(expect.arrayContaining(['kube-controller-manager', 'kube-scheduler']));
+    const identities = items.filter((i) => /^apiserver-[a-z0-9]+$/.test(i.metadata.name) && i.metadata.labels?.['kubernetes.io/hostname']);
+    expect(identities.map((i) => i.metadata.labels?.['kubernetes.io/hostname']).sort()).toEqual(['apiserver-0', 'apiserver-1', 'apiserver-2']);
     // Each replica advertises its own container address (no --advertise-address in the compose file), so the
     // `kubernetes` Service's Endpoints hold three distinct non-loopback IPs on 6443.
     const ips = await waitFor('three apiserver addresses in default/kubernetes', async () => {
@@ -51,4 +73,90 @@ describe.skipIf(plan.skip)('docker-compose lab', () => {
     }, 60_000, 500);
     for (const ip of ips) expect(ip).not.toMatch(/^127\./);
   }, 420_000);
+
+  it('names every container as its service (the Lease holder\'s prefix) and exposes only the port it serves', async (ctx) => {
+    if (!lab) return ctx.skip('no Docker engine');
+    const r = await lab.docker('inspect', '-f', '{{.Name}} {{.Config.Hostname}} {{json .Config.ExposedPorts}}', ...SERVICES);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = r.stdout.trim().split('\n').map((line) => line.split(' '));
+    expect(rows.map(([name]) => name)).toEqual(SERVICES.map((s) => `/${s}`));
+    for (const [name = '', host, ports = ''] of rows) {
+      const service = name.slice(1);
+      expect(host, service).toBe(service);
+      if (service === 'lb') continue;
+      const kind = service.replace(/-\d+$/, '');
+      expect(Object.keys(JSON.parse(ports) as Record<string, unknown>), service).toEqual([`${PORT_OF[kind]}/tcp`]);
+    }
+  }, 60_000);
+
+  it('a second kemu compose up reuses every image (nothing rebuilt) and changes nothing', async (ctx) => {
+    if (!lab) return ctx.skip('no Docker engine');
+    const log = path.join(lab.dir, 'compose.log');
+    const t = Date.now();
+    const again = await lab.kemuCompose('up');
+    const seconds = (Date.now() - t) / 1000;
+    console.log(`kemu compose up again (warm, lab running): ${seconds.toFixed(1)}s`);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('base images present');
+    expect(again.stdout).not.toMatch(/building node|debootstrap/);
+    // The log is rewritten by each up: the build's steps all came from the cache.
+    const built = fs.readFileSync(log, 'utf8');
+    expect(built).toMatch(/Using cache/);
+    expect(built).not.toMatch(/Running in [0-9a-f]{12}/);
+    expect(again.stdout).toContain('export KUBECONFIG=');
+  }, 600_000);
+
+  it('a paused worker goes Unknown and, with --default-unreachable-toleration-seconds=10, its pods are evicted and rescheduled within a minute', async (ctx) => {
+    if (!lab) return ctx.skip('no Docker engine');
+    const l = lab;
+    const ok = async (...a: string[]) => {
+      const r = await l.kubectl(...a);
+      expect(r.code, `kubectl ${a.join(' ')}: ${r.stderr}`).toBe(0);
+      return r.stdout;
+    };
+    await ok('create', 'deployment', 'evict', '--image=nginx', '--replicas=3');
+    type Pod = { metadata: { name: string; deletionTimestamp?: string }; spec: { nodeName?: string; tolerations?: { key?: string; tolerationSeconds?: number }[] }; status: { phase?: string } };
+    const pods = async () => (JSON.parse(await ok('get', 'pods', '-l', 'app=evict', '-o', 'json')) as { items: Pod[] }).items;
+    const running = await waitFor('3 evict pods Running', async () => {
+      const ps = await pods();
+      return ps.filter((p) => p.status.phase === 'Running' && !p.metadata.deletionTimestamp).length === 3 ? ps : undefined;
+    }, 120_000, 500);
+    // The DefaultTolerationSeconds admission took the apiserver flag.
+    expect(running[0]?.spec.tolerations).toEqual(expect.arrayContaining([expect.objectContaining({ key: 'node.kubernetes.io/unreachable', tolerationSeconds: 10 })]));
+    const victim = running[0]?.spec.nodeName ?? '';
+    const onVictim = running.filter((p) => p.spec.nodeName === victim).map((p) => p.metadata.name);
+    const tPause = Date.now();
+    const paused = await l.docker('pause', victim); // the node's name is its container's
+    expect(paused.code, paused.stderr).toBe(0);
+    try {
+      await waitFor(`${victim} Unknown`, async () => / Unknown /.test(` ${await ok('get', 'node', victim, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')} `), 60_000, 500);
+      const tUnknown = Date.now();
+      await waitFor(`the pods of ${victim} evicted and replaced elsewhere`, async () => {
+        const ps = await pods();
+        const evicted = onVictim.every((n) => ps.find((p) => p.metadata.name === n)?.metadata.deletionTimestamp !== undefined || !ps.some((p) => p.metadata.name === n));
+        const elsewhere = ps.filter((p) => p.status.phase === 'Running' && !p.metadata.deletionTimestamp && p.spec.nodeName !== victim).length;
+        return evicted && elsewhere === 3;
+      }, 90_000, 500);
+      const tDone = Date.now();
+      console.log(`docker pause ${victim}: Unknown after ${((tUnknown - tPause) / 1000).toFixed(1)}s, its ${onVictim.length} pod(s) evicted and 3 Running elsewhere after ${((tDone - tPause) / 1000).toFixed(1)}s`);
+      expect(tDone - tPause).toBeLessThan(60_000);
+    } finally {
+      await l.docker('unpause', victim);
+      await l.kubectl('delete', 'deployment', 'evict', '--wait=false');
+    }
+  }, 300_000);
+
+  it('kemu compose down --volumes leaves no container, network or volume', async (ctx) => {
+    if (!lab) return ctx.skip('no Docker engine');
+    const l = lab;
+    await l.down();
+    const label = `label=com.docker.compose.project=${l.project}`;
+    for (const what of [['ps', '-a', '-q', '--filter', label], ['network', 'ls', '-q', '--filter', label], ['volume', 'ls', '-q', '--filter', label]]) {
+      const r = await l.docker(...what);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.trim(), what.join(' ')).toBe('');
+    }
+    const byName = await l.docker('ps', '-a', '--format', '{{.Names}}');
+    for (const s of SERVICES) expect(byName.stdout.split('\n'), s).not.toContain(s);
+  }, 180_000);
 });

@@ -5,11 +5,10 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT } from '@kemu/kemu';
 import { run } from './lab.ts';
 
 export const BASE_IMAGES = ['node:20-bookworm-slim', 'haproxy:2.6'] as const;
-const HOW = 'build them with scripts/build-base-images.sh (root, debootstrap, ~5 min), or run with KEMU_DOCKER_TESTS=1 to build everything first';
+const HOW = 'build them with npx kemu compose up (or scripts/build-base-images.sh; root, debootstrap, ~5 min), or run with KEMU_DOCKER_TESTS=1 to build everything first';
 
 function which(bin: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(':').concat(['/usr/sbin', '/usr/local/sbin'])) {
@@ -91,10 +90,6 @@ export function dockerGate(): Gate {
 export function variantLine(file: string, gate: Gate | { run: false; why: string }, engine?: Engine): string {
   if (!gate.run) return `${file}: processes-only — the Docker variant is skipped: ${gate.why} (KEMU_DOCKER_TESTS=1 forces it, =0 skips it)`;
   return `${file}: Docker variant — ${engine?.describe ?? 'engine'}${gate.forced ? ', forced by KEMU_DOCKER_TESTS=1' : ''}`;
-}
-
-export function buildBaseImages(): void {
-  execFileSync('bash', [path.join(ROOT, 'scripts/build-base-images.sh')], { stdio: 'inherit', timeout: 900_000 });
 }
 
 export interface Engine {

@@ -44,6 +44,8 @@ const flags = parseCommandLine('kube-apiserver', {
   'endpoint-reconciler-type': { type: 'string', default: 'lease', usage: 'Use an endpoint reconciler (lease, none) for the default/kubernetes Endpoints and EndpointSlice.' },
   'hostname-override': { type: 'string', default: '', usage: 'The host name this replica goes by instead of the machine\'s (its identity Lease is kube-system/apiserver-<hash of it>, labelled kubernetes.io/hostname=<it>).' },
   'apiserver-id': { type: 'string', default: '', usage: 'Alias of --hostname-override.' },
+  'default-not-ready-toleration-seconds': { type: 'int', default: 300, usage: 'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.' },
+  'default-unreachable-toleration-seconds': { type: 'int', default: 300, usage: 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.' },
   v: { type: 'int', default: 0, usage: 'Number for the log level verbosity.' },
   ...LOGGING_FORMAT_FLAG,
 });
@@ -122,6 +124,8 @@ async function main(): Promise<void> {
     connectionLimits,
     maxWatchBufferBytes: flags['max-watch-buffer-bytes'],
     watchUnresponsiveTimeoutMs: flags['watch-unresponsive-timeout'],
+    defaultNotReadyTolerationSeconds: flags['default-not-ready-toleration-seconds'],
+    defaultUnreachableTolerationSeconds: flags['default-unreachable-toleration-seconds'],
     ...(https ? { https } : {}),
   });
   await srv.start();

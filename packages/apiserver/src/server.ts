@@ -62,6 +62,9 @@ export interface ApiServerOptions {
   https?: { cert: Buffer; key: Buffer };
   /** Deadlines for receiving and answering requests (--request-timeout and kemu's read timeouts). */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** DefaultTolerationSeconds admission: --default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds. */
+  defaultNotReadyTolerationSeconds?: number;
+  defaultUnreachableTolerationSeconds?: number;
   /** Extra /readyz and /healthz checks. */
   checks?: Record<string, Check>;
 }
@@ -98,6 +101,8 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
   const ext =
     opts.ext ??
     loadExtensions({
+      ...(opts.defaultNotReadyTolerationSeconds !== undefined ? { defaultNotReadyTolerationSeconds: opts.defaultNotReadyTolerationSeconds } : {}),
+      ...(opts.defaultUnreachableTolerationSeconds !== undefined ? { defaultUnreachableTolerationSeconds: opts.defaultUnreachableTolerationSeconds } : {}),
       // Every pod create asks; the watch cache answers without a store read once it is filled.
       getPriorityClass: async (name) => {
         const key = objectKey(R.priorityclasses, undefined, name);

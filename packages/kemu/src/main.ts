@@ -6,6 +6,7 @@ import { down } from './commands/down.ts';
 import { status } from './commands/status.ts';
 import { logs } from './commands/logs.ts';
 import { lb } from './commands/lb.ts';
+import { composeCommand, COMPOSE_UP_FLAGS, COMPOSE_DOWN_FLAGS } from './commands/compose.ts';
 import { componentAction } from './commands/lab.ts';
 import { UsageError } from './commands/errors.ts';
 import { StateError } from './state.ts';
@@ -17,6 +18,7 @@ Usage:
   kemu up [--data-dir DIR] [--workers N] [--apiservers N] [--controller-managers N] [--schedulers N]
           [--address 127.0.0.1] [--port 6443] [--lb haproxy|builtin|auto] [--leader-elect-lease-duration D]
           [--leader-elect-renew-deadline D] [--leader-elect-retry-period D] [--node-monitor-grace-period D]
+          [--default-not-ready-toleration-seconds N] [--default-unreachable-toleration-seconds N]
                                 start the lab in the foreground (Ctrl-C stops it)
   kemu status [-o json]         processes, apiserver readiness, Lease holders, Node readiness
   kemu down                     stop the lab and every process it started
@@ -29,6 +31,11 @@ Usage:
   kemu pki [--apiserver-addresses A,B] [--extra-sans S,T] [--server URL] [--force]
                                 make the cluster PKI in DIR/pki/ (seed 003's files) and the admin,
                                 controller-manager and scheduler kubeconfigs in DIR/; keeps valid files
+
+  kemu compose up [--port 6443] [--default-unreachable-toleration-seconds N] …
+                                the same lab as containers (docker-compose.yml): checks Docker, builds what
+                                is missing, waits for health, writes DIR/kubeconfig (\`kemu compose up --help\`)
+  kemu compose down [--volumes] remove its containers and network (and the state volume)
 
 Each process has its own loopback address in the /24 of --address: the balancer on 127.0.0.1:6443,
 apiserver-N on 127.0.0.1N:6443, controller-manager-N 127.0.0.2N, scheduler-N 127.0.0.3N, worker-N (its
@@ -46,6 +53,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   lb,
   // Loaded on demand: the X.509 library is only needed here.
   pki: async (a) => (await import('./commands/pki.ts')).pki(a),
+  compose: composeCommand,
   stop: (a) => componentAction('stop', a),
   kill: (a) => componentAction('kill', a),
   pause: (a) => componentAction('pause', a),
@@ -67,7 +75,14 @@ async function main(argv: string[]): Promise<number> {
   if (rest.includes('--help') || rest.includes('-h')) {
     const { usage } = await import('@kemu/base');
     const { UP_FLAGS, PKI_FLAGS } = await import('./options.ts');
-    process.stdout.write(cmd === 'up' ? usage('kemu up', UP_FLAGS) : cmd === 'pki' ? usage('kemu pki', PKI_FLAGS) : USAGE);
+    const sub = rest[0];
+    const text =
+      cmd === 'up' ? usage('kemu up', UP_FLAGS)
+      : cmd === 'pki' ? usage('kemu pki', PKI_FLAGS)
+      : cmd === 'compose' && sub === 'up' ? usage('kemu compose up', COMPOSE_UP_FLAGS)
+      : cmd === 'compose' && sub === 'down' ? usage('kemu compose down', COMPOSE_DOWN_FLAGS)
+      : USAGE;
+    process.stdout.write(text);
     return 0;
   }
   try {

@@ -57,6 +57,9 @@ export interface TopologyOptions {
   retryPeriodMs: number;
   nodeMonitorGracePeriodMs: number;
   nodeMonitorPeriodMs: number;
+  /** kube-apiserver's --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds. */
+  defaultNotReadyTolerationSeconds: number;
+  defaultUnreachableTolerationSeconds: number;
   nodeStatusUpdateFrequencyMs: number;
   nodeLeaseDurationSeconds: number;
   maxPods: number;
@@ -126,6 +129,8 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
         `--secure-port=${apiPort}`,
         `--datastore-endpoint=sqlite://${path.join(o.dataDir, 'state.db')}`,
         `--hostname-override=apiserver-${i}`,
+        `--default-not-ready-toleration-seconds=${o.defaultNotReadyTolerationSeconds}`,
+        `--default-unreachable-toleration-seconds=${o.defaultUnreachableTolerationSeconds}`,
         ...v,
       ], a, apiPort, '/readyz'),
     );

@@ -46,6 +46,15 @@ describe('admission', () => {
     });
   });
 
+  it('takes the toleration seconds from --default-not-ready/unreachable-toleration-seconds', async () => {
+    const p = pod();
+    await admitWith({ defaultNotReadyTolerationSeconds: 20, defaultUnreachableTolerationSeconds: 10 })(create(p));
+    expect(spec(p).tolerations).toEqual([
+      { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 20 },
+      { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 10 },
+    ]);
+  });
+
   it('keeps existing not-ready/unreachable tolerations and service accounts', async () => {
     const p = pod({
       serviceAccountName: 'builder',

@@ -18,6 +18,9 @@ export interface AdmissionContext {
   getPriorityClass?(name: string): Promise<PriorityClass | undefined>;
   /** All PriorityClasses (to find the global default). */
   listPriorityClasses?(): Promise<PriorityClass[]>;
+  /** --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (300 when unset). */
+  defaultNotReadyTolerationSeconds?: number;
+  defaultUnreachableTolerationSeconds?: number;
 }
 
 export interface AdmissionPlugin {

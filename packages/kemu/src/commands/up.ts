@@ -64,6 +64,8 @@ export async function up(argv: string[]): Promise<number> {
       retryPeriodMs: f['leader-elect-retry-period'],
       nodeMonitorGracePeriodMs: f['node-monitor-grace-period'],
       nodeMonitorPeriodMs: f['node-monitor-period'],
+      defaultNotReadyTolerationSeconds: f['default-not-ready-toleration-seconds'],
+      defaultUnreachableTolerationSeconds: f['default-unreachable-toleration-seconds'],
       nodeStatusUpdateFrequencyMs: f['node-status-update-frequency'],
       nodeLeaseDurationSeconds: f['node-lease-duration-seconds'],
       maxPods: f['max-pods'],
