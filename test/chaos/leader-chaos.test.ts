@@ -85,11 +85,14 @@ describe.skipIf(skip)('leader chaos (processes)', () => {
       // Lease (kube-controller-manager has no ReleaseOnCancel); a follower takes it once it has expired.
       const tStop = Date.now();
       await kemu(lab, 'stop', first);
+      // `kemu stop` returns once the process has exited; its last renewal came before that, so the upper bound
+      // is measured from here (a loaded machine can take seconds just to start the kemu CLI).
+      const stopped = Date.now();
       const second = await waitFor('a new holder', () => cmLease.takeover(first, tStop), LEASE_MS + RETRY_MS + 20_000, 20);
-      console.log(`SIGTERM: stop → new holder ${second.holder.split('_')[0]} in ${second.at - tStop} ms`);
+      console.log(`SIGTERM: stop → new holder ${second.holder.split('_')[0]} in ${second.at - tStop} ms (${second.at - stopped} ms after the exit)`);
       expect(cmLease.history.filter((h) => h.at >= tStop && h.holder === ''), 'the Lease was released').toEqual([]);
       expect(second.at - tStop).toBeGreaterThanOrEqual(LEASE_MS - 1.2 * RETRY_MS);
-      expect(second.at - tStop).toBeLessThan(LEASE_MS + 2 * RETRY_MS + SLACK_MS);
+      expect(second.at - stopped).toBeLessThan(LEASE_MS + 2 * RETRY_MS + SLACK_MS);
       expect(component(lab, first).lastExit).toBe('exit code 0');
       await waitFor('10 pods', () => pods.live().length === 10, 60_000);
 
