@@ -72,7 +72,16 @@ export interface Backend {
   compact(revision: number): Promise<void>;
   /** Backend health for /readyz and componentstatuses. */
   healthy(): Promise<boolean>;
+  /** Health of each server of a clustered backend (etcd: one per --etcd-servers entry), for componentstatuses. */
+  memberHealth?(): Promise<MemberHealth[]>;
   close(): Promise<void>;
+}
+
+export interface MemberHealth {
+  /** The server as configured (an --etcd-servers URL). */
+  server: string;
+  healthy: boolean;
+  error?: string;
 }
 
 export class KeyExistsError extends Error {
