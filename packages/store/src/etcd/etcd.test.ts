@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompactedError } from '../backend.ts';
 import { runBackendConformance } from '../conformance.ts';
 import { openBackend } from '../index.ts';
-import { etcdMissing, freePort, opensslMissing, startEtcd, type TestEtcd } from '../testing/etcd-server.ts';
+import { freePort } from '@kemu/base/testing/ports';
+import { etcdMissing, opensslMissing, startEtcd, type TestEtcd } from '../testing/etcd-server.ts';
 import { EtcdBackend, type EtcdOptions } from './backend.ts';
 import { parseEtcdServers } from './client.ts';
 

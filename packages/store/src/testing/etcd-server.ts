@@ -3,9 +3,9 @@
 // certificate made by openssl and requires client certificates (--client-cert-auth).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@kemu/base/testing/ports';
 
 export interface EtcdTlsFiles {
   caFile: string;
@@ -29,18 +29,6 @@ export function etcdMissing(): string | undefined {
 
 export function opensslMissing(): string | undefined {
   return spawnSync('openssl', ['version']).status === 0 ? undefined : 'openssl not installed';
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function openssl(dir: string, args: string[]): void {
