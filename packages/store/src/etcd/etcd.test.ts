@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompactedError } from '../backend.ts';
+import { CompactedError, StoreUnavailableError } from '../backend.ts';
 import { runBackendConformance } from '../conformance.ts';
 import { openBackend } from '../index.ts';
 import { freePort } from '@kemu/base/testing/ports';
@@ -141,4 +141,44 @@ describe.skipIf(missing || opensslMissing())('EtcdBackend over TLS (client certi
       await anonymous.close();
     }
   });
+});
+
+describe.skipIf(missing)('EtcdBackend while etcd restarts', () => {
+  let own: TestEtcd | undefined;
+  beforeAll(async () => {
+    own = await startEtcd();
+  }, 30_000);
+  afterAll(async () => {
+    await own?.stop();
+  });
+
+  it('is unhealthy and refuses writes with StoreUnavailableError while etcd is down; its watch resumes without gap or duplicate', async () => {
+    const e = own as TestEtcd;
+    const b = new EtcdBackend({ servers: parseEtcdServers(e.url), compactIntervalMs: 0, healthCheckTimeoutMs: 500 });
+    const events: number[] = [];
+    const errors: Error[] = [];
+    try {
+      const from = await b.currentRevision();
+      const w = b.watch('/registry/', from, { onEvents: (evs) => events.push(...evs.map((x) => x.revision)), onError: (err) => errors.push(err) });
+      const before = await Promise.all(Array.from({ length: 5 }, (_, i) => b.create(`/registry/r/a${i}`, String(i))));
+      await expect.poll(() => events.length, { timeout: 5000 }).toBe(5);
+
+      await e.kill();
+      expect(await b.healthy()).toBe(false);
+      const refused = await b.create('/registry/r/down', 'x').catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(StoreUnavailableError);
+
+      await e.start();
+      await expect.poll(() => b.healthy(), { timeout: 10_000, interval: 100 }).toBe(true);
+      const after = await Promise.all(Array.from({ length: 5 }, (_, i) => b.create(`/registry/r/b${i}`, String(i))));
+      const last = Math.max(...after.map((kv) => kv.modRevision));
+      await expect.poll(() => events[events.length - 1], { timeout: 10_000 }).toBe(last);
+      const all = [...before, ...after].map((kv) => kv.modRevision).sort((x, y) => x - y);
+      expect(events).toEqual(all);
+      expect(errors).toEqual([]);
+      w.close();
+    } finally {
+      await b.close();
+    }
+  }, 40_000);
 });

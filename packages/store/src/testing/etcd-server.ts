@@ -1,5 +1,5 @@
 // Starts a one-member etcd (Debian's etcd-server package) on free loopback ports in a temp dir, for
-// tests; stop() kills it by pid and removes the dir. With tls, it serves HTTPS with a CA, server and client
+// tests; stop() kills it by pid and removes the dir, kill()/start() take it down and up on the same data. With tls, it serves HTTPS with a CA, server and client
 // certificate made by openssl and requires client certificates (--client-cert-auth).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +18,12 @@ export interface TestEtcd {
   url: string;
   pid: number;
   tls?: EtcdTlsFiles;
+  /** SIGKILLs it and removes its dir. */
   stop(): Promise<void>;
+  /** SIGKILLs it, keeping its data. */
+  kill(): Promise<void>;
+  /** Starts it again on the same ports and data (after kill). */
+  start(): Promise<void>;
 }
 
 /** Why etcd tests cannot run here, or undefined when they can. */
@@ -73,40 +78,57 @@ export async function startEtcd(opts: { tls?: boolean; timeoutMs?: number } = {}
     '--initial-cluster-state', 'new',
     ...(certs ? ['--cert-file', certs.serverCert, '--key-file', certs.serverKey, '--trusted-ca-file', certs.caFile, '--client-cert-auth'] : []),
   ];
-  const child: ChildProcess = spawn('etcd', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ETCD_UNSUPPORTED_ARCH: process.env.ETCD_UNSUPPORTED_ARCH ?? '' } });
-  const pid = child.pid as number;
-  let log = '';
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      process.kill(pid, 'SIGKILL');
+  let child: ChildProcess | undefined;
+  let exited: Promise<void> = Promise.resolve();
+  const kill = async (): Promise<void> => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      process.kill(child.pid as number, 'SIGKILL');
       await exited;
     }
-    rmSync(dir, { recursive: true, force: true });
   };
-  try {
+  const launch = async (): Promise<void> => {
+    const c = spawn('etcd', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = c;
+    exited = new Promise<void>((r) => c.once('exit', () => r()));
+    let log = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`etcd did not become ready in time:\n${log.slice(-2000)}`)), opts.timeoutMs ?? 20_000);
       const onData = (d: Buffer): void => {
-        log += d.toString();
+        log = (log + d.toString()).slice(-4000);
         if (log.includes('ready to serve client requests')) {
           clearTimeout(timer);
           resolve();
         }
       };
-      child.stdout?.on('data', onData);
-      child.stderr?.on('data', onData);
-      child.once('exit', (code) => {
+      c.stdout?.on('data', onData);
+      c.stderr?.on('data', onData);
+      c.once('exit', (code) => {
         clearTimeout(timer);
         reject(new Error(`etcd exited with ${code}:\n${log.slice(-2000)}`));
       });
     });
+  };
+  const stop = async (): Promise<void> => {
+    await kill();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await launch();
   } catch (err) {
     await stop();
     throw err;
   }
-  // Keep draining its output so a full pipe never blocks it.
-  child.stdout?.resume();
-  child.stderr?.resume();
-  return { url, pid, stop, ...(certs ? { tls: { caFile: certs.caFile, certFile: certs.certFile, keyFile: certs.keyFile } } : {}) };
+  return {
+    url,
+    get pid() {
+      return child?.pid ?? 0;
+    },
+    stop,
+    kill,
+    start: async () => {
+      await kill();
+      await launch();
+    },
+    ...(certs ? { tls: { caFile: certs.caFile, certFile: certs.certFile, keyFile: certs.keyFile } } : {}),
+  };
 }
