@@ -1,4 +1,4 @@
-// The storage contract every backend (SQLite, in-memory, later etcd) implements, and the one
+// The storage contract every backend (SQLite, in-memory, etcd) implements, and the one
 // conformance suite in conformance.ts checks. Values are opaque strings (the apiserver stores JSON).
 // Revisions are global across all keys: every write (create, update, delete) gets the next one.
 
