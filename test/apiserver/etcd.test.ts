@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@kemu/base/testing/ports';
 import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
-import { etcdMissing, startEtcd, type TestEtcd } from '@kemu/store/testing/etcd-server';
+import { etcdMissing, opensslMissing, startEtcd, type TestEtcd } from '@kemu/store/testing/etcd-server';
 import { request } from 'undici';
 
 const missing = etcdMissing();
@@ -120,4 +120,43 @@ describe.skipIf(missing)(`kube-apiserver --etcd-servers${missing ? ` (skipped: $
       await p.kill('SIGKILL');
     }
   }, 30_000);
+});
+
+describe.skipIf(missing || opensslMissing())('kube-apiserver --etcd-servers over TLS', () => {
+  let secure: TestEtcd | undefined;
+  let proc: Proc | undefined;
+  afterAll(async () => {
+    await proc?.kill('SIGKILL');
+    await secure?.stop();
+  });
+
+  it('connects with --etcd-cafile, --etcd-certfile and --etcd-keyfile; etcd-0 is Healthy', async () => {
+    secure = await startEtcd({ tls: true });
+    const tls = secure.tls as NonNullable<TestEtcd['tls']>;
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    proc = startProcess('kube-apiserver-etcd-tls', BIN.apiserver, [
+      '--bind-address=127.0.0.1',
+      `--secure-port=${port}`,
+      `--etcd-servers=${secure.url}`,
+      `--etcd-cafile=${tls.caFile}`,
+      `--etcd-certfile=${tls.certFile}`,
+      `--etcd-keyfile=${tls.keyFile}`,
+      '--etcd-prefix=/kemu-tls',
+    ]);
+    await waitFor(
+      'kube-apiserver ready on etcd over TLS',
+      async () => {
+        if (proc?.child.exitCode !== null) throw new Error(`kube-apiserver exited: ${proc?.output()}`);
+        const r = await request(`${base}/readyz`);
+        await r.body.text();
+        return r.statusCode === 200;
+      },
+      30_000,
+    );
+    const cs = await request(`${base}/api/v1/componentstatuses/etcd-0`);
+    const body = (await cs.body.json()) as { conditions: { status: string }[] };
+    expect(cs.statusCode).toBe(200);
+    expect(body.conditions[0]?.status).toBe('True');
+  }, 60_000);
 });
