@@ -20,5 +20,6 @@ export function instrumentBackend(backend: Backend, metrics: Metrics): Backend {
   }
   out.watch = backend.watch.bind(backend);
   out.close = backend.close.bind(backend);
+  if (backend.memberHealth) out.memberHealth = backend.memberHealth.bind(backend);
   return out;
 }

@@ -1,5 +1,5 @@
-// kube-apiserver: flags with Kubernetes' names and defaults, the store from --datastore-endpoint, the
-// bootstrap objects (system namespaces, default/kubernetes Service, this replica's identity Lease),
+// kube-apiserver: flags with Kubernetes' names and defaults, the store from --etcd-servers or
+// --datastore-endpoint (storage-backend.ts), the bootstrap objects (system namespaces, default/kubernetes Service, this replica's identity Lease),
 // then HTTPS (with --tls-cert-file/--tls-private-key-file) or plain HTTP on --bind-address:--secure-port.
 import { LOGGING_FORMAT_FLAG, createLogger, loggingFormatFlag, onShutdown, parseCommandLine } from '@kemu/base';
 import { openBackend } from '@kemu/store';
@@ -14,12 +14,19 @@ import { ensureSystemNamespaces } from './bootstrap/system-namespaces.ts';
 import { createMetrics } from './metrics.ts';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connection-limits.ts';
 import { createApiServer } from './server.ts';
+import { chooseStorage } from './storage-backend.ts';
 import { DEFAULT_MAX_WATCH_BUFFER_BYTES, DEFAULT_WATCH_BOOKMARK_INTERVAL_MS, DEFAULT_WATCH_UNRESPONSIVE_TIMEOUT_MS } from './watch/hub.ts';
 
 const flags = parseCommandLine('kube-apiserver', {
   'bind-address': { type: 'string', default: '0.0.0.0', usage: 'The IP address on which to listen for the --secure-port port.' },
   'secure-port': { type: 'int', default: 6443, usage: 'The port on which to serve HTTPS (plain HTTP without --tls-cert-file).' },
-  'datastore-endpoint': { type: 'string', default: '', usage: 'Storage endpoint: sqlite:///path/state.db (k3s style) or memory://.' },
+  'datastore-endpoint': { type: 'string', default: '', usage: 'Storage endpoint: sqlite:///path/state.db (k3s style) or memory://. Not with --etcd-servers.' },
+  'storage-backend': { type: 'string', default: '', usage: 'The storage backend for persistence. Options: \'etcd3\' (needs --etcd-servers). Unset: etcd3 when --etcd-servers is given, else --datastore-endpoint.' },
+  'etcd-servers': { type: 'stringArray', default: [], usage: 'List of etcd servers to connect with (scheme://ip:port), comma separated.' },
+  'etcd-prefix': { type: 'string', default: '/registry', usage: 'The prefix to prepend to all resource paths in etcd.' },
+  'etcd-cafile': { type: 'string', default: '', usage: 'SSL Certificate Authority file used to secure etcd communication.' },
+  'etcd-certfile': { type: 'string', default: '', usage: 'SSL certification file used to secure etcd communication.' },
+  'etcd-keyfile': { type: 'string', default: '', usage: 'SSL key file used to secure etcd communication.' },
   'advertise-address': { type: 'string', default: '', usage: 'The IP address on which to advertise the apiserver to members of the cluster.' },
   'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12', usage: 'A CIDR notation IP range from which to assign service cluster IPs.' },
   'service-node-port-range': { type: 'string', default: '30000-32767', usage: 'A port range to reserve for services with NodePort visibility.' },
@@ -34,7 +41,7 @@ const flags = parseCommandLine('kube-apiserver', {
   'watch-bookmark-interval': { type: 'duration', default: DEFAULT_WATCH_BOOKMARK_INTERVAL_MS, usage: 'How often watches with allowWatchBookmarks=true get a BOOKMARK event (keep it well under clients\' 15s dead-watch deadline).' },
   'max-watch-buffer-bytes': { type: 'int', default: DEFAULT_MAX_WATCH_BUFFER_BYTES, usage: 'kemu: unsent bytes (beyond its initial events) after which a watcher is closed as unresponsive and its connection dropped.' },
   'watch-unresponsive-timeout': { type: 'duration', default: DEFAULT_WATCH_UNRESPONSIVE_TIMEOUT_MS, usage: 'kemu: a watcher that takes none of its pending events for this long is closed as unresponsive and its connection dropped. 0 means never.' },
-  'etcd-compaction-interval': { type: 'duration', default: 5 * 60_000, usage: 'How often the store compacts its history. If 0, timed compaction is disabled.' },
+  'etcd-compaction-interval': { type: 'duration', default: 5 * 60_000, usage: 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled. (etcd: compacts to the revision seen one interval earlier.)' },
   'storage-compaction-retention': { type: 'duration', default: 5 * 60_000, usage: 'How much history (by age) compaction keeps for watches to resume from.' },
   'storage-compaction-min-revisions': { type: 'int', default: 1000, usage: 'Compaction always keeps at least this many latest revisions.' },
   'etcd-healthcheck-timeout': { type: 'duration', default: 2000, usage: 'The timeout to use when checking etcd health (the store\'s write probe; it runs at most every half of this).' },
@@ -54,7 +61,12 @@ const logger = createLogger('kube-apiserver', flags.v, {}, { format: loggingForm
 
 async function main(): Promise<void> {
   const clusterIP = firstServiceIP(flags['service-cluster-ip-range']);
-  const endpoint = flags['datastore-endpoint'];
+  const storage = chooseStorage(flags);
+  if ('errors' in storage) {
+    for (const e of storage.errors) process.stderr.write(`Error: ${e}\n`);
+    process.exit(1);
+  }
+  const endpoint = storage.kind === 'datastore' ? storage.endpoint : '';
   if (flags['etcd-healthcheck-timeout'] <= 0) {
     process.stderr.write('Error: --etcd-healthcheck-timeout must be greater than 0\n');
     process.exit(2);
@@ -87,6 +99,7 @@ async function main(): Promise<void> {
     compactRetentionMs: flags['storage-compaction-retention'],
     compactMinRevisions: flags['storage-compaction-min-revisions'],
     healthCheckTimeoutMs: flags['etcd-healthcheck-timeout'],
+    ...(storage.kind === 'etcd3' ? { etcd: storage.etcd } : {}),
   });
   const metrics = createMetrics(true);
   const https =
@@ -151,7 +164,7 @@ async function main(): Promise<void> {
       : undefined;
   await endpoints?.reconcile().catch((e: unknown) => logger.warn({ err: String(e) }, 'reconciling default/kubernetes endpoints failed'));
   const address = await srv.app.listen({ host: flags['bind-address'], port });
-  logger.info({ address, https: !!https, identity: leaseName, hostname: host, datastore: endpoint || 'sqlite://./db/state.db' }, https ? 'Serving securely' : 'Serving insecurely (plain HTTP: no --tls-cert-file given)');
+  logger.info({ address, https: !!https, identity: leaseName, hostname: host, datastore: storage.kind === 'etcd3' ? `etcd3 ${storage.etcd.servers} prefix ${storage.etcd.prefix ?? ''}` : endpoint || 'sqlite://./db/state.db' }, https ? 'Serving securely' : 'Serving insecurely (plain HTTP: no --tls-cert-file given)');
   onShutdown(async () => {
     lease.stop();
     endpoints?.stop();

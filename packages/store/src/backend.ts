@@ -1,4 +1,4 @@
-// The storage contract every backend (SQLite, in-memory, later etcd) implements, and the one
+// The storage contract every backend (SQLite, in-memory, etcd) implements, and the one
 // conformance suite in conformance.ts checks. Values are opaque strings (the apiserver stores JSON).
 // Revisions are global across all keys: every write (create, update, delete) gets the next one.
 
@@ -72,7 +72,16 @@ export interface Backend {
   compact(revision: number): Promise<void>;
   /** Backend health for /readyz and componentstatuses. */
   healthy(): Promise<boolean>;
+  /** Health of each server of a clustered backend (etcd: one per --etcd-servers entry), for componentstatuses. */
+  memberHealth?(): Promise<MemberHealth[]>;
   close(): Promise<void>;
+}
+
+export interface MemberHealth {
+  /** The server as configured (an --etcd-servers URL). */
+  server: string;
+  healthy: boolean;
+  error?: string;
 }
 
 export class KeyExistsError extends Error {

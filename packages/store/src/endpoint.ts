@@ -38,8 +38,10 @@ export function parseEndpoint(endpoint: string): Endpoint {
       return { kind: 'memory' };
     case 'sqlite':
       return parseSqlite(endpoint, rest);
-    default:
-      throw new EndpointError(endpoint, `unsupported datastore "${scheme}" (supported: sqlite, memory)`);
+    default: {
+      const etcd = scheme === 'etcd' || scheme === 'http' || scheme === 'https' ? '; for etcd use --etcd-servers' : '';
+      throw new EndpointError(endpoint, `unsupported datastore "${scheme}" (supported: sqlite, memory)${etcd}`);
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 // componentstatuses (read-only, deprecated): scheduler and controller-manager are Healthy when their
-// leader Lease in kube-system was renewed within its duration; etcd-0 when the store is healthy.
+// leader Lease in kube-system was renewed within its duration; etcd-0..N one per --etcd-servers member
+// (a quorum read on that member), or etcd-0 for the whole store when it is SQLite or memory.
 import { errors, parseTime, R, type KubeObject } from '@kemu/api';
 import type { ApiContext } from '../context.ts';
 import { buildFilter } from '../registry/filter.ts';
@@ -33,14 +34,26 @@ async function all(ctx: ApiContext): Promise<KubeObject[]> {
     const ok = await leaseHealthy(ctx, lease);
     out.push(ok ? cs(name, true, 'ok') : cs(name, false, '', `leader lease kube-system/${lease} is not being renewed`));
   }
+  out.push(...(await storeStatuses(ctx)));
+  return out;
+}
+
+async function storeStatuses(ctx: ApiContext): Promise<KubeObject[]> {
+  if (ctx.backend.memberHealth) {
+    try {
+      const members = await ctx.backend.memberHealth();
+      return members.map((m, i) => (m.healthy ? cs(`etcd-${i}`, true, 'ok') : cs(`etcd-${i}`, false, '', m.error ?? `etcd ${m.server} is unhealthy`)));
+    } catch {
+      // Fall through to the store's overall health.
+    }
+  }
   let storeOk = false;
   try {
     storeOk = await ctx.backend.healthy();
   } catch {
     storeOk = false;
   }
-  out.push(storeOk ? cs('etcd-0', true, 'ok') : cs('etcd-0', false, '', 'store is unhealthy'));
-  return out;
+  return [storeOk ? cs('etcd-0', true, 'ok') : cs('etcd-0', false, '', 'store is unhealthy')];
 }
 
 export async function componentStatuses(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
