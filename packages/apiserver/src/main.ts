@@ -6,6 +6,7 @@ import { openBackend } from '@kemu/store';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { AUDIT_FLAGS, auditFromFlags, validateAuditFlags } from './audit/options.ts';
 import { advertisedIP } from './bootstrap/advertise-address.ts';
 import { ENDPOINT_ANNOTATION, formatEndpoint, parseEndpoint, startEndpointReconciler } from './bootstrap/endpoint-reconciler.ts';
 import { identityLeaseName, startIdentityLease } from './bootstrap/identity-lease.ts';
@@ -45,6 +46,7 @@ const flags = parseCommandLine('kube-apiserver', {
   'hostname-override': { type: 'string', default: '', usage: 'The host name this replica goes by instead of the machine\'s (its identity Lease is kube-system/apiserver-<hash of it>, labelled kubernetes.io/hostname=<it>).' },
   'apiserver-id': { type: 'string', default: '', usage: 'Alias of --hostname-override.' },
   v: { type: 'int', default: 0, usage: 'Number for the log level verbosity.' },
+  ...AUDIT_FLAGS,
   ...LOGGING_FORMAT_FLAG,
 });
 
@@ -78,6 +80,18 @@ async function main(): Promise<void> {
   if (flags['max-watch-buffer-bytes'] <= 0) {
     process.stderr.write('Error: --max-watch-buffer-bytes must be positive\n');
     process.exit(2);
+  }
+  for (const err of validateAuditFlags(flags)) {
+    process.stderr.write(`Error: ${err}\n`);
+    process.exit(2);
+  }
+  let audit;
+  try {
+    audit = auditFromFlags(flags);
+  } catch (e) {
+    // Kubernetes fails start-up ("command failed") with exit code 1 on a bad policy file.
+    process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
   }
   const backend = await openBackend(endpoint, {
     logger,
@@ -123,6 +137,7 @@ async function main(): Promise<void> {
     maxWatchBufferBytes: flags['max-watch-buffer-bytes'],
     watchUnresponsiveTimeoutMs: flags['watch-unresponsive-timeout'],
     ...(https ? { https } : {}),
+    ...(audit ? { audit } : {}),
   });
   await srv.start();
   await ensureSystemNamespaces(srv.ctx.registry);
@@ -152,6 +167,7 @@ async function main(): Promise<void> {
     lease.stop();
     endpoints?.stop();
     await srv.close();
+    audit?.sink.close();
     await backend.close();
   });
 }
