@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { isLongRunning } from '../long-running.ts';
 import { KEMU_USER } from '../routes/reviews.ts';
+import { RAW_HEADERS_SENT } from '../watch/route.ts';
 import { eventJson, legacyLine, microTime, newEvent, objectRef, responseStatus, type AuditEvent } from './event.ts';
 import type { LineSink } from './log-writer.ts';
 import { evaluate, LEVELS, type Level, type Policy, type RequestAuditConfig } from './policy.ts';
@@ -90,7 +91,7 @@ export function installAudit(app: FastifyInstance, o: AuditOptions | undefined):
   if (!o) {
     app.addHook('onRequest', async (req, reply) => {
       const given = req.headers[AUDIT_ID];
-      reply.header('Audit-Id', typeof given === 'string' && given !== '' ? given : randomUUID());
+      reply.raw.setHeader('Audit-Id', typeof given === 'string' && given !== '' ? given : randomUUID());
     });
     return;
   }
@@ -101,16 +102,18 @@ export function installAudit(app: FastifyInstance, o: AuditOptions | undefined):
   app.addHook('onRequest', async (req, reply) => {
     const given = req.headers[AUDIT_ID];
     const auditID = typeof given === 'string' && given !== '' ? given : randomUUID();
-    reply.header('Audit-Id', auditID);
+    reply.raw.setHeader('Audit-Id', auditID);
     const attrs = requestAttributes(req.method, req.url, userOf(req));
     const cfg = evaluate(o.policy, attrs);
     if (cfg.level === 'None') return;
     const ua = req.headers['user-agent'];
     const ev = newEvent({ level: cfg.level, auditID, requestURI: req.url, attrs, sourceIPs: sourceIPs(req.headers, req.socket.remoteAddress), userAgent: ua, receivedMicros: now() });
+    let started = false;
     let done = false;
     const emit = (stage: 'ResponseStarted' | 'ResponseComplete') => {
-      if (done) return;
+      if (done || (stage === 'ResponseStarted' && started)) return;
       if (stage === 'ResponseComplete') done = true;
+      else started = true;
       ev.stage = stage;
       ev.stageTimestamp = microTime(now());
       ev.responseStatus ??= { metadata: {}, code: reply.raw.statusCode };
@@ -127,6 +130,7 @@ export function installAudit(app: FastifyInstance, o: AuditOptions | undefined):
         emit('ResponseStarted');
         return r;
       } as ServerResponse['writeHead'];
+      res.once(RAW_HEADERS_SENT, () => emit('ResponseStarted'));
     }
     res.once('close', () => emit('ResponseComplete'));
   });
