@@ -64,6 +64,8 @@ export interface TopologyOptions {
   v: number;
   /** --logging-format of every component (text or json). */
   loggingFormat: string;
+  /** The apiservers' --audit-policy-file; each then writes <dataDir>/logs/audit-<name>.log. */
+  auditPolicyFile?: string;
 }
 
 export interface Topology {
@@ -73,6 +75,11 @@ export interface Topology {
   workers: ComponentSpec[];
   /** Kinds left out because their binary is not implemented yet. */
   missing: Exclude<ComponentKind, 'lb'>[];
+}
+
+/** A replica's audit flags: rotated at 100 MB, 2 backups kept, so a long-running lab stays bounded. */
+function auditFlags(policyFile: string, logPath: string): string[] {
+  return [`--audit-policy-file=${policyFile}`, `--audit-log-path=${logPath}`, '--audit-log-maxsize=100', '--audit-log-maxbackup=2'];
 }
 
 /** Kubernetes' default ports, each process on its own address (addresses.ts). */
@@ -126,6 +133,7 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
         `--secure-port=${apiPort}`,
         `--datastore-endpoint=sqlite://${path.join(o.dataDir, 'state.db')}`,
         `--hostname-override=apiserver-${i}`,
+        ...(o.auditPolicyFile ? auditFlags(o.auditPolicyFile, path.join(o.dataDir, 'logs', `audit-apiserver-${i}.log`)) : []),
         ...v,
       ], a, apiPort, '/readyz'),
     );
