@@ -138,6 +138,8 @@ export function installAudit(app: FastifyInstance, o: AuditOptions | undefined):
   app.addHook('preHandler', async (req) => {
     const f = inflight.get(req);
     if (!f || (req.method !== 'POST' && req.method !== 'PUT' && req.method !== 'PATCH')) return;
+    // At Metadata level only a create needs its body read (for the object's name).
+    if (!atLeast(f.cfg.level, 'Request') && !(req.method === 'POST' && f.ev.objectRef && !f.ev.objectRef.name)) return;
     const body = decodeJson(req.body);
     if (body === undefined) return;
     // Kubernetes completes objectRef from the decoded object (a create names it only in its body).
