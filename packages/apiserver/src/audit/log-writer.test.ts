@@ -61,3 +61,24 @@ describe('audit log writer', () => {
     expect(gunzipSync(readFileSync(gz)).toString().trim().split('\n')).toHaveLength(2);
   });
 });
+
+describe('audit log writer failures', () => {
+  it('drops lines written after close and reports a failed write instead of throwing', () => {
+    const file = path.join(dir, 'audit.log');
+    const w = new RotatingFileSink(file, { maxSizeMB: 1, maxBackups: 0, maxAgeDays: 0, compress: false });
+    w.write('{"a":1}');
+    w.close();
+    w.write('{"late":true}');
+    w.flush();
+    expect(readFileSync(file, 'utf8')).toBe('{"a":1}\n');
+    const errors: unknown[] = [];
+    const broken = new RotatingFileSink(path.join(dir, 'b.log'), { maxSizeMB: 1, maxBackups: 0, maxAgeDays: 0, compress: false });
+    broken.onError = (e) => errors.push(e);
+    // The log's directory vanishes: the rotation's rename fails, which is reported, not thrown.
+    rmSync(dir, { recursive: true, force: true });
+    broken.write('x'.repeat(2 * MB));
+    broken.write('y');
+    expect(() => broken.flush()).not.toThrow();
+    expect(errors.length).toBe(1);
+  });
+});

@@ -49,8 +49,13 @@ function parseBackupTime(name: string, prefix: string, ext: string): number | un
 abstract class BatchingSink implements LineSink {
   private pending: string[] = [];
   private scheduled = false;
+  private closed = false;
+  /** A failed write is reported here and the events dropped; the apiserver keeps serving (as Kubernetes does). */
+  onError: (err: unknown) => void = (err) => process.stderr.write(`audit log write failed: ${err instanceof Error ? err.message : String(err)}\n`);
 
   write(line: string): void {
+    // Watches that end during shutdown report after the sink is closed: nothing left to write to.
+    if (this.closed) return;
     this.pending.push(line);
     if (!this.scheduled) {
       this.scheduled = true;
@@ -63,11 +68,17 @@ abstract class BatchingSink implements LineSink {
     const lines = this.pending;
     if (lines.length === 0) return;
     this.pending = [];
-    this.writeLines(lines);
+    try {
+      this.writeLines(lines);
+    } catch (e) {
+      this.onError(e);
+    }
   }
 
   close(): void {
+    if (this.closed) return;
     this.flush();
+    this.closed = true;
     this.release();
   }
 
