@@ -117,11 +117,16 @@ export function responseStatus(code: number, body: unknown): ResponseStatus {
 /** Kubernetes' --audit-log-format=legacy line (audit.EventString). */
 export function legacyLine(ev: AuditEvent): string {
   const q = (s: string) => JSON.stringify(s);
-  const ns = ev.objectRef?.namespace ?? '<none>';
+  const named = ev.user.username !== '';
+  const username = named ? ev.user.username : '<none>';
+  const groups = named && ev.user.groups.length > 0 ? ev.user.groups.map((g) => q(g)).join(',') : '<none>';
+  const ns = ev.objectRef?.namespace || '<none>';
   const response = ev.responseStatus ? String(ev.responseStatus.code) : '<deferred>';
+  // time.RFC3339Nano drops trailing zeros of the fraction (and the dot when nothing is left).
+  const ts = ev.requestReceivedTimestamp.replace(/\.?0+Z$/, 'Z');
   return (
-    `${ev.stageTimestamp} AUDIT: id=${q(ev.auditID)} stage=${q(ev.stage)} ip=${q(ev.sourceIPs[0] ?? '<unknown>')} method=${q(ev.verb)} ` +
-    `user=${q(ev.user.username)} groups=${q(ev.user.groups.map((g) => q(g)).join(','))} as="<self>" asgroups="<lookup>" ` +
+    `${ts} AUDIT: id=${q(ev.auditID)} stage=${q(ev.stage)} ip=${q(ev.sourceIPs[0] ?? '<unknown>')} method=${q(ev.verb)} ` +
+    `user=${q(username)} groups=${q(groups)} as="<self>" asgroups="<lookup>" ` +
     `user-agent=${q(ev.userAgent ?? '')} namespace=${q(ns)} uri=${q(ev.requestURI)} response="${response}"`
   );
 }
