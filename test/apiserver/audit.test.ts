@@ -62,4 +62,12 @@ describe('kube-apiserver audit flags', () => {
     expect(level('DELETE', '/api/v1/namespaces/default/pods/p')).toBe('Metadata');
     expect(level('POST', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases')).toBe('Metadata');
   });
+
+  it('kemu up keeps an edited policy file in the data dir', () => {
+    const own = mkdtempSync(path.join(dir, 'lab-'));
+    const file = writeDefaultAuditPolicy(own);
+    writeFileSync(file, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n');
+    expect(writeDefaultAuditPolicy(own)).toBe(file);
+    expect(loadPolicyFile(file).rules[0]?.level).toBe('RequestResponse');
+  });
 });

@@ -24,9 +24,9 @@ rules:
 - level: Metadata
 `;
 
-/** Writes the default policy into the data dir (replacing an older default) and returns its path. */
+/** Writes the default policy into the data dir unless one is there (the user may have edited it); returns its path. */
 export function writeDefaultAuditPolicy(dataDir: string): string {
   const file = path.join(dataDir, 'audit-policy.yaml');
-  fs.writeFileSync(file, DEFAULT_AUDIT_POLICY);
+  if (!fs.existsSync(file)) fs.writeFileSync(file, DEFAULT_AUDIT_POLICY);
   return file;
 }
