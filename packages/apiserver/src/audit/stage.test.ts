@@ -91,3 +91,26 @@ describe.each(['Metadata', 'Request', 'RequestResponse'] as const)('audit events
     expect(s.events.length).toBe(before);
   });
 });
+
+describe('omitManagedFields', () => {
+  it('leaves metadata.managedFields out of logged objects, not out of the response', async () => {
+    const events: AuditEvent[] = [];
+    const sink: LineSink = { write: (l) => events.push(JSON.parse(l) as AuditEvent), close: () => undefined };
+    const policy = parsePolicy('apiVersion: audit.k8s.io/v1\nkind: Policy\nomitManagedFields: true\nomitStages: [RequestReceived]\nrules:\n- level: RequestResponse\n  resources: [{group: "", resources: [configmaps]}]\n');
+    const srv = await createApiServer({ backend: new MemoryBackend(), logger: silentLogger(), audit: { policy, sink, format: 'json' } });
+    try {
+      await srv.start();
+      await ensureSystemNamespaces(srv.ctx.registry);
+      const res = await srv.app.inject({ method: 'POST', url: '/api/v1/namespaces/default/configmaps?fieldManager=me', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(CM) });
+      expect(res.statusCode).toBe(201);
+      expect((res.json() as { metadata: { managedFields?: unknown[] } }).metadata.managedFields).toHaveLength(1);
+      await vi.waitFor(() => expect(events.map((e) => e.stage)).toEqual(['ResponseComplete']));
+      const ev = events[0] as AuditEvent;
+      expect(ev.responseObject).toMatchObject({ metadata: { name: 'c1' } });
+      expect((ev.responseObject as { metadata: Record<string, unknown> }).metadata.managedFields).toBeUndefined();
+      expect(ev.requestObject).toEqual(CM);
+    } finally {
+      await srv.close();
+    }
+  });
+});
