@@ -89,6 +89,9 @@ describe.each(['Metadata', 'Request', 'RequestResponse'] as const)('audit events
     const ns = await fetch(`${s.url}/api/v1/namespaces/default`);
     expect(ns.status).toBe(200);
     expect(s.events.length).toBe(before);
+    const odd = await s.srv.app.inject({ method: 'GET', url: '/readyz', headers: { 'audit-id': 'caf\u00e9' } });
+    expect(odd.statusCode).toBe(200);
+    expect(odd.headers['audit-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
 

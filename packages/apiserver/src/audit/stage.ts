@@ -33,6 +33,12 @@ interface InFlight {
 
 const AUDIT_ID = 'audit-id';
 
+/** The client's Audit-ID when it sent a usable one (it is echoed in a header), else a new UUID. */
+function auditIdOf(req: FastifyRequest): string {
+  const given = req.headers[AUDIT_ID];
+  return typeof given === 'string' && /^[\x20-\x7e]+$/.test(given) ? given : randomUUID();
+}
+
 export function realNowMicros(): number {
   return Math.floor((performance.timeOrigin + performance.now()) * 1000);
 }
@@ -90,8 +96,7 @@ const inflight = new WeakMap<FastifyRequest, InFlight>();
 export function installAudit(app: FastifyInstance, o: AuditOptions | undefined): void {
   if (!o) {
     app.addHook('onRequest', async (req, reply) => {
-      const given = req.headers[AUDIT_ID];
-      reply.raw.setHeader('Audit-Id', typeof given === 'string' && given !== '' ? given : randomUUID());
+      reply.raw.setHeader('Audit-Id', auditIdOf(req));
     });
     return;
   }
@@ -100,8 +105,7 @@ export function installAudit(app: FastifyInstance, o: AuditOptions | undefined):
   const write = (ev: AuditEvent) => o.sink.write(o.format === 'legacy' ? legacyLine(ev) : eventJson(ev));
 
   app.addHook('onRequest', async (req, reply) => {
-    const given = req.headers[AUDIT_ID];
-    const auditID = typeof given === 'string' && given !== '' ? given : randomUUID();
+    const auditID = auditIdOf(req);
     reply.raw.setHeader('Audit-Id', auditID);
     const attrs = requestAttributes(req.method, req.url, userOf(req));
     const cfg = evaluate(o.policy, attrs);
