@@ -6,6 +6,7 @@ import { openBackend } from '@kemu/store';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { AUDIT_FLAGS, auditFromFlags, validateAuditFlags } from './audit/options.ts';
 import { advertisedIP } from './bootstrap/advertise-address.ts';
 import { ENDPOINT_ANNOTATION, formatEndpoint, parseEndpoint, startEndpointReconciler } from './bootstrap/endpoint-reconciler.ts';
 import { identityLeaseName, startIdentityLease } from './bootstrap/identity-lease.ts';
@@ -54,6 +55,7 @@ const flags = parseCommandLine('kube-apiserver', {
   'default-not-ready-toleration-seconds': { type: 'int', default: 300, usage: 'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.' },
   'default-unreachable-toleration-seconds': { type: 'int', default: 300, usage: 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.' },
   v: { type: 'int', default: 0, usage: 'Number for the log level verbosity.' },
+  ...AUDIT_FLAGS,
   ...LOGGING_FORMAT_FLAG,
 });
 
@@ -92,6 +94,18 @@ async function main(): Promise<void> {
   if (flags['max-watch-buffer-bytes'] <= 0) {
     process.stderr.write('Error: --max-watch-buffer-bytes must be positive\n');
     process.exit(2);
+  }
+  for (const err of validateAuditFlags(flags)) {
+    process.stderr.write(`Error: ${err}\n`);
+    process.exit(2);
+  }
+  let audit;
+  try {
+    audit = auditFromFlags(flags);
+  } catch (e) {
+    // Kubernetes fails start-up ("command failed") with exit code 1 on a bad policy file.
+    process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
   }
   const backend = await openBackend(endpoint, {
     logger,
@@ -140,6 +154,7 @@ async function main(): Promise<void> {
     defaultNotReadyTolerationSeconds: flags['default-not-ready-toleration-seconds'],
     defaultUnreachableTolerationSeconds: flags['default-unreachable-toleration-seconds'],
     ...(https ? { https } : {}),
+    ...(audit ? { audit } : {}),
   });
   await srv.start();
   await ensureSystemNamespaces(srv.ctx.registry);
@@ -169,6 +184,7 @@ async function main(): Promise<void> {
     lease.stop();
     endpoints?.stop();
     await srv.close();
+    audit?.sink.close();
     await backend.close();
   });
 }

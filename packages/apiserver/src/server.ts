@@ -9,6 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import { installAudit, type AuditOptions } from './audit/stage.ts';
 import { decodeBody } from './body.ts';
 import { realClock, type Clock } from './clock.ts';
 import type { ApiContext } from './context.ts';
@@ -67,6 +68,8 @@ export interface ApiServerOptions {
   defaultUnreachableTolerationSeconds?: number;
   /** Extra /readyz and /healthz checks. */
   checks?: Record<string, Check>;
+  /** --audit-policy-file and the audit log it writes to (none: only the Audit-Id header). */
+  audit?: AuditOptions;
 }
 
 export interface ApiServer {
@@ -167,6 +170,8 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body));
 
   installConnectionLimits(app, limits);
+  // Audit comes before the inflight limits, so requests they refuse are audited too (as in Kubernetes).
+  installAudit(app, opts.audit);
   installInflightLimits(app, { maxReadOnly: opts.maxRequestsInflight ?? 400, maxMutating: opts.maxMutatingRequestsInflight ?? 200 }, metrics);
   const started = new WeakMap<FastifyRequest, { verb: string; resource: string }>();
   const arrived = new WeakMap<FastifyRequest, number>();

@@ -48,6 +48,14 @@ describe('planTopology', () => {
     expect(t.workers[1]?.healthUrl).toBe(`http://${block}.101:10250/healthz`);
   });
 
+  it('gives each apiserver the audit policy and its own audit log in the data dir', async () => {
+    const { address, port } = await freeLabAddress();
+    const t = await planTopology({ ...opts(address, port), auditPolicyFile: '/tmp/x/audit-policy.yaml' }, new Set([`${address}:${port}`]));
+    expect(t.apiservers[2]?.args).toEqual(expect.arrayContaining(['--audit-policy-file=/tmp/x/audit-policy.yaml', '--audit-log-path=/tmp/x/logs/audit-apiserver-2.log']));
+    const without = await planTopology(opts(address, port), new Set([`${address}:${port}`]));
+    expect(without.apiservers[0]?.args.some((a) => a.startsWith('--audit'))).toBe(false);
+  });
+
   it('moves the apiservers together to another shared port when 6443 is taken on one of their addresses', async () => {
     const { address, port, block } = await freeLabAddress();
     const squatter = net.createServer();

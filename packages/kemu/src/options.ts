@@ -29,6 +29,8 @@ export const UP_FLAGS = {
   'stop-grace-period': { type: 'duration', default: 10_000, usage: 'Time between SIGTERM and SIGKILL when stopping a component' },
   v: { type: 'int', default: 0, usage: 'Log verbosity passed to every component' },
   'logging-format': { type: 'string', default: 'text', usage: 'Log format passed to every component: "text" (klog lines) or "json"' },
+  'audit-policy-file': { type: 'string', default: '', usage: 'Audit policy of the apiservers (default: DIR/audit-policy.yaml, written by kemu up); each writes DIR/logs/audit-apiserver-N.log' },
+  'audit-log': { type: 'bool', default: true, usage: 'Write the apiservers\' audit logs (--audit-log=false turns them off)' },
 } as const satisfies FlagSpecs;
 
 export function resolveDataDir(dir: string): string {

@@ -67,6 +67,8 @@ export interface TopologyOptions {
   v: number;
   /** --logging-format of every component (text or json). */
   loggingFormat: string;
+  /** The apiservers' --audit-policy-file; each then writes <dataDir>/logs/audit-<name>.log. */
+  auditPolicyFile?: string;
 }
 
 export interface Topology {
@@ -76,6 +78,11 @@ export interface Topology {
   workers: ComponentSpec[];
   /** Kinds left out because their binary is not implemented yet. */
   missing: Exclude<ComponentKind, 'lb'>[];
+}
+
+/** A replica's audit flags: rotated at 100 MB, 2 backups kept, so a long-running lab stays bounded. */
+function auditFlags(policyFile: string, logPath: string): string[] {
+  return [`--audit-policy-file=${policyFile}`, `--audit-log-path=${logPath}`, '--audit-log-maxsize=100', '--audit-log-maxbackup=2'];
 }
 
 /** Kubernetes' default ports, each process on its own address (addresses.ts). */
@@ -131,6 +138,7 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
         `--hostname-override=apiserver-${i}`,
         `--default-not-ready-toleration-seconds=${o.defaultNotReadyTolerationSeconds}`,
         `--default-unreachable-toleration-seconds=${o.defaultUnreachableTolerationSeconds}`,
+        ...(o.auditPolicyFile ? auditFlags(o.auditPolicyFile, path.join(o.dataDir, 'logs', `audit-apiserver-${i}.log`)) : []),
         ...v,
       ], a, apiPort, '/readyz'),
     );

@@ -180,6 +180,9 @@ export function wsSink(ws: WebSocket, socket?: Socket): WatchSink {
   };
 }
 
+/** Emitted on the ServerResponse when a watch wrote its headers straight to the socket (for the audit stage). */
+export const RAW_HEADERS_SENT = 'kemu:raw-headers-sent';
+
 export const WATCH_HEADERS = {
   'content-type': 'application/json',
   'cache-control': 'no-cache, private',
@@ -193,10 +196,16 @@ export async function serveHttpWatch(ctx: ApiContext, prepared: PreparedWatch, r
   const session = await ctx.hub.start(prepared.params, prepared.session, sink, () => {
     begin();
     if (raw) {
+      // Headers that filters set on the response (Audit-Id) go out too.
+      const extra = Object.entries(res.getHeaders())
+        .filter(([k, v]) => v !== undefined && !(k in WATCH_HEADERS) && k !== 'date' && k !== 'connection')
+        .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}\r\n`)
+        .join('');
       socket.write(
         `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncache-control: no-cache, private\r\ntransfer-encoding: chunked\r\n` +
-          `date: ${new Date().toUTCString()}\r\nconnection: close\r\n\r\n`,
+          `${extra}date: ${new Date().toUTCString()}\r\nconnection: close\r\n\r\n`,
       );
+      res.emit(RAW_HEADERS_SENT);
     } else {
       res.writeHead(200, WATCH_HEADERS);
       res.flushHeaders();

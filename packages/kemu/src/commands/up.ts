@@ -6,6 +6,7 @@ import { loggingFormatError, parseFlags } from '@kemu/base';
 import { UP_FLAGS, resolveDataDir } from '../options.ts';
 import { isPortFree, pickPort } from '../ports.ts';
 import { planTopology, BINARIES, type ComponentSpec } from '../topology.ts';
+import { writeDefaultAuditPolicy } from '../audit-policy.ts';
 import { AddressError, parseLoopback } from '../addresses.ts';
 import { planLb, parseLbChoice } from '../lb.ts';
 import { Supervisor } from '../supervisor.ts';
@@ -49,6 +50,11 @@ export async function up(argv: string[]): Promise<number> {
   if (!(await isPortFree(f.port, f.address)))
     throw new UsageError(`port ${f.port} on ${f.address} is in use (another lab?); run this one on another /24 with --address, e.g. --address 127.0.1.1, or choose another --port`);
 
+  let auditPolicyFile: string | undefined;
+  if (f['audit-log']) {
+    auditPolicyFile = f['audit-policy-file'] ? path.resolve(f['audit-policy-file']) : writeDefaultAuditPolicy(dataDir);
+    if (!fs.existsSync(auditPolicyFile)) throw new UsageError(`--audit-policy-file ${auditPolicyFile}: no such file`);
+  }
   const taken = new Set<string>([`${f.address}:${f.port}`]);
   const topo = await planTopology(
     {
@@ -72,6 +78,7 @@ export async function up(argv: string[]): Promise<number> {
       imagePullDelayMs: f['image-pull-delay'],
       v: f.v,
       loggingFormat: f['logging-format'],
+      ...(auditPolicyFile ? { auditPolicyFile } : {}),
     },
     taken,
   ).catch((e: unknown) => {
@@ -128,6 +135,7 @@ export async function up(argv: string[]): Promise<number> {
   process.on('exit', () => sup.killAllNow());
 
   say(`data dir ${dataDir} (state ${path.join(dataDir, 'state.db')}, logs ${path.join(dataDir, 'logs')}/)`);
+  if (auditPolicyFile) say(`audit logs ${path.join(dataDir, 'logs')}/audit-apiserver-*.log (policy ${auditPolicyFile})`);
   say(`load balancer on ${f.address}:${f.port}: ${lb.reason}`);
   const where = (specs: ComponentSpec[]) => specs.map((c) => `${c.address}:${c.ports['secure-port']}`).join(' ');
   say(`apiservers ${where(topo.apiservers)}${topo.workers.length ? `; nodes (InternalIP:kubelet port) ${where(topo.workers)}` : ''}`);
