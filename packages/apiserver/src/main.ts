@@ -11,6 +11,7 @@ import { ENDPOINT_ANNOTATION, formatEndpoint, parseEndpoint, startEndpointReconc
 import { identityLeaseName, startIdentityLease } from './bootstrap/identity-lease.ts';
 import { ensureKubernetesService, firstServiceIP } from './bootstrap/kubernetes-service.ts';
 import { ensureSystemNamespaces } from './bootstrap/system-namespaces.ts';
+import { admissionChain, ALL_ORDERED_PLUGINS, validateAdmissionFlags } from './admission/index.ts';
 import { createMetrics } from './metrics.ts';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connection-limits.ts';
 import { createApiServer } from './server.ts';
@@ -44,6 +45,9 @@ const flags = parseCommandLine('kube-apiserver', {
   'endpoint-reconciler-type': { type: 'string', default: 'lease', usage: 'Use an endpoint reconciler (lease, none) for the default/kubernetes Endpoints and EndpointSlice.' },
   'hostname-override': { type: 'string', default: '', usage: 'The host name this replica goes by instead of the machine\'s (its identity Lease is kube-system/apiserver-<hash of it>, labelled kubernetes.io/hostname=<it>).' },
   'apiserver-id': { type: 'string', default: '', usage: 'Alias of --hostname-override.' },
+  'enable-admission-plugins': { type: 'stringArray', default: [], usage: `admission plugins that should be enabled in addition to default enabled ones. Comma-delimited list of admission plugins: ${[...ALL_ORDERED_PLUGINS].sort().join(', ')}. The order of plugins in this flag does not matter.` },
+  'disable-admission-plugins': { type: 'stringArray', default: [], usage: `admission plugins that should be disabled although they are in the default enabled plugins list. Comma-delimited list of admission plugins: ${[...ALL_ORDERED_PLUGINS].sort().join(', ')}. The order of plugins in this flag does not matter.` },
+  'allow-privileged': { type: 'bool', default: false, usage: 'If true, allow privileged containers. [default=false]' },
   v: { type: 'int', default: 0, usage: 'Number for the log level verbosity.' },
   ...LOGGING_FORMAT_FLAG,
 });
@@ -78,6 +82,19 @@ async function main(): Promise<void> {
   if (flags['max-watch-buffer-bytes'] <= 0) {
     process.stderr.write('Error: --max-watch-buffer-bytes must be positive\n');
     process.exit(2);
+  }
+  const enable = flags['enable-admission-plugins'];
+  const disable = flags['disable-admission-plugins'];
+  const admissionErrors = validateAdmissionFlags(enable, disable);
+  if (admissionErrors.length > 0) {
+    // Kubernetes' aggregate error: one message as is, several in brackets; exit 1 as cobra's RunE does.
+    process.stderr.write(`Error: ${admissionErrors.length === 1 ? admissionErrors[0] : `[${admissionErrors.join(', ')}]`}\n`);
+    process.exit(1);
+  }
+  const admission = admissionChain(enable, disable);
+  logger.info({ plugins: admission.plugins.map((p) => p.name) }, 'Loaded admission plugins');
+  if (admission.notInEffect.length > 0) {
+    logger.info({ plugins: admission.notInEffect }, 'Admission plugins enabled but not implemented by kemu: not in effect');
   }
   const backend = await openBackend(endpoint, {
     logger,
@@ -122,6 +139,8 @@ async function main(): Promise<void> {
     connectionLimits,
     maxWatchBufferBytes: flags['max-watch-buffer-bytes'],
     watchUnresponsiveTimeoutMs: flags['watch-unresponsive-timeout'],
+    admissionPlugins: admission.plugins,
+    allowPrivileged: flags['allow-privileged'],
     ...(https ? { https } : {}),
   });
   await srv.start();

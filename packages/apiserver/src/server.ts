@@ -20,7 +20,7 @@ import { instrumentBackend } from './instrumented-backend.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { DEFAULT_CONNECTION_LIMITS, fastifyServerOptions, installConnectionLimits, nodeServerOptions, type ConnectionLimits } from './connection-limits.ts';
 import { installInflightLimits } from './inflight-limits.ts';
-import { namespaceLifecycle } from './namespace-lifecycle.ts';
+import type { AdmissionPlugin } from './admission/index.ts';
 import { openapiDocument, openapiIndex } from './openapi.ts';
 import { ServiceAllocator } from './allocators/index.ts';
 import { listFromStore } from './registry/list.ts';
@@ -64,6 +64,10 @@ export interface ApiServerOptions {
   connectionLimits?: Partial<ConnectionLimits>;
   /** Extra /readyz and /healthz checks. */
   checks?: Record<string, Check>;
+  /** The admission chain (--enable/--disable-admission-plugins); default: the default-on plugins. */
+  admissionPlugins?: readonly AdmissionPlugin[];
+  /** --allow-privileged (default false, as kube-apiserver). */
+  allowPrivileged?: boolean;
 }
 
 export interface ApiServer {
@@ -112,7 +116,18 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
         if (cacher.isReady()) return cacher.cache(R.priorityclasses).snapshot(undefined, undefined).map((o) => structuredClone(o.object) as PriorityClass);
         return (await listFromStore(backend, R.priorityclasses, {})).items as PriorityClass[];
       },
-    });
+      // The watch cache first; then the store (a namespace created a moment ago through another replica
+      // may not be cached yet).
+      getNamespace: async (name) => {
+        const key = objectKey(R.namespaces, undefined, name);
+        if (cacher.isReady()) {
+          const hit = cacher.cache(R.namespaces).objects.get(key);
+          if (hit) return hit.object;
+        }
+        const kv = await backend.get(key);
+        return kv ? decodeObject(kv) : undefined;
+      },
+    }, { ...(opts.admissionPlugins ? { admissionPlugins: opts.admissionPlugins } : {}), allowPrivileged: opts.allowPrivileged ?? false });
   const allocator = new ServiceAllocator(backend, {
     serviceClusterIPRange: opts.serviceClusterIPRange ?? '10.96.0.0/12',
     serviceNodePortRange: opts.serviceNodePortRange ?? '30000-32767',
@@ -128,8 +143,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
       metrics.terminatedWatchers.inc({ group: resource.group, resource: resource.plural });
     },
   });
-  let registry: Registry;
-  registry = new Registry({ backend, clock, ext, allocator, namespaceCheck: namespaceLifecycle(cacher, () => registry) });
+  const registry = new Registry({ backend, clock, ext, allocator });
   const ctx: ApiContext = {
     backend,
     clock,

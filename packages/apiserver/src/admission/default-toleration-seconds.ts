@@ -9,7 +9,6 @@ export const DEFAULT_TOLERATION_SECONDS = 300;
 
 export const defaultTolerationSecondsPlugin: AdmissionPlugin = {
   name: 'DefaultTolerationSeconds',
-  mutating: true,
   admit(attrs) {
     const pod = podCreate(attrs);
     if (!pod) return;

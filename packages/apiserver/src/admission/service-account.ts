@@ -7,7 +7,6 @@ export const DEFAULT_SERVICE_ACCOUNT = 'default';
 
 export const serviceAccountPlugin: AdmissionPlugin = {
   name: 'ServiceAccount',
-  mutating: true,
   admit(attrs) {
     const pod = podCreate(attrs);
     if (!pod) return;

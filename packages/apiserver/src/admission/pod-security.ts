@@ -1,0 +1,102 @@
+// PodSecurity: the namespace's pod-security.kubernetes.io/{enforce,warn,audit} labels (with -version)
+// choose a Pod Security Standard; a pod that violates the enforce level is refused with Kubernetes'
+// "violates PodSecurity" message, one that violates the warn level gets a "would violate" warning.
+// Workloads' pod templates are judged for warn only, as Kubernetes does. No exemptions; audit is accepted
+// but kemu keeps no audit log.
+import { errors, qualifiedResource, type KubeObject } from '@kemu/api';
+import { evaluate, type Level } from './pod-security-checks.ts';
+import type { AdmissionAttributes, AdmissionPlugin } from './types.ts';
+import { isObj } from './types.ts';
+
+export const LABEL_PREFIX = 'pod-security.kubernetes.io/';
+const LEVELS: readonly Level[] = ['privileged', 'baseline', 'restricted'];
+
+type Obj = Record<string, unknown>;
+
+export interface LevelVersion {
+  level: Level;
+  version: string;
+}
+
+/** The policy a namespace label pair names; an unreadable level or version means restricted:latest, as Kubernetes. */
+export function policyOf(labels: Record<string, string>, mode: 'enforce' | 'warn' | 'audit'): LevelVersion {
+  const level = labels[`${LABEL_PREFIX}${mode}`];
+  const version = labels[`${LABEL_PREFIX}${mode}-version`] ?? 'latest';
+  if (level === undefined) return { level: 'privileged', version: 'latest' };
+  if (!(LEVELS as readonly string[]).includes(level) || !(version === 'latest' || /^v1\.(0|[1-9][0-9]*)$/.test(version))) return { level: 'restricted', version: 'latest' };
+  return { level: level as Level, version };
+}
+
+const text = (p: LevelVersion): string => `${p.level}:${p.version}`;
+
+/** The kinds whose pod template PodSecurity judges (warn only), and where the template sits. */
+const TEMPLATE_PATHS: Record<string, readonly string[]> = {
+  '/PodTemplate': ['template'],
+  '/ReplicationController': ['spec', 'template'],
+  'apps/ReplicaSet': ['spec', 'template'],
+  'apps/Deployment': ['spec', 'template'],
+  'apps/StatefulSet': ['spec', 'template'],
+  'apps/DaemonSet': ['spec', 'template'],
+  'batch/Job': ['spec', 'template'],
+  'batch/CronJob': ['spec', 'jobTemplate', 'spec', 'template'],
+};
+
+function at(o: unknown, path: readonly string[]): unknown {
+  let cur = o;
+  for (const k of path) cur = isObj(cur) ? cur[k] : undefined;
+  return cur;
+}
+
+/** The pod metadata and spec a request is judged on, or undefined when PodSecurity leaves it alone. */
+function podOf(attrs: AdmissionAttributes): { meta: Obj; spec: Obj; template: boolean } | undefined {
+  if (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE') return undefined;
+  const r = attrs.resource;
+  const obj = attrs.object;
+  if (!obj) return undefined;
+  if (r.group === '' && r.kind === 'Pod') {
+    if (attrs.subresource && attrs.subresource !== 'ephemeralcontainers') return undefined;
+    if (!isObj(obj.spec)) return undefined;
+    if (attrs.operation === 'UPDATE' && attrs.oldObject && !significantPodUpdate(obj, attrs.oldObject)) return undefined;
+    return { meta: obj.metadata as Obj, spec: obj.spec, template: false };
+  }
+  const path = TEMPLATE_PATHS[`${r.group}/${r.kind}`];
+  if (!path || attrs.subresource) return undefined;
+  const tpl = at(obj, path);
+  if (!isObj(tpl) || !isObj(tpl.spec)) return undefined;
+  if (attrs.operation === 'UPDATE' && JSON.stringify(tpl) === JSON.stringify(at(attrs.oldObject, path))) return undefined;
+  return { meta: isObj(tpl.metadata) ? tpl.metadata : {}, spec: tpl.spec, template: true };
+}
+
+/** Kubernetes judges a pod update again only when an image or the ephemeral containers change. */
+function significantPodUpdate(pod: KubeObject, old: KubeObject): boolean {
+  const images = (o: KubeObject, list: string): string[] => {
+    const cs = isObj(o.spec) ? o.spec[list] : undefined;
+    return Array.isArray(cs) ? cs.map((c: unknown) => String(isObj(c) ? c.image : '')) : [];
+  };
+  if (images(pod, 'ephemeralContainers').length !== images(old, 'ephemeralContainers').length) return true;
+  return ['initContainers', 'containers'].some((l) => JSON.stringify(images(pod, l)) !== JSON.stringify(images(old, l)));
+}
+
+export const podSecurityPlugin: AdmissionPlugin = {
+  name: 'PodSecurity',
+  async validate(attrs, ctx) {
+    if (!attrs.namespace || !ctx.getNamespace) return;
+    const pod = podOf(attrs);
+    if (!pod) return;
+    const ns = await ctx.getNamespace(attrs.namespace);
+    const labels = ns?.metadata.labels ?? {};
+    const enforce = policyOf(labels, 'enforce');
+    const warn = policyOf(labels, 'warn');
+    let refused: string | undefined;
+    if (!pod.template) {
+      const violations = evaluate(enforce.level, pod.meta, pod.spec);
+      if (violations) refused = `${qualifiedResource(attrs.resource)} "${attrs.name}" is forbidden: violates PodSecurity "${text(enforce)}": ${violations}`;
+    }
+    // A warning that would repeat the refusal is not sent.
+    if (!(refused && warn.level === enforce.level && warn.version === enforce.version)) {
+      const violations = evaluate(warn.level, pod.meta, pod.spec);
+      if (violations) attrs.warn?.(`would violate PodSecurity "${text(warn)}": ${violations}`);
+    }
+    if (refused) throw errors.forbidden(refused);
+  },
+};
