@@ -126,6 +126,8 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
         `--secure-port=${apiPort}`,
         `--datastore-endpoint=sqlite://${path.join(o.dataDir, 'state.db')}`,
         `--hostname-override=apiserver-${i}`,
+        // As kubeadm's static pod does: the lab may run privileged pods (kube-apiserver alone refuses them).
+        '--allow-privileged=true',
         ...v,
       ], a, apiPort, '/readyz'),
     );
