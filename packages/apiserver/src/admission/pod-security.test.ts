@@ -61,7 +61,7 @@ describe('PodSecurity admission', () => {
   const restrictedText =
     'allowPrivilegeEscalation != false (container "nginx" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "nginx" must set securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "nginx" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container "nginx" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")';
 
-  it.each([
+  it.each<{ case: string; labels: Record<string, string>; refused: string | undefined; warnings: string[] }>([
     { case: 'no labels: privileged, anything goes', labels: {}, refused: undefined, warnings: [] },
     { case: 'enforce restricted refuses, no repeated warning', labels: { 'pod-security.kubernetes.io/enforce': 'restricted' }, refused: `pods "x" is forbidden: violates PodSecurity "restricted:latest": ${restrictedText}`, warnings: [] },
     { case: 'enforce with a version', labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'v1.31' }, refused: `pods "x" is forbidden: violates PodSecurity "restricted:v1.31": ${restrictedText}`, warnings: [] },
@@ -95,7 +95,7 @@ describe('PodSecurity admission', () => {
     await podSecurityPlugin.validate?.({ ...create(R.pods, next, warnings), operation: 'UPDATE', oldObject: old }, ns({ 'pod-security.kubernetes.io/enforce': 'restricted' }));
   });
 
-  it.each([
+  it.each<{ labels: Record<string, string>; want: string }>([
     { labels: { 'pod-security.kubernetes.io/enforce': 'bogus' }, want: 'restricted:latest' },
     { labels: { 'pod-security.kubernetes.io/enforce': 'baseline', 'pod-security.kubernetes.io/enforce-version': 'v1.31' }, want: 'baseline:v1.31' },
     { labels: {}, want: 'privileged:latest' },
