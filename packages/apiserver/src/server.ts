@@ -1,7 +1,7 @@
 // The kube-apiserver HTTP surface on fastify: body decoding, one error handler that renders every
 // failure as a metav1 Status, Cache-Control on every reply, inflight limits, metrics and request logs,
 // discovery, /version, OpenAPI, health, REST and watch (HTTP streaming and WebSocket).
-import { errors, qualifiedResource, R, StatusError, toStatus, type PriorityClass, type Status } from '@kemu/api';
+import { errors, qualifiedResource, R, StatusError, toStatus, type PriorityClass, type ServiceAccount, type Status } from '@kemu/api';
 import type { Logger } from '@kemu/base';
 import type { Backend } from '@kemu/store';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -126,6 +126,15 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
         }
         const kv = await backend.get(key);
         return kv ? decodeObject(kv) : undefined;
+      },
+      getServiceAccount: async (namespace, name) => {
+        const key = objectKey(R.serviceaccounts, namespace, name);
+        if (cacher.isReady()) {
+          const hit = cacher.cache(R.serviceaccounts).objects.get(key);
+          if (hit) return structuredClone(hit.object) as ServiceAccount;
+        }
+        const kv = await backend.get(key);
+        return kv ? (decodeObject(kv) as ServiceAccount) : undefined;
       },
     }, { ...(opts.admissionPlugins ? { admissionPlugins: opts.admissionPlugins } : {}), allowPrivileged: opts.allowPrivileged ?? false });
   const allocator = new ServiceAllocator(backend, {

@@ -1,6 +1,6 @@
 // The admission plugin contract: a plugin mutates the object (admit) and/or judges it (validate), throwing a
 // StatusError to reject it. Lookups a plugin needs come through the context; warnings go to the client.
-import type { KubeObject, PriorityClass, ResourceInfo } from '@kemu/api';
+import type { KubeObject, PriorityClass, ResourceInfo, ServiceAccount } from '@kemu/api';
 
 /** The requesting user as authentication would give it (username and groups). */
 export interface UserInfo {
@@ -30,6 +30,8 @@ export interface AdmissionContext {
   listPriorityClasses?(): Promise<PriorityClass[]>;
   /** The Namespace of that name (cache first, then the store), or undefined when none exists. */
   getNamespace?(name: string): Promise<KubeObject | undefined>;
+  /** The ServiceAccount namespace/name, or undefined when none exists. */
+  getServiceAccount?(namespace: string, name: string): Promise<ServiceAccount | undefined>;
 }
 
 /** One plugin, named as in Kubernetes; the chain runs every admit, then every validate. */
