@@ -104,3 +104,27 @@ describe('PodSecurity admission', () => {
     expect(`${p.level}:${p.version}`).toBe(want);
   });
 });
+
+describe('PodSecurity on Namespaces', () => {
+  const nsAttrs = (labels: Record<string, string>, old?: Record<string, string>): AdmissionAttributes => ({
+    operation: old ? 'UPDATE' : 'CREATE',
+    resource: R.namespaces,
+    name: 'typo',
+    object: { metadata: { name: 'typo', labels } },
+    ...(old ? { oldObject: { metadata: { name: 'typo', labels: old } } } : {}),
+    dryRun: false,
+  });
+  it.each<{ labels: Record<string, string>; old?: Record<string, string>; refused?: string }>([
+    { labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/warn-version': 'v1.31' } },
+    { labels: { 'pod-security.kubernetes.io/enforce': 'strict' }, refused: 'Namespace "typo" is invalid: metadata.labels[pod-security.kubernetes.io/enforce]: Invalid value: "strict": must be one of privileged, baseline, restricted' },
+    { labels: { 'pod-security.kubernetes.io/enforce': 'baseline', 'pod-security.kubernetes.io/enforce-version': '1.31' }, refused: 'Namespace "typo" is invalid: metadata.labels[pod-security.kubernetes.io/enforce-version]: Invalid value: "1.31": must be "latest" or "v1.x"' },
+    { labels: { 'pod-security.kubernetes.io/enforce': 'strict', other: 'x' }, old: { 'pod-security.kubernetes.io/enforce': 'strict' } },
+  ])('$labels', async ({ labels, old, refused }) => {
+    const run = podSecurityPlugin.validate?.(nsAttrs(labels, old), {});
+    if (!refused) return run;
+    const err = await Promise.resolve(run).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(StatusError);
+    expect((err as StatusError).code).toBe(422);
+    expect((err as StatusError).message).toBe(refused);
+  });
+});

@@ -1,9 +1,11 @@
 // PodSecurity: the namespace's pod-security.kubernetes.io/{enforce,warn,audit} labels (with -version)
 // choose a Pod Security Standard; a pod that violates the enforce level is refused with Kubernetes'
 // "violates PodSecurity" message, one that violates the warn level gets a "would violate" warning.
-// Workloads' pod templates are judged for warn only, as Kubernetes does. No exemptions; audit is accepted
+// Workloads' pod templates are judged for warn only, as Kubernetes does. Unreadable labels on a Namespace
+// are refused (422). No exemptions; audit is accepted
 // but kemu keeps no audit log.
-import { errors, qualifiedResource, type KubeObject } from '@kemu/api';
+import { errors, qualifiedResource, R, type KubeObject, type StatusCause } from '@kemu/api';
+import { fieldErrors } from '../validation/field.ts';
 import { evaluate, type Level } from './pod-security-checks.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './types.ts';
 import { isObj } from './types.ts';
@@ -18,13 +20,43 @@ export interface LevelVersion {
   version: string;
 }
 
+const MODES = ['enforce', 'audit', 'warn'] as const;
+const VERSION = /^v1\.([0-9]|[1-9][0-9]*)$/;
+const validLevel = (l: string): l is Level => (LEVELS as readonly string[]).includes(l);
+const validVersion = (v: string): boolean => v === 'latest' || VERSION.test(v);
+
 /** The policy a namespace label pair names; an unreadable level or version means restricted:latest, as Kubernetes. */
 export function policyOf(labels: Record<string, string>, mode: 'enforce' | 'warn' | 'audit'): LevelVersion {
   const level = labels[`${LABEL_PREFIX}${mode}`];
   const version = labels[`${LABEL_PREFIX}${mode}-version`] ?? 'latest';
   if (level === undefined) return { level: 'privileged', version: 'latest' };
-  if (!(LEVELS as readonly string[]).includes(level) || !(version === 'latest' || /^v1\.(0|[1-9][0-9]*)$/.test(version))) return { level: 'restricted', version: 'latest' };
-  return { level: level as Level, version };
+  if (!validLevel(level) || !validVersion(version)) return { level: 'restricted', version: 'latest' };
+  return { level, version };
+}
+
+/** Kubernetes' field errors for unreadable pod-security labels on a Namespace. */
+export function namespaceLabelCauses(labels: Record<string, string>): StatusCause[] {
+  const out: StatusCause[] = [];
+  for (const mode of MODES) {
+    const levelKey = `${LABEL_PREFIX}${mode}`;
+    const versionKey = `${levelKey}-version`;
+    const level = labels[levelKey];
+    const version = labels[versionKey];
+    if (level !== undefined && !validLevel(level)) out.push(fieldErrors.invalid(`metadata.labels[${levelKey}]`, level, 'must be one of privileged, baseline, restricted'));
+    if (version !== undefined && !validVersion(version)) out.push(fieldErrors.invalid(`metadata.labels[${versionKey}]`, version, 'must be "latest" or "v1.x"'));
+  }
+  return out;
+}
+
+function validateNamespace(attrs: AdmissionAttributes): void {
+  const labels = attrs.object?.metadata.labels ?? {};
+  if (attrs.operation === 'UPDATE') {
+    const old = attrs.oldObject?.metadata.labels ?? {};
+    const ours = (l: Record<string, string>) => JSON.stringify(Object.entries(l).filter(([k]) => k.startsWith(LABEL_PREFIX)).sort());
+    if (ours(labels) === ours(old)) return;
+  }
+  const causes = namespaceLabelCauses(labels);
+  if (causes.length > 0) throw errors.invalid('', 'Namespace', attrs.name, causes);
 }
 
 const text = (p: LevelVersion): string => `${p.level}:${p.version}`;
@@ -80,6 +112,7 @@ function significantPodUpdate(pod: KubeObject, old: KubeObject): boolean {
 export const podSecurityPlugin: AdmissionPlugin = {
   name: 'PodSecurity',
   async validate(attrs, ctx) {
+    if (attrs.resource === R.namespaces && !attrs.subresource && (attrs.operation === 'CREATE' || attrs.operation === 'UPDATE')) return validateNamespace(attrs);
     if (!attrs.namespace || !ctx.getNamespace) return;
     const pod = podOf(attrs);
     if (!pod) return;
