@@ -20,6 +20,7 @@ import { instrumentBackend } from './instrumented-backend.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { DEFAULT_CONNECTION_LIMITS, fastifyServerOptions, installConnectionLimits, nodeServerOptions, type ConnectionLimits } from './connection-limits.ts';
 import { installInflightLimits } from './inflight-limits.ts';
+import { warningHeaderOf } from './registry/warnings.ts';
 import type { AdmissionPlugin } from './admission/index.ts';
 import { openapiDocument, openapiIndex } from './openapi.ts';
 import { ServiceAllocator } from './allocators/index.ts';
@@ -213,6 +214,8 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     if (se.code >= 500) logger.error({ err: err instanceof Error ? err.stack : String(err) }, 'request failed');
     const headers: Record<string, string> = {};
     if (se.details?.retryAfterSeconds) headers['retry-after'] = String(se.details.retryAfterSeconds);
+    const warning = warningHeaderOf(err);
+    if (warning) headers.warning = warning;
     return sendStatus(reply, toStatus(se), headers);
   });
   app.setNotFoundHandler((_req, reply) => sendStatus(reply, toStatus(new StatusError('NotFound', 'the server could not find the requested resource'))));

@@ -37,6 +37,15 @@ describe('admission chain through the server', () => {
     expect(warned.warning).toBe(`299 - ${JSON.stringify(`would violate ${RESTRICTED}`)}`);
   });
 
+  it('a refusal carries the warning of a stricter warn level, as Kubernetes sends both', async () => {
+    srv = await startMemoryApiServer({ allowPrivileged: true });
+    await namespace(srv, 'mixed', { 'pod-security.kubernetes.io/enforce': 'baseline', 'pod-security.kubernetes.io/warn': 'restricted' });
+    const r = await post(srv, '/api/v1/namespaces/mixed/pods', nginx('x', { securityContext: { privileged: true } }));
+    expect(r.code).toBe(403);
+    expect(r.body.message).toBe('pods "x" is forbidden: violates PodSecurity "baseline:latest": privileged (container "nginx" must not set securityContext.privileged=true)');
+    expect(r.warning).toMatch(/^299 - "would violate PodSecurity \\"restricted:latest\\": privileged \(container \\"nginx\\" must not set securityContext.privileged=true\), allowPrivilegeEscalation != false/);
+  });
+
   it('validation runs before validating admission: an invalid pod is 422, not a PodSecurity 403', async () => {
     srv = await startMemoryApiServer();
     await namespace(srv, 'locked', { 'pod-security.kubernetes.io/enforce': 'restricted' });

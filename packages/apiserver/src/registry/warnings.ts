@@ -14,3 +14,21 @@ export function warningHeaders(texts: readonly string[]): { headers: { warning: 
   const w = warningHeader(texts);
   return w ? { headers: { warning: w } } : {};
 }
+
+// Warnings gathered before a request failed: Kubernetes sends them with the error (kubectl prints both).
+const onErrors = new WeakMap<object, string[]>();
+
+/** Runs fn; when it throws, the warnings gathered so far go with the error. */
+export async function keepingWarnings<T>(warnings: string[], fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (typeof e === 'object' && e !== null && warnings.length > 0) onErrors.set(e, [...warnings]);
+    throw e;
+  }
+}
+
+/** The Warning header value for a failed request, if warnings went with its error. */
+export function warningHeaderOf(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null ? warningHeader(onErrors.get(err) ?? []) : undefined;
+}

@@ -7,7 +7,7 @@ import { buildFilter } from '../registry/filter.ts';
 import { listFromStore } from '../registry/list.ts';
 import { asObjectBody } from '../registry/object-body.ts';
 import { decodePrefix, enforceKnownFields, fieldValidationOf } from '../registry/field-validation.ts';
-import { warningHeaders } from '../registry/warnings.ts';
+import { keepingWarnings, warningHeaders } from '../registry/warnings.ts';
 import { applyObject, forceCauses, updateTracker } from './apply.ts';
 import { tableOr } from './read.ts';
 import { isDryRun, type ApiReply, type ApiRequest } from './request.ts';
@@ -28,7 +28,7 @@ export async function createObject(ctx: ApiContext, req: ApiRequest): Promise<Ap
   if (t.resource.namespaced && t.namespace === undefined) throw errors.badRequest('the server could not find the requested resource: create of a namespaced resource needs a namespace in the URL');
   if (t.resource.namespaced && !obj.metadata.namespace) obj.metadata.namespace = t.namespace;
   const warnings = enforceKnownFields(obj, fieldValidationOf(req.query, 'CreateOptions'), decodePrefix(obj));
-  const created = await ctx.registry.createWithJSON(t.resource, obj, { dryRun: isDryRun(req.query), managedFields: updateTracker(ctx, req), warnings });
+  const created = await keepingWarnings(warnings, () => ctx.registry.createWithJSON(t.resource, obj, { dryRun: isDryRun(req.query), managedFields: updateTracker(ctx, req), warnings }));
   const headers: Pick<ApiReply, 'headers'> = warningHeaders(warnings);
   // The stored JSON is the reply: no second serialization of the object.
   if (created.json !== undefined) return { code: 201, body: undefined, json: created.json, ...headers };
@@ -45,7 +45,7 @@ export async function updateObject(ctx: ApiContext, req: ApiRequest, subresource
   }
   const warnings = enforceKnownFields(obj, fieldValidationOf(req.query, 'UpdateOptions'), decodePrefix(obj));
   const sub = subresource === 'status' || subresource === 'ephemeralcontainers' ? { subresource } : {};
-  const out = await ctx.registry.update(t.resource, t.namespace, name, obj, { dryRun: isDryRun(req.query), ...sub, managedFields: updateTracker(ctx, req, subresource), warnings });
+  const out = await keepingWarnings(warnings, () => ctx.registry.update(t.resource, t.namespace, name, obj, { dryRun: isDryRun(req.query), ...sub, managedFields: updateTracker(ctx, req, subresource), warnings }));
   return { code: 200, body: withKind(ctx, req, out), ...warningHeaders(warnings) };
 }
 
@@ -71,7 +71,7 @@ export async function patchObject(ctx: ApiContext, req: ApiRequest, subresource?
   const fieldValidation = fieldValidationOf(req.query, 'PatchOptions', forceCauses(req));
   let decodeWarnings: string[] = [];
   const admissionWarnings: string[] = [];
-  const out = await ctx.registry.guaranteedUpdate(
+  const out = await keepingWarnings(admissionWarnings, () => ctx.registry.guaranteedUpdate(
     t.resource,
     t.namespace,
     name,
@@ -87,7 +87,7 @@ export async function patchObject(ctx: ApiContext, req: ApiRequest, subresource?
       return next;
     },
     { dryRun, ...sub, managedFields: updateTracker(ctx, req, subresource), warnings: admissionWarnings },
-  );
+  ));
   return { code: 200, body: withKind(ctx, req, out), ...warningHeaders([...decodeWarnings, ...admissionWarnings]) };
 }
 
