@@ -54,6 +54,18 @@ describe('kube-apiserver admission flags', () => {
     expect(r.stdout.trim()).toBe('pod/priv created');
   });
 
+  it('labelling a namespace enforce=restricted names the pods already there that violate it', async () => {
+    expect((await kubectl('create', 'namespace', 'existing')).code).toBe(0);
+    for (const name of ['a', 'b']) expect((await kubectl('run', name, '--image=nginx', '-n', 'existing')).code).toBe(0);
+    const r = await kubectl('label', 'namespace', 'existing', 'pod-security.kubernetes.io/enforce=restricted');
+    expect(r.code).toBe(0);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'Warning: existing pods in namespace "existing" violate the new PodSecurity enforce level "restricted:latest"',
+      'Warning: a (and 1 other pods): allowPrivilegeEscalation != false, unrestricted capabilities, runAsNonRoot != true, seccompProfile',
+    ]);
+    expect(r.stdout.trim()).toBe('namespace/existing labeled');
+  });
+
   it('an unknown plugin name stops kube-apiserver with exit 1 and Kubernetes\' error', async () => {
     const p = startProcess('apiserver-bad', BIN.apiserver, ['--bind-address=127.0.0.1', '--secure-port=0', '--datastore-endpoint=memory://', '--enable-admission-plugins=NamespaceLifecycle,Foo']);
     expect(await p.exited).toBe(1);

@@ -128,6 +128,10 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
         const kv = await backend.get(key);
         return kv ? decodeObject(kv) : undefined;
       },
+      listPods: async (namespace) => {
+        if (cacher.isReady()) return cacher.cache(R.pods).snapshot(namespace, undefined).map((o) => o.object);
+        return (await listFromStore(backend, R.pods, { namespace })).items;
+      },
       getServiceAccount: async (namespace, name) => {
         const key = objectKey(R.serviceaccounts, namespace, name);
         if (cacher.isReady()) {

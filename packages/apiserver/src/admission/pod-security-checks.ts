@@ -292,12 +292,19 @@ export function checksFor(level: Level): Check[] {
   return CHECKS.filter((c) => !overridden.has(c.id));
 }
 
-/** Kubernetes' aggregate text: `reason (detail), reason (detail)`; empty when the pod passes. */
-export function evaluate(level: Level, meta: Obj, spec: Obj): string {
-  const failed: string[] = [];
+/** The failed checks of a pod at a level, in order. */
+export function failures(level: Level, meta: Obj, spec: Obj): CheckResult[] {
+  const failed: CheckResult[] = [];
   for (const c of checksFor(level)) {
     const r = c.run(meta, spec);
-    if (r) failed.push(r.detail ? `${r.reason} (${r.detail})` : r.reason);
+    if (r) failed.push(r);
   }
-  return failed.join(', ');
+  return failed;
+}
+
+/** Kubernetes' aggregate text: `reason (detail), reason (detail)`; empty when the pod passes. */
+export function evaluate(level: Level, meta: Obj, spec: Obj): string {
+  return failures(level, meta, spec)
+    .map((r) => (r.detail ? `${r.reason} (${r.detail})` : r.reason))
+    .join(', ');
 }

@@ -128,3 +128,41 @@ describe('PodSecurity on Namespaces', () => {
     expect((err as StatusError).message).toBe(refused);
   });
 });
+
+describe('PodSecurity on an enforce level change', () => {
+  const pods: KubeObject[] = [
+    { metadata: { name: 'web-2' }, spec: { containers: [{ name: 'c' }] } },
+    { metadata: { name: 'web-1' }, spec: { containers: [{ name: 'c' }] } },
+    { metadata: { name: 'host' }, spec: { hostNetwork: true, containers: [{ name: 'c' }] } },
+    { metadata: { name: 'ok' }, spec: hardened },
+  ];
+  const ctx: AdmissionContext = { listPods: async () => pods };
+  const update = (labels: Record<string, string>, old: Record<string, string>, warnings: string[]): AdmissionAttributes => ({
+    operation: 'UPDATE',
+    resource: R.namespaces,
+    name: 'team',
+    object: { metadata: { name: 'team', labels } },
+    oldObject: { metadata: { name: 'team', labels: old } },
+    dryRun: false,
+    warn: (t) => warnings.push(t),
+  });
+
+  it.each<{ labels: Record<string, string>; old: Record<string, string>; want: string[] }>([
+    {
+      labels: { 'pod-security.kubernetes.io/enforce': 'restricted' },
+      old: {},
+      want: [
+        'existing pods in namespace "team" violate the new PodSecurity enforce level "restricted:latest"',
+        'web-1 (and 1 other pods): allowPrivilegeEscalation != false, unrestricted capabilities, runAsNonRoot != true, seccompProfile',
+        'host: host namespaces, allowPrivilegeEscalation != false, unrestricted capabilities, runAsNonRoot != true, seccompProfile',
+      ],
+    },
+    { labels: { 'pod-security.kubernetes.io/enforce': 'baseline' }, old: {}, want: ['existing pods in namespace "team" violate the new PodSecurity enforce level "baseline:latest"', 'host: host namespaces'] },
+    { labels: { 'pod-security.kubernetes.io/enforce': 'baseline', a: 'b' }, old: { 'pod-security.kubernetes.io/enforce': 'baseline' }, want: [] },
+    { labels: { 'pod-security.kubernetes.io/warn': 'restricted' }, old: {}, want: [] },
+  ])('$labels', async ({ labels, old, want }) => {
+    const warnings: string[] = [];
+    await podSecurityPlugin.validate?.(update(labels, old, warnings), ctx);
+    expect(warnings).toEqual(want);
+  });
+});

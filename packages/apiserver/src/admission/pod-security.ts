@@ -6,8 +6,8 @@
 // but kemu keeps no audit log.
 import { errors, qualifiedResource, R, type KubeObject, type StatusCause } from '@kemu/api';
 import { fieldErrors } from '../validation/field.ts';
-import { evaluate, type Level } from './pod-security-checks.ts';
-import type { AdmissionAttributes, AdmissionPlugin } from './types.ts';
+import { evaluate, failures, type Level } from './pod-security-checks.ts';
+import type { AdmissionAttributes, AdmissionContext, AdmissionPlugin } from './types.ts';
 import { isObj } from './types.ts';
 
 export const LABEL_PREFIX = 'pod-security.kubernetes.io/';
@@ -48,15 +48,39 @@ export function namespaceLabelCauses(labels: Record<string, string>): StatusCaus
   return out;
 }
 
-function validateNamespace(attrs: AdmissionAttributes): void {
+async function validateNamespace(attrs: AdmissionAttributes, ctx: AdmissionContext): Promise<void> {
   const labels = attrs.object?.metadata.labels ?? {};
+  const old = attrs.oldObject?.metadata.labels ?? {};
   if (attrs.operation === 'UPDATE') {
-    const old = attrs.oldObject?.metadata.labels ?? {};
     const ours = (l: Record<string, string>) => JSON.stringify(Object.entries(l).filter(([k]) => k.startsWith(LABEL_PREFIX)).sort());
     if (ours(labels) === ours(old)) return;
   }
   const causes = namespaceLabelCauses(labels);
   if (causes.length > 0) throw errors.invalid('', 'Namespace', attrs.name, causes);
+  if (attrs.operation === 'UPDATE') await warnExistingPods(attrs, ctx, policyOf(labels, 'enforce'), policyOf(old, 'enforce'));
+}
+
+/**
+ * A stricter enforce level on a namespace: the pods already there that would not pass are named in
+ * warnings (they keep running), grouped by the same reasons, as Kubernetes does.
+ */
+async function warnExistingPods(attrs: AdmissionAttributes, ctx: AdmissionContext, enforce: LevelVersion, before: LevelVersion): Promise<void> {
+  if (enforce.level === 'privileged' || (enforce.level === before.level && enforce.version === before.version) || !ctx.listPods) return;
+  const pods = [...(await ctx.listPods(attrs.name))].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  const groups = new Map<string, string[]>();
+  for (const p of pods) {
+    if (!isObj(p.spec)) continue;
+    const reasons = failures(enforce.level, p.metadata as Obj, p.spec).map((r) => r.reason);
+    if (reasons.length === 0) continue;
+    const key = reasons.join(', ');
+    groups.set(key, [...(groups.get(key) ?? []), p.metadata.name ?? '']);
+  }
+  if (groups.size === 0) return;
+  attrs.warn?.(`existing pods in namespace "${attrs.name}" violate the new PodSecurity enforce level "${text(enforce)}"`);
+  const ordered = [...groups.entries()].sort((a, b) => b[1].length - a[1].length || (a[1][0] ?? '').localeCompare(b[1][0] ?? ''));
+  for (const [reasons, names] of ordered) {
+    attrs.warn?.(names.length > 1 ? `${names[0]} (and ${names.length - 1} other pods): ${reasons}` : `${names[0]}: ${reasons}`);
+  }
 }
 
 const text = (p: LevelVersion): string => `${p.level}:${p.version}`;
@@ -112,7 +136,7 @@ function significantPodUpdate(pod: KubeObject, old: KubeObject): boolean {
 export const podSecurityPlugin: AdmissionPlugin = {
   name: 'PodSecurity',
   async validate(attrs, ctx) {
-    if (attrs.resource === R.namespaces && !attrs.subresource && (attrs.operation === 'CREATE' || attrs.operation === 'UPDATE')) return validateNamespace(attrs);
+    if (attrs.resource === R.namespaces && !attrs.subresource && (attrs.operation === 'CREATE' || attrs.operation === 'UPDATE')) return validateNamespace(attrs, ctx);
     if (!attrs.namespace || !ctx.getNamespace) return;
     const pod = podOf(attrs);
     if (!pod) return;

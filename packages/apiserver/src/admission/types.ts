@@ -30,6 +30,8 @@ export interface AdmissionContext {
   listPriorityClasses?(): Promise<PriorityClass[]>;
   /** The Namespace of that name (cache first, then the store), or undefined when none exists. */
   getNamespace?(name: string): Promise<KubeObject | undefined>;
+  /** The pods of a namespace (for PodSecurity's warning when a namespace's enforce level changes). */
+  listPods?(namespace: string): Promise<KubeObject[]>;
   /** The ServiceAccount namespace/name, or undefined when none exists. */
   getServiceAccount?(namespace: string, name: string): Promise<ServiceAccount | undefined>;
 }
