@@ -1,7 +1,8 @@
 // The per-kind pieces the generic machinery calls (strategies, patch, selectors, admission) behind one
 // interface, so the REST layer can be tested with no-op stand-ins (noExtensions).
 import { errors, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
-import { admitWith, type AdmissionAttributes, type AdmissionContext } from './admission/index.ts';
+import { admissionWith, ADMISSION_PLUGINS, type AdmissionAttributes, type AdmissionContext, type AdmissionPlugin } from './admission/index.ts';
+import { withClusterPolicy } from './validation/cluster-policy.ts';
 import { applyPatch } from './patch/index.ts';
 import { objectFields } from './selectors/fields.ts';
 import { parseFieldSelector } from './selectors/fields.ts';
@@ -21,8 +22,17 @@ export interface Extensions {
   parseFieldSelector(text: string, r: ResourceInfo): FieldMatcher;
   /** The selectable fields of an object (metadata.name, metadata.namespace, spec.nodeName, ...). */
   fieldsOf(r: ResourceInfo, obj: KubeObject): Record<string, string>;
-  /** Mutating then validating admission; throws StatusError to reject. */
+  /** Mutating admission; throws StatusError to reject. */
   admit(attrs: AdmissionAttributes): Promise<void>;
+  /** Validating admission, after the object's own validation; throws StatusError to reject. */
+  validateAdmission(attrs: AdmissionAttributes): Promise<void>;
+}
+
+export interface ExtensionOptions {
+  /** The admission chain (default: kube-apiserver's default-on plugins that kemu implements). */
+  admissionPlugins?: readonly AdmissionPlugin[];
+  /** --allow-privileged: when false, validation refuses privileged containers. */
+  allowPrivileged?: boolean;
 }
 
 type Fn = (...args: unknown[]) => unknown;
@@ -38,14 +48,21 @@ function toMatcher(m: unknown): (v: Record<string, string>) => boolean {
 }
 
 /** The real per-kind pieces; `admission` gives the admission plugins their store lookups. */
-export function loadExtensions(admission: AdmissionContext = {}): Extensions {
+export function loadExtensions(admission: AdmissionContext = {}, opts: ExtensionOptions = {}): Extensions {
+  const chain = admissionWith(admission, opts.admissionPlugins ?? ADMISSION_PLUGINS);
+  const allowPrivileged = opts.allowPrivileged ?? false;
+  const strategies = new Map<ResourceInfo, ResourceStrategy | undefined>();
   return {
-    strategyFor,
+    strategyFor: (r) => {
+      if (!strategies.has(r)) strategies.set(r, withClusterPolicy(r, strategyFor(r), { allowPrivileged }));
+      return strategies.get(r);
+    },
     applyPatch,
     parseLabelSelector: (text) => toMatcher(parseLabelSelector(text)),
     parseFieldSelector: (text, r) => toMatcher(parseFieldSelector(text, r)),
     fieldsOf: (r, obj) => objectFields(r, obj),
-    admit: admitWith(admission),
+    admit: (attrs) => chain.admit(attrs),
+    validateAdmission: (attrs) => chain.validate(attrs),
   };
 }
 
@@ -64,6 +81,7 @@ export function noExtensions(overrides: Partial<Extensions> = {}): Extensions {
     },
     fieldsOf: (r, obj) => objectFields(r, obj),
     admit: async () => undefined,
+    validateAdmission: async () => undefined,
     ...overrides,
   };
 }

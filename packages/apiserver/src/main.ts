@@ -12,6 +12,7 @@ import { ENDPOINT_ANNOTATION, formatEndpoint, parseEndpoint, startEndpointReconc
 import { identityLeaseName, startIdentityLease } from './bootstrap/identity-lease.ts';
 import { ensureKubernetesService, firstServiceIP } from './bootstrap/kubernetes-service.ts';
 import { ensureSystemNamespaces } from './bootstrap/system-namespaces.ts';
+import { admissionChain, ALL_ORDERED_PLUGINS, validateAdmissionFlags } from './admission/index.ts';
 import { createMetrics } from './metrics.ts';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connection-limits.ts';
 import { createApiServer } from './server.ts';
@@ -54,6 +55,9 @@ const flags = parseCommandLine('kube-apiserver', {
   'apiserver-id': { type: 'string', default: '', usage: 'Alias of --hostname-override.' },
   'default-not-ready-toleration-seconds': { type: 'int', default: 300, usage: 'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.' },
   'default-unreachable-toleration-seconds': { type: 'int', default: 300, usage: 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.' },
+  'enable-admission-plugins': { type: 'stringArray', default: [], usage: `admission plugins that should be enabled in addition to default enabled ones. Comma-delimited list of admission plugins: ${[...ALL_ORDERED_PLUGINS].sort().join(', ')}. The order of plugins in this flag does not matter.` },
+  'disable-admission-plugins': { type: 'stringArray', default: [], usage: `admission plugins that should be disabled although they are in the default enabled plugins list. Comma-delimited list of admission plugins: ${[...ALL_ORDERED_PLUGINS].sort().join(', ')}. The order of plugins in this flag does not matter.` },
+  'allow-privileged': { type: 'bool', default: false, usage: 'If true, allow privileged containers. [default=false]' },
   v: { type: 'int', default: 0, usage: 'Number for the log level verbosity.' },
   ...AUDIT_FLAGS,
   ...LOGGING_FORMAT_FLAG,
@@ -107,6 +111,19 @@ async function main(): Promise<void> {
     process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);
   }
+  const enable = flags['enable-admission-plugins'];
+  const disable = flags['disable-admission-plugins'];
+  const admissionErrors = validateAdmissionFlags(enable, disable);
+  if (admissionErrors.length > 0) {
+    // Kubernetes' aggregate error: one message as is, several in brackets; exit 1 as cobra's RunE does.
+    process.stderr.write(`Error: ${admissionErrors.length === 1 ? admissionErrors[0] : `[${admissionErrors.join(', ')}]`}\n`);
+    process.exit(1);
+  }
+  const admission = admissionChain(enable, disable);
+  logger.info({ plugins: admission.plugins.map((p) => p.name) }, 'Loaded admission plugins');
+  if (admission.notInEffect.length > 0) {
+    logger.info({ plugins: admission.notInEffect }, 'Admission plugins enabled but not implemented by kemu: not in effect');
+  }
   const backend = await openBackend(endpoint, {
     logger,
     compactIntervalMs: flags['etcd-compaction-interval'],
@@ -153,6 +170,8 @@ async function main(): Promise<void> {
     watchUnresponsiveTimeoutMs: flags['watch-unresponsive-timeout'],
     defaultNotReadyTolerationSeconds: flags['default-not-ready-toleration-seconds'],
     defaultUnreachableTolerationSeconds: flags['default-unreachable-toleration-seconds'],
+    admissionPlugins: admission.plugins,
+    allowPrivileged: flags['allow-privileged'],
     ...(https ? { https } : {}),
     ...(audit ? { audit } : {}),
   });

@@ -1,7 +1,7 @@
 // The kube-apiserver HTTP surface on fastify: body decoding, one error handler that renders every
 // failure as a metav1 Status, Cache-Control on every reply, inflight limits, metrics and request logs,
 // discovery, /version, OpenAPI, health, REST and watch (HTTP streaming and WebSocket).
-import { errors, qualifiedResource, R, StatusError, toStatus, type PriorityClass, type Status } from '@kemu/api';
+import { errors, qualifiedResource, R, StatusError, toStatus, type PriorityClass, type ServiceAccount, type Status } from '@kemu/api';
 import type { Logger } from '@kemu/base';
 import type { Backend } from '@kemu/store';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -21,7 +21,8 @@ import { instrumentBackend } from './instrumented-backend.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { DEFAULT_CONNECTION_LIMITS, fastifyServerOptions, installConnectionLimits, nodeServerOptions, type ConnectionLimits } from './connection-limits.ts';
 import { installInflightLimits } from './inflight-limits.ts';
-import { namespaceLifecycle } from './namespace-lifecycle.ts';
+import { warningHeaderOf } from './registry/warnings.ts';
+import type { AdmissionPlugin } from './admission/index.ts';
 import { openapiDocument, openapiIndex } from './openapi.ts';
 import { ServiceAllocator } from './allocators/index.ts';
 import { listFromStore } from './registry/list.ts';
@@ -70,6 +71,10 @@ export interface ApiServerOptions {
   checks?: Record<string, Check>;
   /** --audit-policy-file and the audit log it writes to (none: only the Audit-Id header). */
   audit?: AuditOptions;
+  /** The admission chain (--enable/--disable-admission-plugins); default: the default-on plugins. */
+  admissionPlugins?: readonly AdmissionPlugin[];
+  /** --allow-privileged (default false, as kube-apiserver). */
+  allowPrivileged?: boolean;
 }
 
 export interface ApiServer {
@@ -120,7 +125,31 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
         if (cacher.isReady()) return cacher.cache(R.priorityclasses).snapshot(undefined, undefined).map((o) => structuredClone(o.object) as PriorityClass);
         return (await listFromStore(backend, R.priorityclasses, {})).items as PriorityClass[];
       },
-    });
+      // The watch cache first; then the store (a namespace created a moment ago through another replica
+      // may not be cached yet).
+      getNamespace: async (name) => {
+        const key = objectKey(R.namespaces, undefined, name);
+        if (cacher.isReady()) {
+          const hit = cacher.cache(R.namespaces).objects.get(key);
+          if (hit) return hit.object;
+        }
+        const kv = await backend.get(key);
+        return kv ? decodeObject(kv) : undefined;
+      },
+      listPods: async (namespace) => {
+        if (cacher.isReady()) return cacher.cache(R.pods).snapshot(namespace, undefined).map((o) => o.object);
+        return (await listFromStore(backend, R.pods, { namespace })).items;
+      },
+      getServiceAccount: async (namespace, name) => {
+        const key = objectKey(R.serviceaccounts, namespace, name);
+        if (cacher.isReady()) {
+          const hit = cacher.cache(R.serviceaccounts).objects.get(key);
+          if (hit) return structuredClone(hit.object) as ServiceAccount;
+        }
+        const kv = await backend.get(key);
+        return kv ? (decodeObject(kv) as ServiceAccount) : undefined;
+      },
+    }, { ...(opts.admissionPlugins ? { admissionPlugins: opts.admissionPlugins } : {}), allowPrivileged: opts.allowPrivileged ?? false });
   const allocator = new ServiceAllocator(backend, {
     serviceClusterIPRange: opts.serviceClusterIPRange ?? '10.96.0.0/12',
     serviceNodePortRange: opts.serviceNodePortRange ?? '30000-32767',
@@ -136,8 +165,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
       metrics.terminatedWatchers.inc({ group: resource.group, resource: resource.plural });
     },
   });
-  let registry: Registry;
-  registry = new Registry({ backend, clock, ext, allocator, namespaceCheck: namespaceLifecycle(cacher, () => registry) });
+  const registry = new Registry({ backend, clock, ext, allocator });
   const ctx: ApiContext = {
     backend,
     clock,
@@ -200,6 +228,8 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     if (se.code >= 500) logger.error({ err: err instanceof Error ? err.stack : String(err) }, 'request failed');
     const headers: Record<string, string> = {};
     if (se.details?.retryAfterSeconds) headers['retry-after'] = String(se.details.retryAfterSeconds);
+    const warning = warningHeaderOf(err);
+    if (warning) headers.warning = warning;
     return sendStatus(reply, toStatus(se), headers);
   });
   app.setNotFoundHandler((_req, reply) => sendStatus(reply, toStatus(new StatusError('NotFound', 'the server could not find the requested resource'))));

@@ -41,7 +41,7 @@ describe('planTopology', () => {
     const { address, port, block } = await freeLabAddress();
     const t = await planTopology(opts(address, port), new Set([`${address}:${port}`]));
     expect(t.apiservers.map((a) => `${a.address}:${a.ports['secure-port']}`)).toEqual([10, 11, 12].map((h) => `${block}.${h}:6443`));
-    expect(t.apiservers[1]?.args).toEqual(expect.arrayContaining([`--bind-address=${block}.11`, `--advertise-address=${block}.11`, '--secure-port=6443']));
+    expect(t.apiservers[1]?.args).toEqual(expect.arrayContaining([`--bind-address=${block}.11`, `--advertise-address=${block}.11`, '--secure-port=6443', '--allow-privileged=true']));
     expect(t.controllerManagers.map((c) => `${c.address}:${c.ports['secure-port']}`)).toEqual([`${block}.20:10257`, `${block}.21:10257`]);
     expect(t.schedulers[0]?.args).toEqual(expect.arrayContaining([`--master=http://${address}:${port}`, `--bind-address=${block}.30`, '--secure-port=10259']));
     expect(t.workers[1]?.args).toEqual(expect.arrayContaining([`--node-ip=${block}.101`, `--bind-address=${block}.101`, '--secure-port=10250']));

@@ -139,6 +139,8 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
         `--default-not-ready-toleration-seconds=${o.defaultNotReadyTolerationSeconds}`,
         `--default-unreachable-toleration-seconds=${o.defaultUnreachableTolerationSeconds}`,
         ...(o.auditPolicyFile ? auditFlags(o.auditPolicyFile, path.join(o.dataDir, 'logs', `audit-apiserver-${i}.log`)) : []),
+        // As kubeadm's static pod does: the lab may run privileged pods (kube-apiserver alone refuses them).
+        '--allow-privileged=true',
         ...v,
       ], a, apiPort, '/readyz'),
     );

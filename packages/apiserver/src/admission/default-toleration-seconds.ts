@@ -10,7 +10,6 @@ export const DEFAULT_TOLERATION_SECONDS = 300;
 
 export const defaultTolerationSecondsPlugin: AdmissionPlugin = {
   name: 'DefaultTolerationSeconds',
-  mutating: true,
   admit(attrs, ctx) {
     const pod = podCreate(attrs);
     if (!pod) return;

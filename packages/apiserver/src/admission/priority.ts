@@ -95,7 +95,6 @@ async function admitPriorityClass(attrs: AdmissionAttributes, ctx: AdmissionCont
 
 export const priorityPlugin: AdmissionPlugin = {
   name: 'Priority',
-  mutating: true,
   async admit(attrs, ctx) {
     await admitPod(attrs, ctx);
     await admitPriorityClass(attrs, ctx);

@@ -1,6 +1,12 @@
-// The admission plugin contract: a small function over the request's attributes that mutates the object
-// (mutating plugins) or throws a StatusError to reject it. Lookups a plugin needs come through the context.
-import type { KubeObject, PriorityClass, ResourceInfo } from '@kemu/api';
+// The admission plugin contract: a plugin mutates the object (admit) and/or judges it (validate), throwing a
+// StatusError to reject it. Lookups a plugin needs come through the context; warnings go to the client.
+import type { KubeObject, PriorityClass, ResourceInfo, ServiceAccount } from '@kemu/api';
+
+/** The requesting user as authentication would give it (username and groups). */
+export interface UserInfo {
+  username: string;
+  groups: readonly string[];
+}
 
 export interface AdmissionAttributes {
   operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -11,6 +17,10 @@ export interface AdmissionAttributes {
   object?: KubeObject;
   oldObject?: KubeObject;
   dryRun: boolean;
+  /** Who asks; undefined until requests are authenticated (plugins that need it then do nothing). */
+  userInfo?: UserInfo;
+  /** Sends a warning to the client (a `Warning: 299 - "text"` header). */
+  warn?(text: string): void;
 }
 
 export interface AdmissionContext {
@@ -21,12 +31,21 @@ export interface AdmissionContext {
   /** --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (300 when unset). */
   defaultNotReadyTolerationSeconds?: number;
   defaultUnreachableTolerationSeconds?: number;
+  /** The Namespace of that name (cache first, then the store), or undefined when none exists. */
+  getNamespace?(name: string): Promise<KubeObject | undefined>;
+  /** The pods of a namespace (for PodSecurity's warning when a namespace's enforce level changes). */
+  listPods?(namespace: string): Promise<KubeObject[]>;
+  /** The ServiceAccount namespace/name, or undefined when none exists. */
+  getServiceAccount?(namespace: string, name: string): Promise<ServiceAccount | undefined>;
 }
 
+/** One plugin, named as in Kubernetes; the chain runs every admit, then every validate. */
 export interface AdmissionPlugin {
   name: string;
-  mutating: boolean;
-  admit(attrs: AdmissionAttributes, ctx: AdmissionContext): void | Promise<void>;
+  /** Mutating admission: may change attrs.object. */
+  admit?(attrs: AdmissionAttributes, ctx: AdmissionContext): void | Promise<void>;
+  /** Validating admission: sees the final object, must not change it. */
+  validate?(attrs: AdmissionAttributes, ctx: AdmissionContext): void | Promise<void>;
 }
 
 type Obj = Record<string, unknown>;
@@ -40,3 +59,18 @@ export function podCreate(attrs: AdmissionAttributes): (KubeObject & { spec: Obj
   if (!isObj(o.spec)) o.spec = {};
   return o as KubeObject & { spec: Obj };
 }
+
+/** A pod write (create or update) on the main resource or on a subresource the plugin names. */
+export function podWrite(attrs: AdmissionAttributes, subresources: readonly string[] = []): (KubeObject & { spec: Obj }) | undefined {
+  if (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE') return undefined;
+  if (attrs.subresource && !subresources.includes(attrs.subresource)) return undefined;
+  if (attrs.resource.group !== '' || attrs.resource.kind !== 'Pod') return undefined;
+  const o = attrs.object;
+  if (!o || !isObj(o.spec)) return undefined;
+  return o as KubeObject & { spec: Obj };
+}
+
+/** "container" or "containers" etc., as Kubernetes' messages pluralize. */
+export const pluralize = (one: string, many: string, n: number): string => (n === 1 ? one : many);
+/** `"a", "b"` as Kubernetes' joinQuote prints names. */
+export const joinQuote = (items: readonly string[]): string => items.map((i) => JSON.stringify(i)).join(', ');

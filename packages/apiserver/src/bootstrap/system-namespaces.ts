@@ -1,7 +1,7 @@
 // The namespaces every cluster has, created at first start. Replicas race to create them; the store's
 // create-if-absent makes exactly one win and the others see AlreadyExists, which is fine.
 import { R, StatusError, type KubeObject } from '@kemu/api';
-import { namespaceCreateDefaults } from '../namespace-lifecycle.ts';
+import { namespaceCreateDefaults } from '../admission/namespace-lifecycle.ts';
 import type { Registry } from '../registry/registry.ts';
 
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];

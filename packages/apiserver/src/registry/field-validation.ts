@@ -42,16 +42,14 @@ export function fieldValidationOf(query: URLSearchParams, optionsKind: 'CreateOp
 /**
  * Drops obj's unknown fields. Strict: throws a 400 whose message is `strict decoding error: unknown field "a",
  * unknown field "spec.b"`, behind `prefix` (create/update bodies name the kind as Kubernetes' decoder does).
- * Warn: returns the Warning header value (undefined when there is nothing to say).
+ * Warn: returns the warnings' texts (empty when there is nothing to say).
  */
-export function enforceKnownFields(obj: KubeObject, directive: FieldValidation, prefix = ''): string | undefined {
+export function enforceKnownFields(obj: KubeObject, directive: FieldValidation, prefix = ''): string[] {
   const unknown = pruneUnknownFields(obj as unknown as Record<string, unknown>, obj.apiVersion ?? '', obj.kind ?? '');
-  if (unknown.length === 0 || directive === 'Ignore') return undefined;
+  if (unknown.length === 0 || directive === 'Ignore') return [];
   const texts = unknown.map((p) => `unknown field "${p}"`);
   if (directive === 'Strict') throw errors.badRequest(`${prefix}strict decoding error: ${texts.join(', ')}`);
-  // A field name can hold any character; a header value may not, so everything outside printable ASCII is escaped.
-  const quoted = (t: string) => JSON.stringify(t).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return texts.map((t) => `299 - ${quoted(t)}`).join(', ');
+  return texts;
 }
 
 /**

@@ -4,6 +4,7 @@
 import { errors, qualifiedResource, R, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
 import { RevisionMismatchError, type Backend, type KeyValue } from '@kemu/store';
 import type { Clock } from '../clock.ts';
+import type { AdmissionAttributes, UserInfo } from '../admission/index.ts';
 import type { Extensions } from '../extensions.ts';
 import { decodeAs, encodeAs, objectKey, rawAs } from '../storage.ts';
 import { mapStoreError } from '../store-errors.ts';
@@ -15,16 +16,20 @@ export interface WriteOptions {
   subresource?: string;
   /** Sets next.metadata.managedFields once the object is prepared (defaulted), before admission; cur is undefined on create. */
   managedFields?: (next: KubeObject, cur: KubeObject | undefined) => void;
+  /** Admission warnings for the client land here (each becomes a Warning header). */
+  warnings?: string[];
+  /** The requesting user, for admission (undefined until requests are authenticated). */
+  userInfo?: UserInfo;
 }
 
-/** Called before a namespaced create; throws NotFound/Forbidden (NamespaceLifecycle). */
-export type NamespaceCheck = (r: ResourceInfo, namespace: string, name: string) => Promise<void>;
+function admissionExtras(o: WriteOptions): Pick<AdmissionAttributes, 'userInfo' | 'warn'> {
+  return { ...(o.userInfo ? { userInfo: o.userInfo } : {}), warn: (text) => o.warnings?.push(text) };
+}
 
 export interface RegistryOptions {
   backend: Backend;
   clock: Clock;
   ext: Extensions;
-  namespaceCheck?: NamespaceCheck;
   /** Called after each successful store write with its revision (the watch cache waits on it). */
   onWrite?: (revision: number) => void;
   /** ClusterIP/NodePort allocation for Services. */
@@ -68,12 +73,11 @@ export class Registry {
     o.managedFields?.(obj, undefined);
     const name = obj.metadata.name as string;
     const ns = obj.metadata.namespace;
-    if (r.namespaced) {
-      if (!ns) throw errors.badRequest('the server could not find the requested resource: a namespace is required');
-      await this.opts.namespaceCheck?.(r, ns, name);
-    }
-    await this.opts.ext.admit({ operation: 'CREATE', resource: r, namespace: ns, name, object: obj, dryRun: !!o.dryRun });
+    if (r.namespaced && !ns) throw errors.badRequest('the server could not find the requested resource: a namespace is required');
+    const attrs: AdmissionAttributes = { operation: 'CREATE', resource: r, namespace: ns, name, object: obj, dryRun: !!o.dryRun, ...admissionExtras(o) };
+    await this.opts.ext.admit(attrs);
     validateCreate(obj, r, strategy);
+    await this.opts.ext.validateAdmission(attrs);
     if (o.dryRun) {
       const existing = await this.getKV(r, ns, name);
       if (existing) throw errors.alreadyExists(qualifiedResource(r), name);
@@ -131,7 +135,7 @@ export class Registry {
       let next = await tryUpdate(structuredClone(cur));
       next = prepareUpdate(next, cur, r, strategy, o.subresource);
       o.managedFields?.(next, cur);
-      await this.opts.ext.admit({
+      const attrs: AdmissionAttributes = {
         operation: 'UPDATE',
         resource: r,
         subresource: o.subresource,
@@ -140,8 +144,11 @@ export class Registry {
         object: next,
         oldObject: cur,
         dryRun: !!o.dryRun,
-      });
+        ...admissionExtras(o),
+      };
+      await this.opts.ext.admit(attrs);
       validateUpdate(next, cur, r, strategy, o.subresource);
+      await this.opts.ext.validateAdmission(attrs);
       next.metadata.resourceVersion = cur.metadata.resourceVersion;
       // A terminating namespace also waits for its spec.finalizers (emptied through /finalize).
       const specFinalizers = r === R.namespaces ? ((next.spec as { finalizers?: unknown[] } | undefined)?.finalizers ?? []) : [];
@@ -213,7 +220,9 @@ export class Registry {
       if (!kv) throw errors.notFound(qualifiedResource(r), name);
       const cur = decodeAs(r, kv);
       checkPreconditions(r, cur, opts);
-      await this.opts.ext.admit({ operation: 'DELETE', resource: r, namespace, name, oldObject: cur, dryRun: !!o.dryRun });
+      const attrs: AdmissionAttributes = { operation: 'DELETE', resource: r, namespace, name, oldObject: cur, dryRun: !!o.dryRun, ...admissionExtras(o) };
+      await this.opts.ext.admit(attrs);
+      await this.opts.ext.validateAdmission(attrs);
       const plan = opts.plan(cur, this.opts.clock.now());
       try {
         if (plan.kind === 'delete') {

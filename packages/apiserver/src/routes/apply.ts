@@ -1,6 +1,7 @@
 // Server-side apply (PATCH application/apply-patch+yaml) and the managedFields bookkeeping of the other
 // writes. Apply creates a missing object (201), merges into an existing one (200), and answers a field
 // owned by another manager with a different value with Kubernetes' 409 unless ?force=true.
+import { warningHeaders } from '../registry/warnings.ts';
 import { errors, qualifiedResource, StatusError, type KubeObject, type StatusCause } from '@kemu/api';
 import type { ApiContext } from '../context.ts';
 import { FieldPathError } from '../managedfields/compute.ts';
@@ -61,13 +62,15 @@ export async function applyObject(ctx: ApiContext, req: ApiRequest, subresource?
   if (subresource === undefined && !(await ctx.registry.getKV(t.resource, t.namespace, name))) {
     const prepared = prepare(undefined, manifest, manager, force, scopeOf(ctx, req, undefined));
     try {
-      const created = await ctx.registry.create(t.resource, prepared.object, { dryRun, managedFields: (next) => prepared.record(undefined, next) });
-      return { code: 201, body: created };
+      const warnings: string[] = [];
+      const created = await ctx.registry.create(t.resource, prepared.object, { dryRun, managedFields: (next) => prepared.record(undefined, next), warnings });
+      return { code: 201, body: created, ...warningHeaders(warnings) };
     } catch (e) {
       if (!(e instanceof StatusError && e.reason === 'AlreadyExists')) throw e;
     }
   }
   let prepared: PreparedApply | undefined;
+  const warnings: string[] = [];
   const wantRV = manifest.metadata.resourceVersion;
   delete manifest.metadata.resourceVersion;
   const out = await ctx.registry.guaranteedUpdate(
@@ -80,7 +83,7 @@ export async function applyObject(ctx: ApiContext, req: ApiRequest, subresource?
       prepared = prepare(cur, manifest, manager, force, scopeOf(ctx, req, subresource));
       return asObjectBody(prepared.object, t.resource, t.namespace);
     },
-    { dryRun, ...sub, managedFields: (next, cur) => prepared?.record(cur, next) },
+    { dryRun, ...sub, managedFields: (next, cur) => prepared?.record(cur, next), warnings },
   );
-  return { code: 200, body: out };
+  return { code: 200, body: out, ...warningHeaders(warnings) };
 }

@@ -3,7 +3,7 @@
 import { errors, R, type Verb } from '@kemu/api';
 import type { ApiContext } from '../context.ts';
 import { checkLeaseFence } from '../filters/lease-fencing.ts';
-import { checkNamespaceDeletable, namespaceCreateDefaults } from '../namespace-lifecycle.ts';
+import { namespaceCreateDefaults } from '../admission/namespace-lifecycle.ts';
 import { componentStatuses } from './componentstatuses.ts';
 import { getObject, listObjects } from './read.ts';
 import { boolParam, type ApiReply, type ApiRequest } from './request.ts';
@@ -72,7 +72,6 @@ export async function handleRest(ctx: ApiContext, req: ApiRequest): Promise<ApiR
       return patchObject(ctx, req);
     case 'DELETE':
       need(req, 'delete');
-      if (t.resource === R.namespaces) checkNamespaceDeletable(t.name);
       return deleteObject(ctx, req);
     default:
       notAllowed();

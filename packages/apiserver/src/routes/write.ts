@@ -7,6 +7,7 @@ import { buildFilter } from '../registry/filter.ts';
 import { listFromStore } from '../registry/list.ts';
 import { asObjectBody } from '../registry/object-body.ts';
 import { decodePrefix, enforceKnownFields, fieldValidationOf } from '../registry/field-validation.ts';
+import { keepingWarnings, warningHeaders } from '../registry/warnings.ts';
 import { applyObject, forceCauses, updateTracker } from './apply.ts';
 import { tableOr } from './read.ts';
 import { isDryRun, type ApiReply, type ApiRequest } from './request.ts';
@@ -26,9 +27,9 @@ export async function createObject(ctx: ApiContext, req: ApiRequest): Promise<Ap
   const obj = asObjectBody(req.body, t.resource, t.namespace);
   if (t.resource.namespaced && t.namespace === undefined) throw errors.badRequest('the server could not find the requested resource: create of a namespaced resource needs a namespace in the URL');
   if (t.resource.namespaced && !obj.metadata.namespace) obj.metadata.namespace = t.namespace;
-  const warning = enforceKnownFields(obj, fieldValidationOf(req.query, 'CreateOptions'), decodePrefix(obj));
-  const created = await ctx.registry.createWithJSON(t.resource, obj, { dryRun: isDryRun(req.query), managedFields: updateTracker(ctx, req) });
-  const headers: Pick<ApiReply, 'headers'> = warning ? { headers: { warning } } : {};
+  const warnings = enforceKnownFields(obj, fieldValidationOf(req.query, 'CreateOptions'), decodePrefix(obj));
+  const created = await keepingWarnings(warnings, () => ctx.registry.createWithJSON(t.resource, obj, { dryRun: isDryRun(req.query), managedFields: updateTracker(ctx, req), warnings }));
+  const headers: Pick<ApiReply, 'headers'> = warningHeaders(warnings);
   // The stored JSON is the reply: no second serialization of the object.
   if (created.json !== undefined) return { code: 201, body: undefined, json: created.json, ...headers };
   return { code: 201, body: withKind(ctx, req, created.object), ...headers };
@@ -42,10 +43,10 @@ export async function updateObject(ctx: ApiContext, req: ApiRequest, subresource
   if (obj.metadata.name !== name) {
     throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
   }
-  const warning = enforceKnownFields(obj, fieldValidationOf(req.query, 'UpdateOptions'), decodePrefix(obj));
+  const warnings = enforceKnownFields(obj, fieldValidationOf(req.query, 'UpdateOptions'), decodePrefix(obj));
   const sub = subresource === 'status' || subresource === 'ephemeralcontainers' ? { subresource } : {};
-  const out = await ctx.registry.update(t.resource, t.namespace, name, obj, { dryRun: isDryRun(req.query), ...sub, managedFields: updateTracker(ctx, req, subresource) });
-  return { code: 200, body: withKind(ctx, req, out), ...(warning ? { headers: { warning } } : {}) };
+  const out = await keepingWarnings(warnings, () => ctx.registry.update(t.resource, t.namespace, name, obj, { dryRun: isDryRun(req.query), ...sub, managedFields: updateTracker(ctx, req, subresource), warnings }));
+  return { code: 200, body: withKind(ctx, req, out), ...warningHeaders(warnings) };
 }
 
 export function checkPatchType(contentType: string | undefined): string {
@@ -68,8 +69,9 @@ export async function patchObject(ctx: ApiContext, req: ApiRequest, subresource?
     return { ...applied, body: withKind(ctx, req, applied.body as KubeObject) };
   }
   const fieldValidation = fieldValidationOf(req.query, 'PatchOptions', forceCauses(req));
-  let warning: string | undefined;
-  const out = await ctx.registry.guaranteedUpdate(
+  let decodeWarnings: string[] = [];
+  const admissionWarnings: string[] = [];
+  const out = await keepingWarnings(admissionWarnings, () => ctx.registry.guaranteedUpdate(
     t.resource,
     t.namespace,
     name,
@@ -77,16 +79,16 @@ export async function patchObject(ctx: ApiContext, req: ApiRequest, subresource?
       const patched = ctx.ext.applyPatch(mt, cur, req.body, t.resource);
       const next = asObjectBody(patched, t.resource, t.namespace);
       // Kubernetes decodes the patched object: its unknown fields are what fieldValidation judges.
-      warning = enforceKnownFields(next, fieldValidation);
+      decodeWarnings = enforceKnownFields(next, fieldValidation);
       if (next.metadata.name && next.metadata.name !== name) throw errors.badRequest(`the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`);
       // A patch that sets metadata.resourceVersion is conditional on it.
       const patchRV = (patched.metadata as { resourceVersion?: unknown }).resourceVersion;
       if (typeof patchRV === 'string' && patchRV !== '' && patchRV !== cur.metadata.resourceVersion) throw errors.conflict(qualifiedResource(t.resource), name);
       return next;
     },
-    { dryRun, ...sub, managedFields: updateTracker(ctx, req, subresource) },
-  );
-  return { code: 200, body: withKind(ctx, req, out), ...(warning ? { headers: { warning } } : {}) };
+    { dryRun, ...sub, managedFields: updateTracker(ctx, req, subresource), warnings: admissionWarnings },
+  ));
+  return { code: 200, body: withKind(ctx, req, out), ...warningHeaders([...decodeWarnings, ...admissionWarnings]) };
 }
 
 function successStatus(ctx: ApiContext, req: ApiRequest, obj: KubeObject): Status {

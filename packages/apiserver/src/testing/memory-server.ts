@@ -3,10 +3,11 @@
 import { silentLogger } from '@kemu/base';
 import { MemoryBackend } from '@kemu/store';
 import { ensureSystemNamespaces } from '../bootstrap/system-namespaces.ts';
-import { createApiServer, type ApiServer } from '../server.ts';
+import { createApiServer, type ApiServer, type ApiServerOptions } from '../server.ts';
 
-export async function startMemoryApiServer(): Promise<ApiServer> {
-  const srv = await createApiServer({ backend: new MemoryBackend(), logger: silentLogger() });
+/** extra: server options beyond the store and logger (admission plugins, --allow-privileged, ...). */
+export async function startMemoryApiServer(extra: Partial<Omit<ApiServerOptions, 'backend' | 'logger'>> = {}): Promise<ApiServer> {
+  const srv = await createApiServer({ ...extra, backend: new MemoryBackend(), logger: silentLogger() });
   try {
     await srv.start();
     await ensureSystemNamespaces(srv.ctx.registry);
