@@ -3,6 +3,7 @@ import type { CoreEvent, KubeObject } from '@kemu/api';
 import { FakeClock } from '@kemu/base';
 import { EventRecorder } from './events.ts';
 import { AGGREGATE_MESSAGE_PREFIX } from './events-correlator.ts';
+import { LeaseFence } from './leaderelection/fence.ts';
 import { RestClient } from './rest.ts';
 import { FakeApiserver } from './testing/fake-apiserver.ts';
 
@@ -25,6 +26,18 @@ function events(ns: string): CoreEvent[] {
 }
 
 describe('EventRecorder', () => {
+  it("gives up at once on a leader's fence whose term is over: flush() ends without retries or requests", async () => {
+    const fence = new LeaseFence('kube-system', 'kube-scheduler', 1_000, () => 0);
+    fence.renewed('s-0_1', 1, 0);
+    fence.end('released');
+    client.fenceWrites(fence);
+    // A fake clock: a retry's back-off sleep would never end, so flush() resolving shows there was none.
+    const r = new EventRecorder(client, { component: 'kube-scheduler', host: 'h1' }, { clock: new FakeClock() });
+    for (let i = 0; i < 5; i++) r.event({ ...pod, metadata: { ...pod.metadata, name: `p-${i}` } }, 'Normal', 'Scheduled', `assigned shop/p-${i}`);
+    await r.flush();
+    expect(fake.requests.filter((q) => q.startsWith('POST '))).toEqual([]);
+  });
+
   it('creates an Event in the object namespace with source, reference, count 1', async () => {
     const r = new EventRecorder(client, { component: 'kube-scheduler', host: 'h1' });
     r.event(pod, 'Normal', 'Scheduled', 'Successfully assigned shop/web to n1');

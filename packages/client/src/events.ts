@@ -12,6 +12,7 @@ import { realClock, silentLogger, type Clock, type Logger } from '@kemu/base';
 import { isAlreadyExists, isNotFound } from './errors.ts';
 import { EventCorrelator, eventName, type CorrelatedEvent } from './events-correlator.ts';
 import type { RestClient } from './rest.ts';
+import { FencedWriteError } from './write-fence.ts';
 
 export interface EventSourceInfo {
   component: string;
@@ -139,8 +140,9 @@ export class EventRecorder {
         // A retried create that finds its name taken: the earlier attempt landed after all.
         if (attempt > 0 && isAlreadyExists(e)) return;
         const code = (e as { code?: unknown }).code;
-        // Refusals (4xx: namespace gone, forbidden, invalid) are final; transient trouble is retried briefly.
-        if ((typeof code === 'number' && code < 500) || attempt >= 2) throw e;
+        // Refusals (4xx: namespace gone, forbidden, invalid) are final, and so is a leader's fence once its term
+        // is over (it will never admit this write); transient trouble is retried briefly.
+        if ((typeof code === 'number' && code < 500) || e instanceof FencedWriteError || attempt >= 2) throw e;
         await this.clock.sleep(500 * (attempt + 1));
       }
     }
