@@ -146,6 +146,9 @@ async function main(): Promise<void> {
     afterWork: async () => {
       const until = Date.now() + 500;
       while (sched.pendingBinds() > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      // The events of the binds that landed go out while the Lease is still held: once it is released the
+      // write fence refuses them (bounded by drainTimeoutMs, like the rest of the drain).
+      await Promise.all([...recorders.values()].map((r) => r.flush().catch(() => undefined)));
     },
     drainTimeoutMs: 1000,
   });
