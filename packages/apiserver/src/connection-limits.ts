@@ -140,7 +140,7 @@ export function installConnectionLimits(app: FastifyInstance, l: ConnectionLimit
   });
   if (l.requestTimeoutMs <= 0) return;
   app.addHook('preHandler', async (req, reply) => {
-    if (isLongRunning(req.url)) return;
+    if (isLongRunning(req.url, req.method)) return;
     const left = l.requestTimeoutMs - (performance.now() - (arrived.get(req) ?? performance.now()));
     const timer = setTimeout(() => timeOut(reply), Math.max(0, left));
     reply.raw.once('close', () => clearTimeout(timer));

@@ -17,7 +17,7 @@ export function installInflightLimits(app: FastifyInstance, limits: InflightLimi
   let readOnly = 0;
   let mutating = 0;
   app.addHook('preHandler', async (req, reply) => {
-    if (isLongRunning(req.url)) return undefined;
+    if (isLongRunning(req.url, req.method)) return undefined;
     const isMutating = req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS';
     const max = isMutating ? limits.maxMutating : limits.maxReadOnly;
     if (max > 0 && (isMutating ? mutating : readOnly) >= max) {

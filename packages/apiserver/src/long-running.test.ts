@@ -27,6 +27,14 @@ describe('isLongRunning', () => {
   });
 });
 
+describe('isLongRunning by method', () => {
+  it('a watch= query makes a watch only of a GET: a write with one is counted and timed like any write', () => {
+    expect(isLongRunning('/api/v1/namespaces/default/configmaps?watch=1', 'POST')).toBe(false);
+    expect(isLongRunning('/api/v1/namespaces/default/configmaps/c?watch=true', 'PUT')).toBe(false);
+    expect(isLongRunning('/api/v1/namespaces/default/pods/p/exec?command=ls', 'POST')).toBe(true);
+  });
+});
+
 describe('isLongRunning by position', () => {
   it.each([
     ['/api/v1/namespaces/default/configmaps/log', false],

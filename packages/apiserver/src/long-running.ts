@@ -5,11 +5,11 @@ import { boolParam } from './routes/request.ts';
 
 const STREAMING_SUBRESOURCES = new Set(['attach', 'exec', 'log', 'portforward', 'proxy']);
 
-/** `url` is the request target as received (path and query). */
-export function isLongRunning(url: string): boolean {
+/** `url` is the request target as received (path and query); `watch=` makes a watch only of a GET, as in Kubernetes' RequestInfo. */
+export function isLongRunning(url: string, method = 'GET'): boolean {
   const q = url.indexOf('?');
   // watch=<anything but 0/false> is a watch, as Kubernetes' query conversion reads booleans.
-  if (q >= 0 && boolParam(new URLSearchParams(url.slice(q + 1)), 'watch') === true) return true;
+  if (q >= 0 && method === 'GET' && boolParam(new URLSearchParams(url.slice(q + 1)), 'watch') === true) return true;
   const parts = (q < 0 ? url : url.slice(0, q)).split('/').filter((p) => p !== '');
   // After /api/<version> or /apis/<group>/<version>: [namespaces, ns,] resource, name, subresource.
   const rest = parts[0] === 'api' ? parts.slice(2) : parts[0] === 'apis' ? parts.slice(3) : [];

@@ -126,7 +126,7 @@ export function installAudit(app: FastifyInstance, o: AuditOptions | undefined):
     inflight.set(req, { ev, cfg, emit });
     if (!cfg.omitStages.has('RequestReceived')) write(ev);
     const res: ServerResponse = reply.raw;
-    if (isLongRunning(req.url)) {
+    if (isLongRunning(req.url, req.method)) {
       // Long-running requests are answered outside fastify's reply path: see their headers go out.
       const writeHead = res.writeHead;
       res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
