@@ -5,10 +5,11 @@ import { errors, parseTime, R, type KubeObject } from '@kemu/api';
 import type { ApiContext } from '../context.ts';
 import { buildFilter } from '../registry/filter.ts';
 import { checkListOptions } from '../registry/list-options.ts';
+import { warningHeader } from '../registry/warnings.ts';
 import { tableOr } from './read.ts';
 import type { ApiReply, ApiRequest } from './request.ts';
 
-export const CS_WARNING = '299 - "v1 ComponentStatus is deprecated in v1.19+"';
+export const CS_WARNING = warningHeader(['v1 ComponentStatus is deprecated in v1.19+']) ?? '';
 
 function cs(name: string, healthy: boolean, message: string, error?: string): KubeObject {
   const cond: Record<string, string> = { type: 'Healthy', status: healthy ? 'True' : 'False', message };
