@@ -27,13 +27,14 @@ function structuredFrames(_e: Error, frames: NodeJS.CallSite[]): NodeJS.CallSite
 const byMessage = new Map<string, Caller>();
 const MAX_MESSAGES = 5_000;
 
-/** callerOf, cached by the message's template (see above); past MAX_MESSAGES distinct ones, uncached. */
+/** callerOf, cached by the message's template (see above); the cache starts over past MAX_MESSAGES. */
 export function callerFor(message: string, fn: (...args: never[]) => unknown): Caller {
   if (message === '') return callerOf(fn); // no text to tell call sites apart
   let c = byMessage.get(message);
   if (c) return c;
   c = callerOf(fn);
-  if (byMessage.size < MAX_MESSAGES) byMessage.set(message, c);
+  if (byMessage.size >= MAX_MESSAGES) byMessage.clear();
+  byMessage.set(message, c);
   return c;
 }
 

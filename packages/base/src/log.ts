@@ -184,7 +184,9 @@ function render(sink: Sink, logger: Logger, args: unknown[], level: number, at: 
   const r: LogRecord = {
     severity: severityOf(level),
     v: verbosityOf(level),
-    timeMs: performance.timeOrigin + performance.now(),
+    // Wall time, as klog writes it (a monotonic clock drifts from it after a clock step or a suspend); the
+    // sub-millisecond digits come from the high-resolution clock.
+    timeMs: Date.now() + (performance.now() % 1),
     file: at.file,
     caller: at.caller,
     msg,
