@@ -6,7 +6,6 @@ import { down } from './commands/down.ts';
 import { status } from './commands/status.ts';
 import { logs } from './commands/logs.ts';
 import { lb } from './commands/lb.ts';
-import { composeCommand, COMPOSE_UP_FLAGS, COMPOSE_DOWN_FLAGS } from './commands/compose.ts';
 import { componentAction } from './commands/lab.ts';
 import { UsageError } from './commands/errors.ts';
 import { StateError } from './state.ts';
@@ -53,7 +52,8 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   lb,
   // Loaded on demand: the X.509 library is only needed here.
   pki: async (a) => (await import('./commands/pki.ts')).pki(a),
-  compose: composeCommand,
+  // Loaded on demand like pki: every kemu process (the built-in balancer included) would otherwise load yaml and the Docker helpers.
+  compose: async (a) => (await import('./commands/compose.ts')).composeCommand(a),
   stop: (a) => componentAction('stop', a),
   kill: (a) => componentAction('kill', a),
   pause: (a) => componentAction('pause', a),
@@ -75,6 +75,7 @@ async function main(argv: string[]): Promise<number> {
   if (rest.includes('--help') || rest.includes('-h')) {
     const { usage } = await import('@kemu/base');
     const { UP_FLAGS, PKI_FLAGS } = await import('./options.ts');
+    const { COMPOSE_UP_FLAGS, COMPOSE_DOWN_FLAGS } = await import('./commands/compose.ts');
     const sub = rest[0];
     const text =
       cmd === 'up' ? usage('kemu up', UP_FLAGS)
