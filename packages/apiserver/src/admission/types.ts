@@ -2,11 +2,8 @@
 // StatusError to reject it. Lookups a plugin needs come through the context; warnings go to the client.
 import type { KubeObject, PriorityClass, ResourceInfo, ServiceAccount } from '@kemu/api';
 
-/** The requesting user as authentication would give it (username and groups). */
-export interface UserInfo {
-  username: string;
-  groups: readonly string[];
-}
+import type { UserInfo } from '../authn/user.ts';
+export type { UserInfo } from '../authn/user.ts';
 
 export interface AdmissionAttributes {
   operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
