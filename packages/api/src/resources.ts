@@ -4,7 +4,7 @@
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
 export interface SubresourceInfo {
-  name: 'status' | 'scale' | 'binding' | 'eviction' | 'log' | 'finalize' | 'ephemeralcontainers';
+  name: 'status' | 'scale' | 'binding' | 'eviction' | 'log' | 'finalize' | 'ephemeralcontainers' | 'token';
   group: string;
   version: string;
   kind: string;
@@ -93,7 +93,10 @@ export const RESOURCES: readonly ResourceInfo[] = [
   res('', 'v1', 'Endpoints', 'endpoints', true, { shortNames: ['ep'] }),
   res('', 'v1', 'ConfigMap', 'configmaps', true, { shortNames: ['cm'] }),
   res('', 'v1', 'Secret', 'secrets', true),
-  res('', 'v1', 'ServiceAccount', 'serviceaccounts', true, { shortNames: ['sa'] }),
+  res('', 'v1', 'ServiceAccount', 'serviceaccounts', true, {
+    shortNames: ['sa'],
+    extra: [{ name: 'token', group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] }],
+  }),
   res('', 'v1', 'Event', 'events', true, { shortNames: ['ev'] }),
   res('', 'v1', 'ComponentStatus', 'componentstatuses', false, { shortNames: ['cs'], verbs: READ_ONLY }),
   res('apps', 'v1', 'Deployment', 'deployments', true, {
@@ -116,6 +119,13 @@ export const RESOURCES: readonly ResourceInfo[] = [
   res('authorization.k8s.io', 'v1', 'SelfSubjectAccessReview', 'selfsubjectaccessreviews', false, { verbs: ['create'] }),
   res('authorization.k8s.io', 'v1', 'SelfSubjectRulesReview', 'selfsubjectrulesreviews', false, { verbs: ['create'] }),
   res('authentication.k8s.io', 'v1', 'SelfSubjectReview', 'selfsubjectreviews', false, { verbs: ['create'] }),
+  res('authentication.k8s.io', 'v1', 'TokenReview', 'tokenreviews', false, { verbs: ['create'] }),
+  res('authorization.k8s.io', 'v1', 'SubjectAccessReview', 'subjectaccessreviews', false, { verbs: ['create'] }),
+  res('authorization.k8s.io', 'v1', 'LocalSubjectAccessReview', 'localsubjectaccessreviews', true, { verbs: ['create'] }),
+  res('rbac.authorization.k8s.io', 'v1', 'ClusterRole', 'clusterroles', false),
+  res('rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding', 'clusterrolebindings', false),
+  res('rbac.authorization.k8s.io', 'v1', 'Role', 'roles', true),
+  res('rbac.authorization.k8s.io', 'v1', 'RoleBinding', 'rolebindings', true),
 ];
 
 /** "apps/v1" or "v1" for the core group. */
@@ -164,4 +174,11 @@ export const R = {
   selfsubjectaccessreviews: must('authorization.k8s.io', 'selfsubjectaccessreviews'),
   selfsubjectrulesreviews: must('authorization.k8s.io', 'selfsubjectrulesreviews'),
   selfsubjectreviews: must('authentication.k8s.io', 'selfsubjectreviews'),
+  tokenreviews: must('authentication.k8s.io', 'tokenreviews'),
+  subjectaccessreviews: must('authorization.k8s.io', 'subjectaccessreviews'),
+  localsubjectaccessreviews: must('authorization.k8s.io', 'localsubjectaccessreviews'),
+  clusterroles: must('rbac.authorization.k8s.io', 'clusterroles'),
+  clusterrolebindings: must('rbac.authorization.k8s.io', 'clusterrolebindings'),
+  roles: must('rbac.authorization.k8s.io', 'roles'),
+  rolebindings: must('rbac.authorization.k8s.io', 'rolebindings'),
 } as const;

@@ -2,6 +2,7 @@
 import type { ResourceInfo } from '@kemu/api';
 import type { Logger } from '@kemu/base';
 import type { Backend } from '@kemu/store';
+import type { Authorizer } from './authz/types.ts';
 import type { Clock } from './clock.ts';
 import type { Extensions } from './extensions.ts';
 import type { Metrics } from './metrics.ts';
@@ -24,6 +25,8 @@ export interface ApiContext {
   advertise: string;
   /** Watches without timeoutSeconds last this long (randomised ×1–2, as Kubernetes does). */
   minRequestTimeoutMs: number;
+  /** The --authorization-mode chain (access reviews ask it; the authorization stage too). */
+  authorizer?: Authorizer;
   /** Leases read for componentstatuses. */
   componentLeases: Record<string, string>;
 }

@@ -1,6 +1,7 @@
 // The transport-neutral request a REST handler sees, and the reply it returns.
 import { errors } from '@kemu/api';
 import type { ServerResponse } from 'node:http';
+import type { UserInfo } from '../authn/user.ts';
 import type { Target } from './target.ts';
 
 export type ResourceTarget = Extract<Target, { kind: 'resource' }>;
@@ -13,6 +14,8 @@ export interface ApiRequest {
   contentType: string | undefined;
   /** Decoded body (undefined when empty). */
   body: unknown;
+  /** Who the request acts as (after authentication and impersonation); undefined only in unit tests. */
+  user?: UserInfo;
 }
 
 export interface ApiReply {
