@@ -32,7 +32,7 @@ describe('kube-apiserver audit flags', () => {
       return text.includes('"stage":"ResponseComplete"') && text.includes('"name":"audited"') ? text : undefined;
     });
     const stages = execFileSync('jq', ['-r', 'select(.objectRef.resource == "configmaps" and .verb == "create") | "\\(.stage) \\(.level) \\(.user.username) \\(.responseStatus.code // "-") \\(.requestObject.data.k // "-")"', log], { encoding: 'utf8' });
-    expect(stages.trim().split('\n')).toEqual(['RequestReceived Request kubernetes-admin - -', 'ResponseComplete Request kubernetes-admin 201 v']);
+    expect(stages.trim().split('\n')).toEqual(['RequestReceived Request system:unsecured - -', 'ResponseComplete Request system:unsecured 201 v']);
     // /readyz polling (None) and the replica's own bootstrap writes to other resources leave no line.
     expect(lines).not.toContain('/readyz');
   }, 60_000);
@@ -52,7 +52,7 @@ describe('kube-apiserver audit flags', () => {
 
   it("kemu up's default policy: Metadata for objects, None for health checks, Lease renewals and Events", () => {
     const p = loadPolicyFile(writeDefaultAuditPolicy(dir));
-    const admin = { username: 'kubernetes-admin', groups: ['system:masters'] };
+    const admin = { username: 'system:unsecured', groups: ['system:masters'] };
     const level = (m: string, u: string) => evaluate(p, requestAttributes(m, u, admin)).level;
     expect(level('GET', '/readyz')).toBe('None');
     expect(level('GET', '/apis/apps/v1')).toBe('None');

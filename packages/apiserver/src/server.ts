@@ -9,7 +9,12 @@ import type { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { installAudit, type AuditOptions } from './audit/stage.ts';
+import { auditImpersonation, auditAnnotate, installAudit, type AuditOptions } from './audit/stage.ts';
+import type { Authorizer } from './authz/types.ts';
+import { authenticate, type AuthenticationOptions } from './filters/authentication.ts';
+import { authorize } from './filters/authorization.ts';
+import { impersonate } from './filters/impersonation.ts';
+import { requestUser } from './filters/request-state.ts';
 import { decodeBody } from './body.ts';
 import { realClock, type Clock } from './clock.ts';
 import type { ApiContext } from './context.ts';
@@ -75,6 +80,10 @@ export interface ApiServerOptions {
   admissionPlugins?: readonly AdmissionPlugin[];
   /** --allow-privileged (default false, as kube-apiserver). */
   allowPrivileged?: boolean;
+  /** The authenticator union (none: every request acts as system:unsecured, as on --insecure-port). */
+  authentication?: AuthenticationOptions;
+  /** The --authorization-mode chain (none: everything is allowed). */
+  authorizer?: Authorizer;
 }
 
 export interface ApiServer {
@@ -178,6 +187,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     advertise: opts.advertise ?? '127.0.0.1:6443',
     minRequestTimeoutMs: opts.minRequestTimeoutMs ?? 1_800_000,
     componentLeases: { scheduler: 'kube-scheduler', 'controller-manager': 'kube-controller-manager' },
+    ...(opts.authorizer ? { authorizer: opts.authorizer } : {}),
   };
   const checks: Record<string, Check> = {
     ping: () => true,
@@ -198,8 +208,21 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body));
 
   installConnectionLimits(app, limits);
-  // Audit comes before the inflight limits, so requests they refuse are audited too (as in Kubernetes).
-  installAudit(app, opts.audit);
+  // Kubernetes' order: authentication, audit, impersonation, the inflight limits, authorization. Audit
+  // comes before the inflight limits, so requests they refuse are audited too; authorization decides before
+  // the body is read.
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('cache-control', 'no-cache, private');
+    await authenticate(req.raw, opts.authentication);
+  });
+  installAudit(app, opts.audit ? { ...opts.audit, userOf: (req) => requestUser(req.raw) ?? { username: '', groups: [] } } : undefined);
+  app.addHook('onRequest', async (req) => {
+    await impersonate(req.raw, opts.authorizer);
+    auditImpersonation(req, requestUser(req.raw));
+  });
+  app.addHook('onRequest', async (req) => {
+    await authorize(req.raw, opts.authorizer, (k, v) => auditAnnotate(req, k, v));
+  });
   installInflightLimits(app, { maxReadOnly: opts.maxRequestsInflight ?? 400, maxMutating: opts.maxMutatingRequestsInflight ?? 200 }, metrics);
   const started = new WeakMap<FastifyRequest, { verb: string; resource: string }>();
   const arrived = new WeakMap<FastifyRequest, number>();
@@ -287,6 +310,8 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
       contentType,
       body: undefined,
     };
+    const user = requestUser(req.raw);
+    if (user) apiReq.user = user;
     const verb = requestVerb(apiReq);
     started.set(req, { verb, resource: target.resource.plural });
     if (verb === 'WATCH' || (req.method === 'GET' && target.watchPath)) {
@@ -324,6 +349,10 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
       let target: ResourceTarget;
       let prepared;
       try {
+        // The same stages as every other request; a WebSocket upgrade never enters fastify's hooks.
+        await authenticate(req, opts.authentication);
+        await impersonate(req, opts.authorizer);
+        await authorize(req, opts.authorizer);
         const t = parseTarget(u.pathname);
         if (t.kind !== 'resource' || (t.name !== undefined && !t.watchPath)) throw errors.badRequest('only watches can be upgraded to a WebSocket');
         target = t;

@@ -41,6 +41,7 @@ export interface AuditEvent {
   requestURI: string;
   verb: string;
   user: UserInfo;
+  impersonatedUser?: UserInfo;
   sourceIPs: string[];
   userAgent?: string;
   objectRef?: ObjectReference;
@@ -52,7 +53,7 @@ export interface AuditEvent {
   annotations?: Record<string, string>;
 }
 
-const EVENT_KEYS = ['kind', 'apiVersion', 'level', 'auditID', 'stage', 'requestURI', 'verb', 'user', 'sourceIPs', 'userAgent', 'objectRef', 'responseStatus', 'requestObject', 'responseObject', 'requestReceivedTimestamp', 'stageTimestamp', 'annotations'] as const;
+const EVENT_KEYS = ['kind', 'apiVersion', 'level', 'auditID', 'stage', 'requestURI', 'verb', 'user', 'impersonatedUser', 'sourceIPs', 'userAgent', 'objectRef', 'responseStatus', 'requestObject', 'responseObject', 'requestReceivedTimestamp', 'stageTimestamp', 'annotations'] as const;
 
 /** One JSON line, fields in the order Kubernetes writes them whatever order they were filled in. */
 export function eventJson(ev: AuditEvent): string {

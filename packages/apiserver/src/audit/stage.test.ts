@@ -47,7 +47,7 @@ describe.each(['Metadata', 'Request', 'RequestResponse'] as const)('audit events
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     await vi.waitFor(() => expect(byId(id).map((e) => e.stage)).toEqual(['RequestReceived', 'ResponseComplete']));
     const [rr, rc] = byId(id) as [AuditEvent, AuditEvent];
-    expect(rr).toMatchObject({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level, verb: 'create', requestURI: '/api/v1/namespaces/default/configmaps', userAgent: 'audit-test/1', user: { username: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] }, sourceIPs: ['127.0.0.1'], objectRef: { resource: 'configmaps', namespace: 'default', apiVersion: 'v1' } });
+    expect(rr).toMatchObject({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level, verb: 'create', requestURI: '/api/v1/namespaces/default/configmaps', userAgent: 'audit-test/1', user: { username: 'system:unsecured', groups: ['system:masters', 'system:authenticated'] }, sourceIPs: ['127.0.0.1'], objectRef: { resource: 'configmaps', namespace: 'default', apiVersion: 'v1' } });
     expect(rr.responseStatus).toBeUndefined();
     expect(rr.requestObject).toBeUndefined();
     expect(rc.objectRef).toEqual({ resource: 'configmaps', namespace: 'default', name: 'c1', apiVersion: 'v1' });

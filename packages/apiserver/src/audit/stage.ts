@@ -171,6 +171,12 @@ export function installAudit(app: FastifyInstance, o: AuditOptions | undefined):
   });
 }
 
+/** Records, once impersonation has run, whom the request acts as when that is not who authenticated. */
+export function auditImpersonation(req: FastifyRequest, user: UserInfo | undefined): void {
+  const f = inflight.get(req);
+  if (f && user && user !== f.ev.user) f.ev.impersonatedUser = user;
+}
+
 /** Adds an annotation to the request's audit event (for later stages: authorization, admission). */
 export function auditAnnotate(req: FastifyRequest, key: string, value: string): void {
   const f = inflight.get(req);

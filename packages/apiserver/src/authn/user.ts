@@ -19,3 +19,6 @@ export const NODES_GROUP = 'system:nodes';
 
 /** The user the apiserver acts as for its own loopback work (kube-apiserver's loopback client). */
 export const APISERVER_USER: UserInfo = { username: 'system:apiserver', groups: [SYSTEM_MASTERS, ALL_AUTHENTICATED] };
+
+/** Requests that skip authentication and authorization (the --insecure-port, in-process servers without authentication) act as this user, as Kubernetes' insecure serving did. */
+export const UNSECURED_USER: UserInfo = { username: 'system:unsecured', groups: [SYSTEM_MASTERS, ALL_AUTHENTICATED] };

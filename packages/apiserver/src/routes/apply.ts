@@ -10,7 +10,7 @@ import { managerOrUserAgent } from '../managedfields/manager-name.ts';
 import { asObjectBody } from '../registry/object-body.ts';
 import { fieldValidationOf, rejectUnknownApplyFields } from '../registry/field-validation.ts';
 import type { WriteOptions } from '../registry/registry.ts';
-import { boolParam, header, isDryRun, type ApiReply, type ApiRequest } from './request.ts';
+import { boolParam, header, isDryRun, type ApiReply, type ApiRequest, asUser } from './request.ts';
 
 function scopeOf(ctx: ApiContext, req: ApiRequest, subresource: string | undefined): FieldManagerScope {
   return { resource: req.target.resource, now: ctx.clock.now(), ...(subresource !== undefined ? { subresource } : {}) };
@@ -63,7 +63,7 @@ export async function applyObject(ctx: ApiContext, req: ApiRequest, subresource?
     const prepared = prepare(undefined, manifest, manager, force, scopeOf(ctx, req, undefined));
     try {
       const warnings: string[] = [];
-      const created = await ctx.registry.create(t.resource, prepared.object, { dryRun, managedFields: (next) => prepared.record(undefined, next), warnings });
+      const created = await ctx.registry.create(t.resource, prepared.object, { ...asUser(req), dryRun, managedFields: (next) => prepared.record(undefined, next), warnings });
       return { code: 201, body: created, ...warningHeaders(warnings) };
     } catch (e) {
       if (!(e instanceof StatusError && e.reason === 'AlreadyExists')) throw e;
@@ -83,7 +83,7 @@ export async function applyObject(ctx: ApiContext, req: ApiRequest, subresource?
       prepared = prepare(cur, manifest, manager, force, scopeOf(ctx, req, subresource));
       return asObjectBody(prepared.object, t.resource, t.namespace);
     },
-    { dryRun, ...sub, managedFields: (next, cur) => prepared?.record(cur, next), warnings },
+    { ...asUser(req), dryRun, ...sub, managedFields: (next, cur) => prepared?.record(cur, next), warnings },
   );
   return { code: 200, body: out, ...warningHeaders(warnings) };
 }

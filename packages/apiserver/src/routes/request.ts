@@ -30,6 +30,11 @@ export interface ApiReply {
   stream?: { contentType: string; start(res: ServerResponse): void };
 }
 
+/** The registry's write option naming who writes (admission and RBAC's escalation check read it). */
+export function asUser(req: Pick<ApiRequest, 'user'>): { userInfo?: UserInfo } {
+  return req.user ? { userInfo: req.user } : {};
+}
+
 export function header(req: ApiRequest, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v.join(',') : v;

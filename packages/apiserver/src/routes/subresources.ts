@@ -7,7 +7,7 @@ import { asObjectBody } from '../registry/object-body.ts';
 import { updateTracker } from './apply.ts';
 import { checkPatchType } from './write.ts';
 import { followPodLog } from './log-follow.ts';
-import { boolParam, isDryRun, type ApiReply, type ApiRequest } from './request.ts';
+import { boolParam, isDryRun, type ApiReply, type ApiRequest, asUser } from './request.ts';
 
 function selectorString(sel: LabelSelector | undefined): string {
   if (!sel) return '';
@@ -67,7 +67,7 @@ export async function scale(ctx: ApiContext, req: ApiRequest): Promise<ApiReply>
       cur.spec = { ...((cur.spec as object | undefined) ?? {}), replicas };
       return cur;
     },
-    { dryRun, subresource: 'scale', managedFields: updateTracker(ctx, req, 'scale') },
+    { ...asUser(req), dryRun, subresource: 'scale', managedFields: updateTracker(ctx, req, 'scale') },
   );
   return { code: 200, body: toScale(out) };
 }
@@ -109,7 +109,7 @@ export async function bind(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> 
       pod.status = status;
       return pod;
     },
-    { dryRun: isDryRun(req.query), subresource: 'binding' },
+    { ...asUser(req), dryRun: isDryRun(req.query), subresource: 'binding' },
   );
   return { code: 201, body: success(201) };
 }
@@ -120,7 +120,7 @@ export async function evict(ctx: ApiContext, req: ApiRequest): Promise<ApiReply>
   const ev = asObjectBody(req.body, R.pods, t.namespace, { apiVersion: 'policy/v1', kind: 'Eviction' });
   if (ev.metadata.name && ev.metadata.name !== t.name) throw errors.badRequest(`name in URL does not match name in Eviction object`);
   const opts = parseDeleteOptions(ev.deleteOptions ?? undefined, new URLSearchParams());
-  await ctx.registry.delete(R.pods, t.namespace, t.name ?? '', deleteRequest(R.pods, opts), { dryRun: isDryRun(req.query) || (opts.dryRun ?? []).includes('All') });
+  await ctx.registry.delete(R.pods, t.namespace, t.name ?? '', deleteRequest(R.pods, opts), { ...asUser(req), dryRun: isDryRun(req.query) || (opts.dryRun ?? []).includes('All') });
   return { code: 201, body: success(201) };
 }
 
@@ -163,7 +163,7 @@ export async function finalizeNamespace(ctx: ApiContext, req: ApiRequest): Promi
       cur.spec = { ...((cur.spec as object | undefined) ?? {}), finalizers: (finalizers as string[] | undefined) ?? [] };
       return cur;
     },
-    { dryRun, subresource: 'finalize' },
+    { ...asUser(req), dryRun, subresource: 'finalize' },
   );
   const specFin = ((out.spec ?? {}) as { finalizers?: string[] }).finalizers ?? [];
   if (out.metadata.deletionTimestamp && specFin.length === 0 && (out.metadata.finalizers ?? []).length === 0 && !dryRun) {

@@ -10,7 +10,7 @@ import { decodePrefix, enforceKnownFields, fieldValidationOf } from '../registry
 import { keepingWarnings, warningHeaders } from '../registry/warnings.ts';
 import { applyObject, forceCauses, updateTracker } from './apply.ts';
 import { tableOr } from './read.ts';
-import { isDryRun, type ApiReply, type ApiRequest } from './request.ts';
+import { isDryRun, type ApiReply, type ApiRequest, asUser } from './request.ts';
 
 const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', APPLY_PATCH];
 /** Kinds whose DELETE replies with the object (as Kubernetes' registries do); others reply with a Status. */
@@ -28,7 +28,7 @@ export async function createObject(ctx: ApiContext, req: ApiRequest): Promise<Ap
   if (t.resource.namespaced && t.namespace === undefined) throw errors.badRequest('the server could not find the requested resource: create of a namespaced resource needs a namespace in the URL');
   if (t.resource.namespaced && !obj.metadata.namespace) obj.metadata.namespace = t.namespace;
   const warnings = enforceKnownFields(obj, fieldValidationOf(req.query, 'CreateOptions'), decodePrefix(obj));
-  const created = await keepingWarnings(warnings, () => ctx.registry.createWithJSON(t.resource, obj, { dryRun: isDryRun(req.query), managedFields: updateTracker(ctx, req), warnings }));
+  const created = await keepingWarnings(warnings, () => ctx.registry.createWithJSON(t.resource, obj, { ...asUser(req), dryRun: isDryRun(req.query), managedFields: updateTracker(ctx, req), warnings }));
   const headers: Pick<ApiReply, 'headers'> = warningHeaders(warnings);
   // The stored JSON is the reply: no second serialization of the object.
   if (created.json !== undefined) return { code: 201, body: undefined, json: created.json, ...headers };
@@ -45,7 +45,7 @@ export async function updateObject(ctx: ApiContext, req: ApiRequest, subresource
   }
   const warnings = enforceKnownFields(obj, fieldValidationOf(req.query, 'UpdateOptions'), decodePrefix(obj));
   const sub = subresource === 'status' || subresource === 'ephemeralcontainers' ? { subresource } : {};
-  const out = await keepingWarnings(warnings, () => ctx.registry.update(t.resource, t.namespace, name, obj, { dryRun: isDryRun(req.query), ...sub, managedFields: updateTracker(ctx, req, subresource), warnings }));
+  const out = await keepingWarnings(warnings, () => ctx.registry.update(t.resource, t.namespace, name, obj, { ...asUser(req), dryRun: isDryRun(req.query), ...sub, managedFields: updateTracker(ctx, req, subresource), warnings }));
   return { code: 200, body: withKind(ctx, req, out), ...warningHeaders(warnings) };
 }
 
@@ -86,7 +86,7 @@ export async function patchObject(ctx: ApiContext, req: ApiRequest, subresource?
       if (typeof patchRV === 'string' && patchRV !== '' && patchRV !== cur.metadata.resourceVersion) throw errors.conflict(qualifiedResource(t.resource), name);
       return next;
     },
-    { dryRun, ...sub, managedFields: updateTracker(ctx, req, subresource), warnings: admissionWarnings },
+    { ...asUser(req), dryRun, ...sub, managedFields: updateTracker(ctx, req, subresource), warnings: admissionWarnings },
   ));
   return { code: 200, body: withKind(ctx, req, out), ...warningHeaders([...decodeWarnings, ...admissionWarnings]) };
 }
@@ -103,7 +103,7 @@ export async function deleteObject(ctx: ApiContext, req: ApiRequest): Promise<Ap
   const t = req.target;
   const opts = parseDeleteOptions(req.body, req.query);
   const dryRun = isDryRun(req.query) || (opts.dryRun ?? []).includes('All');
-  const res = await ctx.registry.delete(t.resource, t.namespace, t.name ?? '', deleteRequest(t.resource, opts), { dryRun });
+  const res = await ctx.registry.delete(t.resource, t.namespace, t.name ?? '', deleteRequest(t.resource, opts), { ...asUser(req), dryRun });
   const code = !res.deleted && opts.orphanDependents === false ? 202 : 200;
   const obj = withKind(ctx, req, res.object);
   if (!res.deleted || RETURNS_DELETED_OBJECT.has(t.resource.plural)) return { code, body: obj };
@@ -119,7 +119,7 @@ export async function deleteCollection(ctx: ApiContext, req: ApiRequest): Promis
   const items: KubeObject[] = [];
   for (const it of list.items) {
     try {
-      const res = await ctx.registry.delete(t.resource, it.metadata.namespace, it.metadata.name ?? '', deleteRequest(t.resource, opts), { dryRun });
+      const res = await ctx.registry.delete(t.resource, it.metadata.namespace, it.metadata.name ?? '', deleteRequest(t.resource, opts), { ...asUser(req), dryRun });
       items.push(withKind(ctx, req, res.object));
     } catch (e) {
       if (!(e instanceof StatusError && e.reason === 'NotFound')) throw e;
