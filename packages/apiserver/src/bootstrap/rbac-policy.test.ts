@@ -109,6 +109,34 @@ describe('ensureBootstrapPolicy (PostStartHook rbac/bootstrap-roles)', () => {
     expect(node.rules).toEqual(bootstrapPolicy().clusterRoles.find((r) => r.metadata.name === 'system:node')!.rules);
   });
 
+  it('three replicas reconciling the same trimmed role add the missing rules once', async () => {
+    const srv = await server();
+    await ensureBootstrapPolicy(srv.ctx.registry, silentLogger(), FAST);
+    const expected = bootstrapPolicy().clusterRoles.find((r) => r.metadata.name === 'system:node-proxier')!.rules!;
+    const trimmed = (await get<ClusterRole>(srv, `${CR}/system:node-proxier`)).body;
+    trimmed.rules = expected.slice(0, 1);
+    expect((await srv.app.inject({ method: 'PUT', url: `${CR}/system:node-proxier`, payload: trimmed })).statusCode).toBe(200);
+    await Promise.all([1, 2, 3].map(() => ensureBootstrapPolicy(srv.ctx.registry, silentLogger(), FAST)));
+    const rules = (await get<ClusterRole>(srv, `${CR}/system:node-proxier`)).body.rules ?? [];
+    // nodes get/list/watch (3), events create/update/patch in two groups (6), endpointslices list/watch (2).
+    expect(rules).toHaveLength(1 + 3 + 6 + 2);
+    expect(new Set(rules.map((r) => JSON.stringify(r))).size).toBe(rules.length);
+  });
+
+  it('a binding whose roleRef was changed is deleted and created again with the bootstrap roleRef', async () => {
+    const srv = await server();
+    await ensureBootstrapPolicy(srv.ctx.registry, silentLogger(), FAST);
+    // roleRef is immutable in Kubernetes; put the changed binding in place the only way that works: anew.
+    expect((await srv.app.inject({ method: 'DELETE', url: `${CRB}/system:basic-user` })).statusCode).toBe(200);
+    const payload = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'system:basic-user' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [] };
+    expect((await srv.app.inject({ method: 'POST', url: CRB, payload })).statusCode).toBe(201);
+    await ensureBootstrapPolicy(srv.ctx.registry, silentLogger(), FAST);
+    const b = (await get<ClusterRoleBinding>(srv, `${CRB}/system:basic-user`)).body;
+    expect(b.roleRef.name).toBe('system:basic-user');
+    expect(b.subjects?.map((x) => x.name)).toEqual(['system:authenticated']);
+    expect(b.metadata.labels).toEqual({ 'kubernetes.io/bootstrapping': 'rbac-defaults' });
+  });
+
   it('/healthz/poststarthook/rbac/bootstrap-roles fails until the hook is done, then is ok', async () => {
     const hook = bootstrapPolicyCheck();
     const srv = await startMemoryApiServer({ checks: { 'poststarthook/rbac/bootstrap-roles': hook.check } });
