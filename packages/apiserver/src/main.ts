@@ -12,6 +12,7 @@ import { ENDPOINT_ANNOTATION, formatEndpoint, parseEndpoint, startEndpointReconc
 import { identityLeaseName, startIdentityLease } from './bootstrap/identity-lease.ts';
 import { ensureKubernetesService, firstServiceIP } from './bootstrap/kubernetes-service.ts';
 import { ensureSystemNamespaces } from './bootstrap/system-namespaces.ts';
+import { bootstrapPolicyCheck, ensureBootstrapPolicy, RBAC_BOOTSTRAP_HOOK } from './bootstrap/rbac-policy.ts';
 import { admissionChain, ALL_ORDERED_PLUGINS, validateAdmissionFlags } from './admission/index.ts';
 import { createMetrics } from './metrics.ts';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connection-limits.ts';
@@ -153,8 +154,10 @@ async function main(): Promise<void> {
     process.stderr.write(`Error: --advertise-address: "${advertiseHost}" is not an IPv4 address\n`);
     process.exit(2);
   }
+  const rbacHook = bootstrapPolicyCheck();
   const srv = await createApiServer({
     backend,
+    checks: { [`poststarthook/${RBAC_BOOTSTRAP_HOOK}`]: rbacHook.check },
     logger,
     metrics,
     advertise: `${advertiseHost}:${port}`,
@@ -177,6 +180,8 @@ async function main(): Promise<void> {
   });
   await srv.start();
   await ensureSystemNamespaces(srv.ctx.registry);
+  await ensureBootstrapPolicy(srv.ctx.registry, logger);
+  rbacHook.done();
   await ensureKubernetesService(srv.ctx.registry, clusterIP, port);
   const host = flags['hostname-override'] || flags['apiserver-id'] || hostname();
   const leaseName = identityLeaseName(host);

@@ -264,7 +264,9 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
   for (const ep of ['healthz', 'livez', 'readyz']) {
     const handler = async (req: FastifyRequest, reply: FastifyReply) => {
       const u = new URL(req.url, 'http://x');
-      const sub = u.pathname.split('/')[2];
+      // A check's name may have slashes: /healthz/poststarthook/rbac/bootstrap-roles.
+      const rest = u.pathname.split('/').slice(2);
+      const sub = rest.length > 0 ? rest.join('/') : undefined;
       const res = await runHealth(ep, checks, sub, u.searchParams);
       return reply.code(res.code).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(res.text);
     };

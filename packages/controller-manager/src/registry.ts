@@ -11,6 +11,7 @@ import { nodeLifecycleDescriptor } from './controllers/nodelifecycle.ts';
 import { endpointsDescriptor } from './controllers/endpoints.ts';
 import { endpointSliceDescriptor } from './controllers/endpointslice.ts';
 import { podGCDescriptor } from './controllers/podgc.ts';
+import { clusterRoleAggregationDescriptor } from './controllers/clusterrole-aggregation.ts';
 
 /** Every known controller, in start order. Add new controllers here (and only here). */
 export const CONTROLLERS: ControllerDescriptor[] = [
@@ -24,6 +25,7 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   endpointsDescriptor,
   endpointSliceDescriptor,
   podGCDescriptor,
+  clusterRoleAggregationDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */

@@ -22,6 +22,8 @@ import { bindingStrategy } from './bindings.ts';
 import { componentStatusStrategy } from './componentstatuses.ts';
 import { selfSubjectAccessReviewStrategy, selfSubjectReviewStrategy, selfSubjectRulesReviewStrategy } from './reviews.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
+import { validateObjectMeta } from '../validation/meta.ts';
+import { isValidPathSegmentName } from '../validation/names.ts';
 import { printerFor } from '../printers/index.ts';
 
 const STRATEGIES: ResourceStrategy[] = [
@@ -60,8 +62,10 @@ const cache = new Map<string, ResourceStrategy>();
 /** A generic strategy: metadata validation; status kept on update when the kind has a status subresource. */
 export function genericStrategy(resource: ResourceInfo): ResourceStrategy {
   const hasStatus = resource.subresources.some((s) => s.name === 'status');
+  // RBAC names are path segments (system:node, system::leader-locking-…), as Kubernetes' ValidateRBACName.
+  const rbac = resource.group === 'rbac.authorization.k8s.io';
   return buildStrategy(resource, {
-    validate: validateMetaOnly(resource.namespaced),
+    validate: rbac ? (o) => validateObjectMeta(o.metadata, { namespaced: resource.namespaced, nameFn: isValidPathSegmentName }) : validateMetaOnly(resource.namespaced),
     ...(hasStatus ? { status: { keepOnCreate: true } } : {}),
   });
 }
