@@ -3,21 +3,16 @@
 // labels outside kubelet's set), may create only mirror pods bound to itself, update the status of and
 // delete only pods bound to itself, and touch only its own Lease in kube-node-lease. Other users pass.
 import { errors, qualifiedResource, type KubeObject } from '@kemu/api';
-import type { AdmissionAttributes, AdmissionPlugin, UserInfo } from './types.ts';
+import { nodeNameOf } from '../authn/node-identity.ts';
+import type { AdmissionAttributes, AdmissionPlugin } from './types.ts';
 import { isObj } from './types.ts';
 
-export const NODE_USER_PREFIX = 'system:node:';
-export const NODES_GROUP = 'system:nodes';
+export { NODE_USER_PREFIX, NODES_GROUP } from '../authn/user.ts';
 export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 const RESTRICTION_PREFIX = 'node-restriction.kubernetes.io/';
 
-/** The node a user speaks for, or undefined for anyone else. */
-export function nodeNameOf(user: UserInfo | undefined): string | undefined {
-  if (!user || !user.username.startsWith(NODE_USER_PREFIX) || !user.groups.includes(NODES_GROUP)) return undefined;
-  const name = user.username.slice(NODE_USER_PREFIX.length);
-  return name === '' ? undefined : name;
-}
+export { nodeNameOf };
 
 // Kubelet's own labels (kubelet --node-labels may set these in the kubernetes.io / k8s.io namespaces).
 const KUBELET_LABELS = new Set([
