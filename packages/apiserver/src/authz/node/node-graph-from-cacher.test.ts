@@ -3,7 +3,7 @@
 // Cacher rebuilding itself.
 import { silentLogger } from '@kemu/base';
 import { MemoryBackend } from '@kemu/store';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { UserInfo } from '../../authn/user.ts';
 import { Cacher } from '../../watch/cacher.ts';
 import type { Attributes } from '../types.ts';
@@ -135,5 +135,23 @@ describe('nodeGraphFromCacher', () => {
     expect(az.authorize(get(node('n1'), 'secrets', 'pull'))).toEqual(noRelation('n1'));
     expect(az.authorize(get(node('n1'), 'secrets', 'pull-2'))).toEqual(allow);
     expect(graph.rebuilds).toBe(2);
+  });
+
+  it('kept up in the background, the graph is built before the first decision and never rebuilt inline', async () => {
+    cacher.stop();
+    cacher = new Cacher({ backend, logger: silentLogger(), historySize: 20 });
+    graph = nodeGraphFromCacher(cacher, { keepUpMs: 5 });
+    await cacher.start();
+    az = new NodeAuthorizer(graph);
+    try {
+      for (let round = 0; round < 3; round++) {
+        for (let i = 0; i < 15; i++) await write(() => backend.create(key(`r${round}-${i}`), podJSON(`r${round}-${i}`, 'n1', { imagePullSecrets: [{ name: `pull-${round}-${i}` }] })));
+        await vi.waitFor(() => expect(graph.graph.stats().pods).toBe(15 * (round + 1)), { timeout: 5000, interval: 5 });
+      }
+      expect(az.authorize(get(node('n1'), 'secrets', 'pull-2-14'))).toEqual(allow);
+      expect(graph.rebuilds).toBe(1); // 45 pod events with a history of 20, all applied from the ring
+    } finally {
+      graph.stopKeepUp();
+    }
   });
 });

@@ -33,7 +33,13 @@ export function cacherPodFeed(cacher: Cacher): PodFeed {
   };
 }
 
-/** The live graph the integrator hands to nodeAuthorizer(): call once, after the Cacher is created. */
-export function nodeGraphFromCacher(cacher: Cacher): SyncedNodeGraph {
-  return new SyncedNodeGraph(cacherPodFeed(cacher));
+/**
+ * The live graph the integrator hands to nodeAuthorizer(): call once, after the Cacher is created. It syncs
+ * itself before each decision that needs it; with `keepUpMs` it also syncs in the background, so it is
+ * built before the first kubelet asks and never has to be rebuilt inline (stop with `stopKeepUp()`).
+ */
+export function nodeGraphFromCacher(cacher: Cacher, opts: { keepUpMs?: number } = {}): SyncedNodeGraph {
+  const graph = new SyncedNodeGraph(cacherPodFeed(cacher));
+  if (opts.keepUpMs !== undefined) graph.keepUp(opts.keepUpMs);
+  return graph;
 }
