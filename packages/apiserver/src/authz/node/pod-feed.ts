@@ -51,6 +51,8 @@ export class SyncedNodeGraph implements NodeGraphView {
 
   private rebuild(): void {
     const { pods, position } = this.feed.list();
+    // Until the rebuild completes, the next sync starts over (a half-built graph is never caught up from).
+    this.at = undefined;
     this.graph.clear();
     for (const pod of pods) {
       const p = boundPod(pod);
@@ -67,9 +69,17 @@ export class SyncedNodeGraph implements NodeGraphView {
    */
   keepUp(intervalMs = 1000): () => void {
     this.stopKeepUp();
-    const timer = setInterval(() => this.sync(), intervalMs);
+    // A failure here must not take the apiserver down: the next decision or tick tries again.
+    const tick = (): void => {
+      try {
+        this.sync();
+      } catch {
+        /* retried */
+      }
+    };
+    const timer = setInterval(tick, intervalMs);
     timer.unref();
-    this.sync();
+    tick();
     this.stopKeepUp = () => clearInterval(timer);
     return this.stopKeepUp;
   }
