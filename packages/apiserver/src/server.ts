@@ -158,6 +158,15 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
         const kv = await backend.get(key);
         return kv ? (decodeObject(kv) as ServiceAccount) : undefined;
       },
+      getPod: async (namespace, name) => {
+        const key = objectKey(R.pods, namespace, name);
+        if (cacher.isReady()) {
+          const hit = cacher.cache(R.pods).objects.get(key);
+          if (hit) return hit.object;
+        }
+        const kv = await backend.get(key);
+        return kv ? decodeObject(kv) : undefined;
+      },
     }, { ...(opts.admissionPlugins ? { admissionPlugins: opts.admissionPlugins } : {}), allowPrivileged: opts.allowPrivileged ?? false });
   const allocator = new ServiceAllocator(backend, {
     serviceClusterIPRange: opts.serviceClusterIPRange ?? '10.96.0.0/12',

@@ -86,3 +86,56 @@ describe('NodeRestriction', () => {
     expect(isForbiddenNodeLabel(key)).toBe(want);
   });
 });
+
+describe('NodeRestriction: ServiceAccount tokens a node asks for', () => {
+  const pods: Record<string, KubeObject> = {
+    mine: { metadata: { name: 'mine', namespace: 'default', uid: 'mine-uid' }, spec: { nodeName: 'node-1' } },
+    theirs: { metadata: { name: 'theirs', namespace: 'default', uid: 'theirs-uid' }, spec: { nodeName: 'node-2' } },
+  };
+  const ctx = { getPod: async (_ns: string, name: string) => pods[name] };
+  const tokenRequest = (boundObjectRef: unknown): AdmissionAttributes => ({
+    operation: 'CREATE',
+    resource: R.serviceaccounts,
+    subresource: 'token',
+    name: 'sa',
+    namespace: 'default',
+    dryRun: false,
+    userInfo: node1,
+    object: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', metadata: { name: 'sa' }, spec: { audiences: [], boundObjectRef } },
+  });
+  const ref = { apiVersion: 'v1', kind: 'Pod', name: 'mine', uid: 'mine-uid' };
+  const refusal = async (attrs: AdmissionAttributes): Promise<StatusError | undefined> =>
+    Promise.resolve(nodeRestrictionPlugin.admit?.(attrs, ctx)).then(
+      () => undefined,
+      (e: unknown) => e as StatusError,
+    );
+
+  it('allows a token bound to a pod running on the node', async () => {
+    expect(await refusal(tokenRequest(ref))).toBeUndefined();
+  });
+
+  it.each([
+    ['no binding', undefined, 403, 'serviceaccounts "sa" is forbidden: node requested token not bound to a pod'],
+    ['a Secret binding', { ...ref, kind: 'Secret' }, 403, 'serviceaccounts "sa" is forbidden: node requested token not bound to a pod'],
+    ['no uid', { ...ref, uid: '' }, 403, 'serviceaccounts "sa" is forbidden: node requested token with a pod binding without a uid'],
+    [
+      'a stale uid',
+      { ...ref, uid: 'old' },
+      403,
+      'serviceaccounts "sa" is forbidden: the UID in the bound object reference (old) does not match the UID in record. The object might have been deleted and then recreated',
+    ],
+    ['a pod on another node', { ...ref, name: 'theirs', uid: 'theirs-uid' }, 403, 'serviceaccounts "sa" is forbidden: node requested token bound to a pod scheduled on a different node'],
+    ['a missing pod', { ...ref, name: 'gone' }, 404, 'pods "gone" not found'],
+  ] as const)('refuses %s', async (_case, boundRef, code, message) => {
+    const err = await refusal(tokenRequest(boundRef));
+    expect(err).toBeInstanceOf(StatusError);
+    expect(err?.code).toBe(code);
+    expect(err?.message).toBe(message);
+  });
+
+  it('lets other users and other operations through', async () => {
+    const { userInfo: _u, ...anonymous } = tokenRequest(undefined);
+    expect(await refusal({ ...anonymous, userInfo: admin })).toBeUndefined();
+    expect(await refusal({ ...tokenRequest(undefined), operation: 'UPDATE', subresource: undefined } as AdmissionAttributes)).toBeUndefined();
+  });
+});

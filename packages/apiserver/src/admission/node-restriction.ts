@@ -1,23 +1,19 @@
 // NodeRestriction: a kubelet (user system:node:<name> in group system:nodes) may change only its own Node,
 // not the labels reserved to administrators (node-restriction.kubernetes.io/ and the kubernetes.io / k8s.io
 // labels outside kubelet's set), may create only mirror pods bound to itself, update the status of and
-// delete only pods bound to itself, and touch only its own Lease in kube-node-lease. Other users pass.
+// delete only pods bound to itself, touch only its own Lease in kube-node-lease, and ask for ServiceAccount
+// tokens only bound to a pod running on it. Other users pass.
 import { errors, qualifiedResource, type KubeObject } from '@kemu/api';
-import type { AdmissionAttributes, AdmissionPlugin, UserInfo } from './types.ts';
+import { nodeNameOf } from '../authn/node-identity.ts';
+import type { AdmissionAttributes, AdmissionContext, AdmissionPlugin } from './types.ts';
 import { isObj } from './types.ts';
 
-export const NODE_USER_PREFIX = 'system:node:';
-export const NODES_GROUP = 'system:nodes';
+export { NODE_USER_PREFIX, NODES_GROUP } from '../authn/user.ts';
 export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 const RESTRICTION_PREFIX = 'node-restriction.kubernetes.io/';
 
-/** The node a user speaks for, or undefined for anyone else. */
-export function nodeNameOf(user: UserInfo | undefined): string | undefined {
-  if (!user || !user.username.startsWith(NODE_USER_PREFIX) || !user.groups.includes(NODES_GROUP)) return undefined;
-  const name = user.username.slice(NODE_USER_PREFIX.length);
-  return name === '' ? undefined : name;
-}
+export { nodeNameOf };
 
 // Kubelet's own labels (kubelet --node-labels may set these in the kubernetes.io / k8s.io namespaces).
 const KUBELET_LABELS = new Set([
@@ -92,15 +88,36 @@ function admitNode(attrs: AdmissionAttributes, node: string): void {
   }
 }
 
+/**
+ * A node may ask for a ServiceAccount token only bound to a pod (by name and uid) that runs on it, so a
+ * token it obtains dies with that pod (the Node authorizer already limits it to its pods' ServiceAccounts).
+ * Without a pod getter wired in, every such request is refused as for a missing pod.
+ */
+async function admitServiceAccountToken(attrs: AdmissionAttributes, node: string, ctx: AdmissionContext): Promise<void> {
+  if (attrs.operation !== 'CREATE' || attrs.subresource !== 'token') return;
+  const spec = attrs.object?.spec;
+  const ref = isObj(spec) && isObj(spec.boundObjectRef) ? spec.boundObjectRef : undefined;
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  if (!ref || ref.apiVersion !== 'v1' || ref.kind !== 'Pod' || str(ref.name) === '') forbid(attrs, 'node requested token not bound to a pod');
+  const uid = str(ref.uid);
+  if (uid === '') forbid(attrs, 'node requested token with a pod binding without a uid');
+  const podName = str(ref.name);
+  const pod = await ctx.getPod?.(attrs.namespace ?? '', podName);
+  if (!pod) throw errors.notFound('pods', podName);
+  if (pod.metadata.uid !== uid) forbid(attrs, `the UID in the bound object reference (${uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+  if (nodeNameOfPod(pod) !== node) forbid(attrs, 'node requested token bound to a pod scheduled on a different node');
+}
+
 export const nodeRestrictionPlugin: AdmissionPlugin = {
   name: 'NodeRestriction',
   // A mutating plugin in Kubernetes (it changes nothing): it runs in the first phase, in its place.
-  admit(attrs) {
+  async admit(attrs, ctx) {
     const node = nodeNameOf(attrs.userInfo);
     if (node === undefined) return;
     const r = attrs.resource;
     if (r.group === '' && r.kind === 'Pod') admitPod(attrs, node);
     else if (r.group === '' && r.kind === 'Node') admitNode(attrs, node);
+    else if (r.group === '' && r.kind === 'ServiceAccount') await admitServiceAccountToken(attrs, node, ctx);
     else if (r.group === 'coordination.k8s.io' && r.kind === 'Lease' && attrs.namespace === NODE_LEASE_NAMESPACE && attrs.name !== node) {
       forbid(attrs, 'can only access node lease with the same name as the requesting node');
     }

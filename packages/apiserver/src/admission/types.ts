@@ -34,6 +34,8 @@ export interface AdmissionContext {
   listPods?(namespace: string): Promise<KubeObject[]>;
   /** The ServiceAccount namespace/name, or undefined when none exists. */
   getServiceAccount?(namespace: string, name: string): Promise<ServiceAccount | undefined>;
+  /** The Pod namespace/name (cache first), or undefined when none exists (NodeRestriction's TokenRequest check). */
+  getPod?(namespace: string, name: string): Promise<KubeObject | undefined>;
 }
 
 /** One plugin, named as in Kubernetes; the chain runs every admit, then every validate. */

@@ -2,6 +2,7 @@
 // does: authorization runs before the resource is looked up, so an unknown resource is authorized (and then
 // 404s) exactly as a known one is.
 import type { UserInfo } from '../authn/user.ts';
+import { parseFieldSelector } from '../selectors/fields.ts';
 import type { Attributes } from './types.ts';
 
 export interface RequestInfo {
@@ -17,6 +18,8 @@ export interface RequestInfo {
   name: string;
   /** The path segments from the resource on (resource/name/subresource/…). */
   parts: string[];
+  /** The raw fieldSelector of a list, watch or deletecollection (not of the old /watch/ path form), for selector authorization. */
+  fieldSelector?: string;
 }
 
 const API_PREFIXES = new Set(['api', 'apis']);
@@ -61,10 +64,12 @@ export function requestInfo(method: string, pathname: string, query: URLSearchPa
   const apiVersion = parts[0] as string;
   parts = parts.slice(1);
   let verb = METHOD_VERBS[method.toUpperCase()] ?? method.toLowerCase();
+  let verbViaPath = false;
   if (parts.length > 0 && SPECIAL_VERBS.has(parts[0] as string)) {
     if (parts.length < 2) return nonResource;
     verb = parts[0] as string;
     parts = parts.slice(1);
+    verbViaPath = true;
   }
   let namespace = '';
   if (parts[0] === 'namespaces') {
@@ -86,10 +91,28 @@ export function requestInfo(method: string, pathname: string, query: URLSearchPa
     name = exactName(query.get('fieldSelector')) ?? '';
   }
   if (name === '' && verb === 'delete') verb = 'deletecollection';
-  return { resourceRequest: true, path, verb, apiPrefix, apiGroup, apiVersion, namespace, resource, subresource, name, parts };
+  const info: RequestInfo = { resourceRequest: true, path, verb, apiPrefix, apiGroup, apiVersion, namespace, resource, subresource, name, parts };
+  // Kubernetes reads selectors for authorization only of these verbs, and not of the deprecated /watch/ path form.
+  const fieldSelector = query.get('fieldSelector');
+  if (fieldSelector !== null && !verbViaPath && SELECTOR_VERBS.has(verb)) info.fieldSelector = fieldSelector;
+  return info;
+}
+
+const SELECTOR_VERBS = new Set(['list', 'watch', 'deletecollection']);
+
+/** A raw field selector's requirements; undefined when empty or unparsable (the authorizer then sees none). */
+function fieldRequirements(raw: string | undefined): Attributes['fieldSelector'] {
+  if (!raw) return undefined;
+  try {
+    const reqs = parseFieldSelector(raw).requirements;
+    return reqs.length > 0 ? reqs : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function attributesOf(user: UserInfo, info: RequestInfo): Attributes {
+  const fieldSelector = fieldRequirements(info.fieldSelector);
   return {
     user,
     verb: info.verb,
@@ -101,5 +124,6 @@ export function attributesOf(user: UserInfo, info: RequestInfo): Attributes {
     subresource: info.subresource,
     namespace: info.namespace,
     name: info.name,
+    ...(fieldSelector ? { fieldSelector } : {}),
   };
 }

@@ -1,6 +1,7 @@
 // The authorizer contract, as Kubernetes' authorizer.Attributes and Decision: an authorizer allows, denies, or
 // has no opinion (the next one in --authorization-mode is asked); a request nobody allows is forbidden.
 import type { UserInfo } from '../authn/user.ts';
+import type { FieldRequirement } from '../selectors/fields.ts';
 
 export interface Attributes {
   user: UserInfo;
@@ -15,6 +16,12 @@ export interface Attributes {
   subresource: string;
   namespace: string;
   name: string;
+  /**
+   * For list, watch and deletecollection, the fieldSelector's requirements (Kubernetes' AuthorizeWithSelectors,
+   * on by default since 1.32), so an authorizer can allow a scoped read such as a node's
+   * `pods?fieldSelector=spec.nodeName=<node>`. Absent when there is none or it does not parse.
+   */
+  fieldSelector?: readonly FieldRequirement[];
 }
 
 export type Decision = 'allow' | 'deny' | 'noOpinion';
