@@ -20,7 +20,13 @@ import { endpointSliceStrategy } from './endpointslices.ts';
 import { priorityClassStrategy } from './priorityclasses.ts';
 import { bindingStrategy } from './bindings.ts';
 import { componentStatusStrategy } from './componentstatuses.ts';
-import { selfSubjectAccessReviewStrategy, selfSubjectReviewStrategy, selfSubjectRulesReviewStrategy } from './reviews.ts';
+import {
+  localSubjectAccessReviewStrategy,
+  selfSubjectAccessReviewStrategy,
+  selfSubjectReviewStrategy,
+  selfSubjectRulesReviewStrategy,
+  subjectAccessReviewStrategy,
+} from './reviews.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { printerFor } from '../printers/index.ts';
 
@@ -45,6 +51,8 @@ const STRATEGIES: ResourceStrategy[] = [
   selfSubjectAccessReviewStrategy,
   selfSubjectRulesReviewStrategy,
   selfSubjectReviewStrategy,
+  subjectAccessReviewStrategy,
+  localSubjectAccessReviewStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
