@@ -5,8 +5,9 @@ import type { StatusCause } from '@kemu/api';
 import type { UserInfo } from '../authn/user.ts';
 import type { Attributes, AuthorizationResult } from '../authz/types.ts';
 import { GoValue } from '../validation/goformat.ts';
-import { child, fieldErrors } from '../validation/field.ts';
+import { fieldErrors } from '../validation/field.ts';
 import { goQuote } from '@kemu/base';
+import { resourceSelectorCauses, selectorEvaluationNotes } from './review-selectors.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -17,16 +18,6 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 /** The internal type's %#v, as field.Invalid prints a set *NonResourceAttributes. */
 function goNonResourceAttributes(n: Obj): GoValue {
   return new GoValue(`authorization.NonResourceAttributes{Path:${goQuote(str(n.path))}, Verb:${goQuote(str(n.verb))}}`);
-}
-
-/** Selectors: a raw selector or requirements, not both and not neither (validateFieldSelectorAttributes). */
-function selectorCauses(sel: unknown, path: string): StatusCause[] {
-  if (!isObject(sel)) return [];
-  const raw = str(sel.rawSelector);
-  const reqs = Array.isArray(sel.requirements) ? sel.requirements : [];
-  if (raw !== '' && reqs.length > 0) return [fieldErrors.invalid(child(path, 'rawSelector'), raw, 'may not specified at the same time as requirements')];
-  if (raw === '' && reqs.length === 0) return [fieldErrors.required(child(path, 'requirements'), `when ${path} is specified, requirements or rawSelector is required`)];
-  return [];
 }
 
 /**
@@ -48,10 +39,7 @@ export function accessSpecCauses(spec: Obj, subject: boolean): StatusCause[] {
   if (subject && str(spec.user) === '' && groups.length === 0) {
     causes.push(fieldErrors.invalid('spec.user', str(spec.user), 'at least one of user or group must be specified'));
   }
-  if (isObject(res)) {
-    causes.push(...selectorCauses(res.fieldSelector, 'spec.resourceAttributes.fieldSelector'));
-    causes.push(...selectorCauses(res.labelSelector, 'spec.resourceAttributes.labelSelector'));
-  }
+  if (isObject(res)) causes.push(...resourceSelectorCauses(res));
   return causes;
 }
 
@@ -102,11 +90,15 @@ export function attributesFromSpec(user: UserInfo, spec: Obj): Attributes {
   return { user, verb: str(n.verb), resourceRequest: false, path: str(n.path), apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };
 }
 
-/** SubjectAccessReviewStatus as Go serializes it: allowed always; denied, reason and evaluationError when set. */
-export function accessStatus(r: AuthorizationResult): Obj {
+/**
+ * SubjectAccessReviewStatus as Go serializes it: allowed always; denied, reason and evaluationError when set.
+ * The evaluation error is the authorizer's, then the notes on selectors that could not be read, "; "-joined.
+ */
+export function accessStatus(r: AuthorizationResult, spec: Obj): Obj {
   const status: Obj = { allowed: r.decision === 'allow' };
   if (r.decision === 'deny') status.denied = true;
   if (r.reason !== '') status.reason = r.reason;
-  if (r.evaluationError) status.evaluationError = r.evaluationError;
+  const errs = [...(r.evaluationError ? [r.evaluationError] : []), ...(isObject(spec.resourceAttributes) ? selectorEvaluationNotes(spec.resourceAttributes) : [])];
+  if (errs.length) status.evaluationError = errs.join('; ');
   return status;
 }

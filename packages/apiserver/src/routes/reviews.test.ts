@@ -83,6 +83,9 @@ describe('SelfSubjectAccessReview', () => {
       });
       const denied = await post(SSAR, { spec: { resourceAttributes: { verb: 'delete', resource: 'nodes', name: 'n1' } } }, jane);
       expect(denied.body.status).toEqual({ allowed: false, denied: true, reason: 'nodes are sacred', evaluationError: 'half a policy' });
+      const sel = await post(SSAR, { spec: { resourceAttributes: { verb: 'delete', resource: 'nodes', labelSelector: { rawSelector: 'a in (' } } } }, jane);
+      expect(sel.body.status.evaluationError).toBe('half a policy; spec.resourceAttributes.labelSelector ignored due to parse error');
+      fake.asked.pop();
       const none = await post(SSAR, { spec: { nonResourceAttributes: { path: '/healthz', verb: 'get' } } }, jane);
       expect(none.body.status).toEqual({ allowed: false });
       expect(fake.asked[2]).toMatchObject({ resourceRequest: false, path: '/healthz', verb: 'get', user: jane });

@@ -76,7 +76,7 @@ export async function selfSubjectAccessReview(ctx: ApiContext, req: ApiRequest):
   const causes = [...accessSpecCauses(spec, false), ...metadataCauses(obj)];
   if (causes.length) throw errors.invalid('authorization.k8s.io', 'SelfSubjectAccessReview', '', causes);
   const result = await authorizerOf(ctx).authorize(attributesFromSpec(userOf(req), spec));
-  return { code: 201, body: { ...obj, metadata: echoMeta(obj, ctx), spec, status: accessStatus(result) } };
+  return { code: 201, body: { ...obj, metadata: echoMeta(obj, ctx), spec, status: accessStatus(result, spec) } };
 }
 
 /** POST subjectaccessreviews: may spec.user (with spec.groups, uid, extra) do this? */
@@ -87,7 +87,7 @@ export async function subjectAccessReview(ctx: ApiContext, req: ApiRequest): Pro
   const causes = [...accessSpecCauses(spec, true), ...metadataCauses(obj)];
   if (causes.length) throw errors.invalid('authorization.k8s.io', 'SubjectAccessReview', '', causes);
   const result = await authorizerOf(ctx).authorize(attributesFromSpec(subjectOf(spec), spec));
-  return { code: 201, body: { ...obj, metadata: echoMeta(obj, ctx), spec, status: accessStatus(result) } };
+  return { code: 201, body: { ...obj, metadata: echoMeta(obj, ctx), spec, status: accessStatus(result, spec) } };
 }
 
 /**
@@ -104,7 +104,7 @@ export async function localSubjectAccessReview(ctx: ApiContext, req: ApiRequest)
   if (causes.length) throw errors.invalid('authorization.k8s.io', 'LocalSubjectAccessReview', '', causes);
   if (namespace === '') throw errors.badRequest(`namespace is required on this type: ${namespace}`);
   const result = await authorizerOf(ctx).authorize(attributesFromSpec(subjectOf(spec), spec));
-  return { code: 201, body: { ...obj, metadata: echoMeta(obj, ctx), spec, status: accessStatus(result) } };
+  return { code: 201, body: { ...obj, metadata: echoMeta(obj, ctx), spec, status: accessStatus(result, spec) } };
 }
 
 /** ResourceRule/NonResourceRule as Go serializes them: verbs always, the other lists only when non-empty. */
