@@ -14,3 +14,4 @@ export { alwaysAllow, alwaysDeny, privilegedGroups } from './authz/always.ts';
 export { unionAuthorizer } from './authz/union.ts';
 export { AUTHZ_FLAGS, buildAuthorizer, parseAuthorizationModes, type AuthorizationMode, type AuthorizerFactories } from './authz/modes.ts';
 export { forbiddenError } from './authz/forbidden.ts';
+export { authorizationOutcome, type AuthorizationOutcome } from './authz/decide.ts';
