@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { authorizationOutcome } from './decide.ts';
-import type { Attributes } from './types.ts';
+import { attributes } from '../testing/authz-attributes.ts';
 
-const a: Attributes = {
-  user: { username: 'jane', groups: [] },
-  verb: 'get',
-  resourceRequest: true,
-  path: '/api/v1/namespaces/default/secrets/s',
-  apiGroup: '',
-  apiVersion: 'v1',
-  resource: 'secrets',
-  subresource: '',
-  namespace: 'default',
-  name: 's',
-};
+const a = attributes({ verb: 'get', path: '/api/v1/namespaces/default/secrets/s', resource: 'secrets', name: 's', user: { username: 'jane', groups: [] } });
 
 describe('authorizationOutcome', () => {
   it('an allow passes even with an evaluation error, annotated allow', () => {

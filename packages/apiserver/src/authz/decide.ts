@@ -3,7 +3,7 @@
 // plain-text 500, and anything else the Forbidden Status. The audit annotations say which.
 import type { StatusError } from '@kemu/api';
 import { goQuote } from '@kemu/base';
-import { forbiddenError } from './forbidden.ts';
+import { forbiddenError, sanitize } from './forbidden.ts';
 import type { Attributes, AuthorizationResult } from './types.ts';
 
 export const DECISION_ANNOTATION = 'authorization.k8s.io/decision';
@@ -15,13 +15,11 @@ export type AuthorizationOutcome =
   /** responsewriters.InternalError (http.Error): text/plain; charset=utf-8, nosniff, status 500. */
   | { kind: 'error'; code: 500; text: string; annotations: Record<string, string> };
 
-const SANITIZE: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
-
 /** requestURI is the path and query as the client sent them (Go's %q of req.RequestURI). */
 export function authorizationOutcome(result: AuthorizationResult, a: Attributes, requestURI: string): AuthorizationOutcome {
   if (result.decision === 'allow') return { kind: 'allow', annotations: { [DECISION_ANNOTATION]: 'allow', [REASON_ANNOTATION]: result.reason } };
   if (result.evaluationError) {
-    const text = `Internal Server Error: ${goQuote(requestURI)}: ${result.evaluationError}`.replace(/[&<>]/g, (c) => SANITIZE[c] ?? c);
+    const text = sanitize(`Internal Server Error: ${goQuote(requestURI)}: ${result.evaluationError}`);
     return { kind: 'error', code: 500, text: `${text}\n`, annotations: { [REASON_ANNOTATION]: 'internal error' } };
   }
   return { kind: 'forbidden', error: forbiddenError(a, result.reason), annotations: { [DECISION_ANNOTATION]: 'forbid', [REASON_ANNOTATION]: result.reason } };

@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { forbiddenError } from './forbidden.ts';
+import { attributes } from '../testing/authz-attributes.ts';
 import type { Attributes } from './types.ts';
 
-const base: Attributes = {
-  user: { username: 'jane', groups: ['system:authenticated'] },
-  verb: 'list',
-  resourceRequest: true,
-  path: '/api/v1/namespaces/default/pods',
-  apiGroup: '',
-  apiVersion: 'v1',
-  resource: 'pods',
-  subresource: '',
-  namespace: 'default',
-  name: '',
-};
+const base = attributes();
 
 describe('forbiddenError', () => {
   it('a namespaced list: the issue\'s words, details naming the resource', () => {

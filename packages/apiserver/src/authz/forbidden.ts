@@ -6,7 +6,8 @@ import { goQuote } from '@kemu/base';
 import type { Attributes } from './types.ts';
 
 const SANITIZE: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
-const sanitize = (s: string): string => s.replace(/[&<>]/g, (c) => SANITIZE[c] ?? c);
+/** responsewriters' sanitizer: an error must not look like HTML. */
+export const sanitize = (s: string): string => s.replace(/[&<>]/g, (c) => SANITIZE[c] ?? c);
 
 /** forbiddenMessage: who cannot do what, where. */
 export function forbiddenMessage(a: Attributes): string {

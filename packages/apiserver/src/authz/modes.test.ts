@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { buildAuthorizer, parseAuthorizationModes } from './modes.ts';
+import { attributes, JANE } from '../testing/authz-attributes.ts';
 import type { Attributes, AuthorizationResult, Authorizer } from './types.ts';
 
-const jane = { username: 'jane', groups: ['system:authenticated'] };
+const jane = JANE;
 const admin = { username: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] };
-const attrs = (user = jane): Attributes => ({
-  user,
-  verb: 'list',
-  resourceRequest: true,
-  path: '/api/v1/namespaces/default/pods',
-  apiGroup: '',
-  apiVersion: 'v1',
-  resource: 'pods',
-  subresource: '',
-  namespace: 'default',
-  name: '',
-});
+const attrs = (user: Attributes['user'] = jane): Attributes => attributes({ user });
 const fixed = (name: string, r: AuthorizationResult): Authorizer => ({ name, authorize: () => r });
 
 describe('--authorization-mode', () => {

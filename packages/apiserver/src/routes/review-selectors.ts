@@ -58,60 +58,52 @@ export function resourceSelectorCauses(res: Obj): StatusCause[] {
   ];
 }
 
-/** How many requirements can be used and whether any could not (fieldSelectorAsSelector's rules). */
-function fieldSelectorUse(sel: Obj): { usable: number; failed: boolean } {
-  const raw = str(sel.rawSelector);
-  if (raw !== '') {
-    try {
-      return { usable: parseFieldSelector(raw).requirements.length, failed: false };
-    } catch {
-      return { usable: 0, failed: true };
-    }
-  }
-  let usable = 0;
-  let failed = false;
-  for (const r of requirementsOf(sel)) {
-    const op = str(r.operator);
-    const ok = strings(r.values).length === 1 && (op === 'In' || op === 'NotIn');
-    if (ok) usable++;
-    else failed = true;
-  }
-  return { usable, failed };
+interface SelectorUse {
+  usable: number;
+  failed: boolean;
 }
 
-/** labelSelectorAsSelector's rules: a known operator and a requirement labels.NewRequirement accepts. */
-function labelSelectorUse(sel: Obj): { usable: number; failed: boolean } {
+/**
+ * How many requirements authorization could use and whether any could not: the raw selector parsed whole, or
+ * each requirement judged by itself.
+ */
+function selectorUse(sel: Obj, parseRaw: (raw: string) => { requirements: unknown[] }, usable: (r: Obj) => boolean): SelectorUse {
   const raw = str(sel.rawSelector);
   if (raw !== '') {
     try {
-      return { usable: parseLabelSelector(raw).requirements.length, failed: false };
+      return { usable: parseRaw(raw).requirements.length, failed: false };
     } catch {
       return { usable: 0, failed: true };
     }
   }
-  let usable = 0;
-  let failed = false;
-  for (const r of requirementsOf(sel)) {
-    const op = str(r.operator);
-    const values = strings(r.values);
-    const ok =
-      ((op === 'In' || op === 'NotIn') && values.length > 0) || ((op === 'Exists' || op === 'DoesNotExist') && values.length === 0);
-    const valid = ok && isQualifiedName(str(r.key)).length === 0 && values.every((v) => isValidLabelValue(v).length === 0);
-    if (valid) usable++;
-    else failed = true;
-  }
-  return { usable, failed };
+  const reqs = requirementsOf(sel);
+  const n = reqs.filter(usable).length;
+  return { usable: n, failed: n < reqs.length };
+}
+
+/** fieldSelectorAsSelector: In or NotIn with exactly one value. */
+function usableFieldRequirement(r: Obj): boolean {
+  const op = str(r.operator);
+  return strings(r.values).length === 1 && (op === 'In' || op === 'NotIn');
+}
+
+/** labelSelectorAsSelector: a known operator and a requirement labels.NewRequirement accepts. */
+function usableLabelRequirement(r: Obj): boolean {
+  const op = str(r.operator);
+  const values = strings(r.values);
+  const shape = ((op === 'In' || op === 'NotIn') && values.length > 0) || ((op === 'Exists' || op === 'DoesNotExist') && values.length === 0);
+  return shape && isQualifiedName(str(r.key)).length === 0 && values.every((v) => isValidLabelValue(v).length === 0);
 }
 
 /** BuildEvaluationError's selector notes, field selector first. */
 export function selectorEvaluationNotes(res: Obj): string[] {
   const notes: string[] = [];
-  const uses: Array<[string, Obj | undefined, (s: Obj) => { usable: number; failed: boolean }]> = [
-    ['fieldSelector', isObject(res.fieldSelector) ? res.fieldSelector : undefined, fieldSelectorUse],
-    ['labelSelector', isObject(res.labelSelector) ? res.labelSelector : undefined, labelSelectorUse],
+  const uses: Array<[string, unknown, (s: Obj) => SelectorUse]> = [
+    ['fieldSelector', res.fieldSelector, (s) => selectorUse(s, parseFieldSelector, usableFieldRequirement)],
+    ['labelSelector', res.labelSelector, (s) => selectorUse(s, parseLabelSelector, usableLabelRequirement)],
   ];
   for (const [name, sel, use] of uses) {
-    if (!sel) continue;
+    if (!isObject(sel)) continue;
     const u = use(sel);
     if (u.failed) notes.push(`spec.resourceAttributes.${name} ${u.usable > 0 ? 'partially ignored' : 'ignored'} due to parse error`);
   }

@@ -3,7 +3,7 @@
 // its rules; SelfSubjectReview tells the caller who it is (req.user). A context without an authorizer allows
 // everything (AlwaysAllow, kube-apiserver's default), and a request without a user — only unit tests build
 // one — acts as the kubeconfig admin.
-import { errors, formatTime, R, type KubeObject, type StatusCause } from '@kemu/api';
+import { errors, formatTime, R, type KubeObject, type ResourceInfo, type StatusCause } from '@kemu/api';
 import type { UserInfo } from '../authn/user.ts';
 import { alwaysAllow } from '../authz/always.ts';
 import type { Authorizer, NonResourceRule, ResourceRule, RulesResult } from '../authz/types.ts';
@@ -68,43 +68,47 @@ function specOf(obj: KubeObject): Record<string, unknown> {
   return s;
 }
 
-/** POST selfsubjectaccessreviews: may the caller do this? */
-export async function selfSubjectAccessReview(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
+/**
+ * The three access reviews: decode, check (the kind's extra checks after the spec's and the metadata's, as
+ * Kubernetes orders them), ask the authorizer about the subject, and echo the review with its status.
+ */
+async function accessReview(
+  ctx: ApiContext,
+  req: ApiRequest,
+  r: ResourceInfo,
+  review: { subject: (spec: Record<string, unknown>) => UserInfo; namespace?: string; extraCauses?: (obj: KubeObject, spec: Record<string, unknown>) => StatusCause[] },
+): Promise<ApiReply> {
   checkCreateOptions(req);
-  const obj = asObjectBody(req.body, R.selfsubjectaccessreviews, undefined);
+  const obj = asObjectBody(req.body, r, review.namespace);
   const spec = specOf(obj);
-  const causes = [...accessSpecCauses(spec, false), ...metadataCauses(obj)];
-  if (causes.length) throw errors.invalid('authorization.k8s.io', 'SelfSubjectAccessReview', '', causes);
-  const result = await authorizerOf(ctx).authorize(attributesFromSpec(userOf(req), spec));
+  const isSelf = r === R.selfsubjectaccessreviews;
+  const causes = [...accessSpecCauses(spec, !isSelf), ...metadataCauses(obj, review.namespace !== undefined), ...(review.extraCauses?.(obj, spec) ?? [])];
+  if (causes.length) throw errors.invalid(r.group, r.kind, '', causes);
+  if (review.namespace === '') throw errors.badRequest(`namespace is required on this type: ${review.namespace}`);
+  const result = await authorizerOf(ctx).authorize(attributesFromSpec(review.subject(spec), spec));
   return { code: 201, body: { ...obj, metadata: echoMeta(obj, ctx), spec, status: accessStatus(result, spec) } };
 }
 
+/** POST selfsubjectaccessreviews: may the caller do this? */
+export function selfSubjectAccessReview(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
+  return accessReview(ctx, req, R.selfsubjectaccessreviews, { subject: () => userOf(req) });
+}
+
 /** POST subjectaccessreviews: may spec.user (with spec.groups, uid, extra) do this? */
-export async function subjectAccessReview(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
-  checkCreateOptions(req);
-  const obj = asObjectBody(req.body, R.subjectaccessreviews, undefined);
-  const spec = specOf(obj);
-  const causes = [...accessSpecCauses(spec, true), ...metadataCauses(obj)];
-  if (causes.length) throw errors.invalid('authorization.k8s.io', 'SubjectAccessReview', '', causes);
-  const result = await authorizerOf(ctx).authorize(attributesFromSpec(subjectOf(spec), spec));
-  return { code: 201, body: { ...obj, metadata: echoMeta(obj, ctx), spec, status: accessStatus(result, spec) } };
+export function subjectAccessReview(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
+  return accessReview(ctx, req, R.subjectaccessreviews, { subject: subjectOf });
 }
 
 /**
  * POST namespaces/<ns>/localsubjectaccessreviews: a SubjectAccessReview limited to the namespace. The body's
  * namespace is the URL's (another one is a 400 before this), so the spec's must equal it (a 422).
  */
-export async function localSubjectAccessReview(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
-  checkCreateOptions(req);
-  const namespace = req.target.namespace ?? '';
-  const obj = asObjectBody(req.body, R.localsubjectaccessreviews, namespace);
-  const spec = specOf(obj);
-  const metaNamespace = typeof obj.metadata.namespace === 'string' ? obj.metadata.namespace : '';
-  const causes = [...accessSpecCauses(spec, true), ...metadataCauses(obj, true), ...localSpecCauses(spec, metaNamespace)];
-  if (causes.length) throw errors.invalid('authorization.k8s.io', 'LocalSubjectAccessReview', '', causes);
-  if (namespace === '') throw errors.badRequest(`namespace is required on this type: ${namespace}`);
-  const result = await authorizerOf(ctx).authorize(attributesFromSpec(subjectOf(spec), spec));
-  return { code: 201, body: { ...obj, metadata: echoMeta(obj, ctx), spec, status: accessStatus(result, spec) } };
+export function localSubjectAccessReview(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
+  return accessReview(ctx, req, R.localsubjectaccessreviews, {
+    subject: subjectOf,
+    namespace: req.target.namespace ?? '',
+    extraCauses: (obj, spec) => localSpecCauses(spec, typeof obj.metadata.namespace === 'string' ? obj.metadata.namespace : ''),
+  });
 }
 
 /** ResourceRule/NonResourceRule as Go serializes them: verbs always, the other lists only when non-empty. */
