@@ -11,7 +11,7 @@ export { startEndpointReconciler, ENDPOINT_ANNOTATION } from './bootstrap/endpoi
 export { advertisedIP } from './bootstrap/advertise-address.ts';
 export type { Attributes, AuthorizationResult, Authorizer, Decision, RulesResult } from './authz/types.ts';
 export { alwaysAllow, alwaysDeny, privilegedGroups } from './authz/always.ts';
-export { unionAuthorizer } from './authz/union.ts';
+export { aggregateMessage, unionAuthorizer } from './authz/union.ts';
 export { AUTHZ_FLAGS, buildAuthorizer, parseAuthorizationModes, type AuthorizationMode, type AuthorizerFactories } from './authz/modes.ts';
 export { forbiddenError } from './authz/forbidden.ts';
 export { authorizationOutcome, type AuthorizationOutcome } from './authz/decide.ts';

@@ -182,6 +182,12 @@ describe('LocalSubjectAccessReview', () => {
     expect(named.body.message).toMatch(/metadata: Invalid value: .*: must be empty except for namespace$/);
   });
 
+  it('posted without a namespace in the URL: 400, as any namespaced create', async () => {
+    const r = await post('/apis/authorization.k8s.io/v1/localsubjectaccessreviews', review({ user: 'bob', resourceAttributes: { verb: 'get', resource: 'pods' } }));
+    expect(r.code).toBe(400);
+    expect(r.body.message).toBe('the server could not find the requested resource: create of a namespaced resource needs a namespace in the URL');
+  });
+
   it('a body naming another namespace than the URL is a 400', async () => {
     const r = await post(LSAR('team-a'), review({ user: 'bob', resourceAttributes: { namespace: 'team-b', verb: 'get', resource: 'pods' } }, { namespace: 'team-b' }));
     expect(r.code).toBe(400);

@@ -12,6 +12,7 @@ import { fieldValidationOf } from '../registry/field-validation.ts';
 import { asObjectBody } from '../registry/object-body.ts';
 import { accessSpecCauses, accessStatus, attributesFromSpec, localSpecCauses, subjectOf } from './access-review.ts';
 import { isDryRun, type ApiReply, type ApiRequest } from './request.ts';
+import { namespaceRequiredOnCreate } from './write.ts';
 
 /** Who kubeadm's admin kubeconfig is: the fallback user of requests that carry none. */
 export const KEMU_USER = { username: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] } as const;
@@ -76,15 +77,15 @@ async function accessReview(
   ctx: ApiContext,
   req: ApiRequest,
   r: ResourceInfo,
-  review: { subject: (spec: Record<string, unknown>) => UserInfo; namespace?: string; extraCauses?: (obj: KubeObject, spec: Record<string, unknown>) => StatusCause[] },
+  review: { subject: (spec: Record<string, unknown>) => UserInfo; extraCauses?: (obj: KubeObject, spec: Record<string, unknown>) => StatusCause[] },
 ): Promise<ApiReply> {
   checkCreateOptions(req);
-  const obj = asObjectBody(req.body, r, review.namespace);
+  const obj = asObjectBody(req.body, r, req.target.namespace);
+  if (r.namespaced && req.target.namespace === undefined) throw namespaceRequiredOnCreate();
   const spec = specOf(obj);
   const isSelf = r === R.selfsubjectaccessreviews;
-  const causes = [...accessSpecCauses(spec, !isSelf), ...metadataCauses(obj, review.namespace !== undefined), ...(review.extraCauses?.(obj, spec) ?? [])];
+  const causes = [...accessSpecCauses(spec, !isSelf), ...metadataCauses(obj, r.namespaced), ...(review.extraCauses?.(obj, spec) ?? [])];
   if (causes.length) throw errors.invalid(r.group, r.kind, '', causes);
-  if (review.namespace === '') throw errors.badRequest(`namespace is required on this type: ${review.namespace}`);
   const result = await authorizerOf(ctx).authorize(attributesFromSpec(review.subject(spec), spec));
   return { code: 201, body: { ...obj, metadata: echoMeta(obj, ctx), spec, status: accessStatus(result, spec) } };
 }
@@ -106,7 +107,6 @@ export function subjectAccessReview(ctx: ApiContext, req: ApiRequest): Promise<A
 export function localSubjectAccessReview(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
   return accessReview(ctx, req, R.localsubjectaccessreviews, {
     subject: subjectOf,
-    namespace: req.target.namespace ?? '',
     extraCauses: (obj, spec) => localSpecCauses(spec, typeof obj.metadata.namespace === 'string' ? obj.metadata.namespace : ''),
   });
 }
