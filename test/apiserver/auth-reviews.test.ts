@@ -1,5 +1,7 @@
-// kubectl auth can-i (--list) / auth whoami against an in-process kube-apiserver: kemu allows everything and every
-// caller is the cluster admin; the reviews are answered on create and never stored.
+// kubectl auth can-i (--list) / auth whoami against an in-process kube-apiserver: without an authorizer
+// everything is allowed (AlwaysAllow) and a request without a user is the cluster admin; with one, kubectl
+// prints what it decides. The reviews are answered on create and never stored.
+import type { Authorizer } from '@kemu/apiserver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInProcessApiserver, type InProcessApiserver } from '../support/in-process-apiserver.ts';
 import { kubectlEnv, runKubectl } from '../support/kubectl.ts';
@@ -88,5 +90,49 @@ describe('auth reviews', () => {
     expect(none.status).toBe(400);
     expect(none.body).toMatchObject({ kind: 'Status', reason: 'BadRequest', message: 'no namespace on request' });
     expect((await fetch(`${url}${p}`)).status).toBe(405);
+  });
+
+  it('kubectl auth can-i prints no, with the reason, and exits 1 when the authorizer does not allow', async () => {
+    const asked: string[][] = [];
+    const fake: Authorizer = {
+      name: 'fake',
+      authorize: (a) => {
+        asked.push([a.verb, a.apiGroup, a.resource, a.subresource, a.namespace, a.name]);
+        if (a.resource === 'nodes') return { decision: 'deny', reason: 'nodes are off limits' };
+        if (a.resource === 'pods') return { decision: 'allow', reason: '' };
+        return { decision: 'noOpinion', reason: '' };
+      },
+      rulesFor: () => ({
+        resourceRules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'], resourceNames: [] }],
+        nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }],
+        incomplete: true,
+        evaluationError: 'one authorizer cannot list rules',
+      }),
+    };
+    apiserver.srv.ctx.authorizer = fake;
+    try {
+      const no = await kubectl('auth', 'can-i', 'delete', 'nodes/n1');
+      expect(no.stdout.trim()).toBe('no - nodes are off limits');
+      expect(no.code).toBe(1);
+      const none = await kubectl('auth', 'can-i', 'get', 'secrets', '-n', 'kube-system');
+      expect(none.stdout.trim()).toBe('no');
+      expect(none.code).toBe(1);
+      const yes = await kubectl('auth', 'can-i', 'get', 'pods', '--subresource=log', '-n', 'team-a');
+      expect(yes.stdout.trim()).toBe('yes');
+      // kubectl sends its current namespace even for a cluster-scoped resource.
+      expect(asked).toEqual([
+        ['delete', '', 'nodes', '', 'default', 'n1'],
+        ['get', '', 'secrets', '', 'kube-system', ''],
+        ['get', '', 'pods', 'log', 'team-a', ''],
+      ]);
+      const list = await kubectl('auth', 'can-i', '--list');
+      expect(list.code).toBe(0);
+      expect(list.stderr).toBe('Warning: the list may be incomplete: one authorizer cannot list rules\n');
+      const lines = list.stdout.trim().split('\n');
+      expect(lines[0]).toMatch(/^Resources\s+Non-Resource URLs\s+Resource Names\s+Verbs$/);
+      expect(lines.slice(1)).toEqual([expect.stringMatching(/^pods\s+\[\]\s+\[\]\s+\[get list\]$/), expect.stringMatching(/^\s+\[\/healthz\]\s+\[\]\s+\[get\]$/)]);
+    } finally {
+      apiserver.srv.ctx.authorizer = undefined;
+    }
   });
 });

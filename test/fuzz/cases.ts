@@ -68,6 +68,9 @@ export function validObject(r: ResourceInfo, name = TARGET): Record<string, unkn
       return { ...base, metadata: { labels: {} } };
     case 'SelfSubjectRulesReview':
       return { ...base, metadata: { labels: {} }, spec: { namespace: NS } };
+    case 'SubjectAccessReview':
+    case 'LocalSubjectAccessReview':
+      return { ...base, metadata: { labels: {} }, spec: { user: 'jane', resourceAttributes: { verb: 'get', resource: 'pods', namespace: NS } } };
     default:
       return base;
   }
@@ -132,7 +135,7 @@ function deepPatches(): Array<[string, string, string, '4xx' | 'no5xx']> {
   return out;
 }
 
-const KINDS_WITH_SPEC = new Set(['Pod', 'Service', 'Node', 'Namespace', 'Deployment', 'ReplicaSet', 'Lease', 'SelfSubjectAccessReview', 'SelfSubjectRulesReview']);
+const KINDS_WITH_SPEC = new Set(['Pod', 'Service', 'Node', 'Namespace', 'Deployment', 'ReplicaSet', 'Lease', 'SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'SubjectAccessReview', 'LocalSubjectAccessReview']);
 
 /** Bodies for create/update whose metadata is wrong in one way each; all must be 4xx. */
 function badObjectBodies(r: ResourceInfo, name: string): Array<[string, string | Buffer, '4xx' | 'no5xx']> {
@@ -207,7 +210,7 @@ function badObjectBodies(r: ResourceInfo, name: string): Array<[string, string |
     ['status as number', J({ ...ok, status: 5 }), 'no5xx'],
   ];
   // Reviews are never named (metadata must be empty), so a missing name is valid for them.
-  if (r.kind === 'SelfSubjectAccessReview' || r.kind === 'SelfSubjectReview') {
+  if (['SelfSubjectAccessReview', 'SelfSubjectReview', 'SubjectAccessReview', 'LocalSubjectAccessReview'].includes(r.kind)) {
     for (const c of out) if (c[0] === 'metadata null (no name)' || c[0] === 'name as null') c[2] = 'no5xx';
   }
   // Kubernetes never validates a SelfSubjectRulesReview's metadata (it answers with a fresh object), so only

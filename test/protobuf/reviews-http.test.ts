@@ -4,7 +4,7 @@ import { createApiServer, type ApiServer } from '@kemu/apiserver';
 import { silentLogger } from '@kemu/base';
 import { MemoryBackend } from '@kemu/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bool, cat, envelope, msg, str } from './encoder.ts';
+import { bool, cat, entry, envelope, msg, str } from './encoder.ts';
 
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 const SSAR = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
@@ -89,5 +89,23 @@ describe('protobuf SelfSubjectAccessReview and SelfSubjectReview', () => {
     expect(r.status).toBe(201);
     expect(r.body.kind).toBe('SelfSubjectReview');
     expect(r.body.status).toEqual({ userInfo: { username: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] } });
+  });
+
+  it('a SubjectAccessReview (what delegated authorizers post) and a LocalSubjectAccessReview are decoded and answered', async () => {
+    const spec = msg(2, msg(1, str(1, 'team-a'), str(2, 'list'), str(5, 'pods')), str(3, 'bob'), str(4, 'dev'), str(4, 'system:authenticated'), entry(5, 'scopes.example.com', str(1, 'x')), str(6, 'u-1'));
+    const r = await postProtobuf('/apis/authorization.k8s.io/v1/subjectaccessreviews', 'authorization.k8s.io/v1', 'SubjectAccessReview', cat(msg(1), spec, zeroStatus));
+    expect(r.status).toBe(201);
+    expect(r.body.kind).toBe('SubjectAccessReview');
+    expect(r.body.spec).toEqual({
+      resourceAttributes: { namespace: 'team-a', verb: 'list', resource: 'pods' },
+      user: 'bob',
+      groups: ['dev', 'system:authenticated'],
+      extra: { 'scopes.example.com': ['x'] },
+      uid: 'u-1',
+    });
+    expect(r.body.status).toEqual({ allowed: true });
+    const local = await postProtobuf('/apis/authorization.k8s.io/v1/namespaces/team-a/localsubjectaccessreviews', 'authorization.k8s.io/v1', 'LocalSubjectAccessReview', cat(msg(1), spec, zeroStatus));
+    expect(local.status).toBe(201);
+    expect(local.body.metadata.namespace).toBe('team-a');
   });
 });

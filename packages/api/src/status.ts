@@ -44,8 +44,10 @@ export class StatusError extends Error {
 
 export function toStatus(err: StatusError): Status {
   // Kubernetes' NotFound always carries details, "{}" for a path it does not serve; clients read
-  // details.name from it (kubectl debug tells a missing subresource from a missing pod that way).
-  const details = err.details && Object.keys(err.details).length > 0 ? err.details : err.reason === 'NotFound' ? {} : undefined;
+  // details.name from it (kubectl debug tells a missing subresource from a missing pod that way). An
+  // authorization 403 keeps its (possibly empty) details too, as NewForbidden always sets them.
+  const keepEmpty = err.reason === 'NotFound' || (err.reason === 'Forbidden' && err.details !== undefined);
+  const details = err.details && Object.keys(err.details).length > 0 ? err.details : keepEmpty ? {} : undefined;
   return {
     kind: 'Status',
     apiVersion: 'v1',

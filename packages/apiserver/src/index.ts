@@ -10,3 +10,9 @@ export { ensureKubernetesService, firstServiceIP } from './bootstrap/kubernetes-
 export { startIdentityLease, identityLeaseName } from './bootstrap/identity-lease.ts';
 export { startEndpointReconciler, ENDPOINT_ANNOTATION } from './bootstrap/endpoint-reconciler.ts';
 export { advertisedIP } from './bootstrap/advertise-address.ts';
+export type { Attributes, AuthorizationResult, Authorizer, Decision, RulesResult } from './authz/types.ts';
+export { alwaysAllow, alwaysDeny, privilegedGroups } from './authz/always.ts';
+export { aggregateMessage, unionAuthorizer } from './authz/union.ts';
+export { AUTHZ_FLAGS, buildAuthorizer, parseAuthorizationModes, type AuthorizationMode, type AuthorizerFactories } from './authz/modes.ts';
+export { forbiddenError } from './authz/forbidden.ts';
+export { authorizationOutcome, type AuthorizationOutcome } from './authz/decide.ts';

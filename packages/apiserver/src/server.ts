@@ -12,7 +12,7 @@ import { WebSocketServer } from 'ws';
 import { auditImpersonation, auditAnnotate, installAudit, type AuditOptions } from './audit/stage.ts';
 import type { Authorizer } from './authz/types.ts';
 import { authenticate, type AuthenticationOptions } from './filters/authentication.ts';
-import { authorize } from './filters/authorization.ts';
+import { authorize, PlainTextError } from './filters/authorization.ts';
 import { impersonate } from './filters/impersonation.ts';
 import { requestUser } from './filters/request-state.ts';
 import { decodeBody } from './body.ts';
@@ -256,6 +256,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
   });
 
   app.setErrorHandler((err, _req, reply) => {
+    if (err instanceof PlainTextError) return reply.code(err.code).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(err.text);
     const se = toStatusError(err);
     if (se.code >= 500) logger.error({ err: err instanceof Error ? err.stack : String(err) }, 'request failed');
     const headers: Record<string, string> = {};
@@ -370,6 +371,10 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
         if (!t.watchPath && boolParam(u.searchParams, 'watch') !== true) throw errors.badRequest('only watches can be upgraded to a WebSocket');
         prepared = prepareWatch(ctx, target, u.searchParams, req.headers.accept);
       } catch (e) {
+        if (e instanceof PlainTextError) {
+          socket.end(`HTTP/1.1 ${e.code} Internal Server Error\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(e.text)}\r\nconnection: close\r\n\r\n${e.text}`);
+          return;
+        }
         const st = toStatus(toStatusError(e));
         const body = JSON.stringify(st);
         socket.end(`HTTP/1.1 ${st.code} ${st.reason ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);

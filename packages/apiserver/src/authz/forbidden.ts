@@ -1,22 +1,37 @@
-// The 403 a denied request gets, worded as Kubernetes' responsewriters.Forbidden and errors.NewForbidden.
+// The 403 a denied request gets, worded as Kubernetes' responsewriters.Forbidden: forbiddenMessage (HTML-like
+// characters escaped, the reason appended after ": ") wrapped by apierrors.NewForbidden, whose details name
+// the group, the resource (as kind) and the object.
 import { StatusError } from '@kemu/api';
+import { goQuote } from '@kemu/base';
 import type { Attributes } from './types.ts';
 
+const SANITIZE: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+/** responsewriters' sanitizer: an error must not look like HTML. */
+export const sanitize = (s: string): string => s.replace(/[&<>]/g, (c) => SANITIZE[c] ?? c);
+
+/** forbiddenMessage: who cannot do what, where. */
 export function forbiddenMessage(a: Attributes): string {
-  const username = a.user.username;
-  if (!a.resourceRequest) return `User ${JSON.stringify(username)} cannot ${a.verb} path ${JSON.stringify(a.path)}`;
-  const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
-  const scope = a.namespace ? `in the namespace ${JSON.stringify(a.namespace)}` : 'at the cluster scope';
-  return `User ${JSON.stringify(username)} cannot ${a.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(a.apiGroup)} ${scope}`;
+  const username = a.user?.username ?? '';
+  if (!a.resourceRequest) return `User ${goQuote(username)} cannot ${a.verb} path ${goQuote(a.path)}`;
+  const resource = a.subresource !== '' ? `${a.resource}/${a.subresource}` : a.resource;
+  const where = a.namespace !== '' ? `in the namespace ${goQuote(a.namespace)}` : 'at the cluster scope';
+  return `User ${goQuote(username)} cannot ${a.verb} resource ${goQuote(resource)} in API group ${goQuote(a.apiGroup)} ${where}`;
 }
 
-export function forbidden(a: Attributes, reason: string): StatusError {
-  const msg = reason ? `${forbiddenMessage(a)}: ${reason}` : forbiddenMessage(a);
-  const gr = a.resource === '' ? '' : a.apiGroup ? `${a.resource}.${a.apiGroup}` : a.resource;
-  const head = gr === '' ? 'forbidden' : a.name ? `${gr} ${JSON.stringify(a.name)} is forbidden` : `${gr} is forbidden`;
-  const details: { name?: string; group?: string; kind?: string } = {};
-  if (a.name) details.name = a.name;
-  if (a.apiGroup) details.group = a.apiGroup;
-  if (a.resource) details.kind = a.resource;
-  return new StatusError('Forbidden', `${head}: ${msg}`, details);
+/** The Forbidden StatusError for a request the authorizer did not allow (reason: the authorizer's). */
+export function forbiddenError(a: Attributes, reason: string): StatusError {
+  const msg = sanitize(forbiddenMessage(a));
+  const err = reason === '' ? msg : `${msg}: ${reason}`;
+  const { apiGroup: group, resource, name } = a;
+  const qualified = group === '' ? resource : `${resource}.${group}`;
+  let message: string;
+  if (group === '' && resource === '') message = `forbidden: ${err}`;
+  else if (name === '') message = `${qualified} is forbidden: ${err}`;
+  else message = `${qualified} ${goQuote(name)} is forbidden: ${err}`;
+  // Go's omitempty: only the non-empty fields; an empty details object is still sent.
+  const details: { group?: string; kind?: string; name?: string } = {};
+  if (group !== '') details.group = group;
+  if (resource !== '') details.kind = resource;
+  if (name !== '') details.name = name;
+  return new StatusError('Forbidden', message, details);
 }

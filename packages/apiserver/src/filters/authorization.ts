@@ -1,14 +1,22 @@
 // The authorization stage (Kubernetes' WithAuthorization): the --authorization-mode chain decides from the
-// request's attributes alone, before anything is read or decoded; anything but allow is a 403 Forbidden.
-// The decision and its reason go to the audit event as Kubernetes annotates them.
+// request's attributes alone, before anything is read or decoded; what authz/decide.ts makes of the decision
+// (pass, 403 Forbidden, or a plain-text 500 on an evaluation error) is what the client gets, and the decision
+// and its reason go to the audit event.
 import type { IncomingMessage } from 'node:http';
+import { authorizationOutcome } from '../authz/decide.ts';
 import { attributesOf } from '../authz/request-info.ts';
-import { forbidden } from '../authz/forbidden.ts';
 import type { Authorizer } from '../authz/types.ts';
 import { requestState } from './request-state.ts';
 
-export const DECISION_ANNOTATION = 'authorization.k8s.io/decision';
-export const REASON_ANNOTATION = 'authorization.k8s.io/reason';
+/** A refusal that is not a Status: Kubernetes' http.Error text for an authorizer that failed. */
+export class PlainTextError extends Error {
+  constructor(
+    readonly code: number,
+    readonly text: string,
+  ) {
+    super(text);
+  }
+}
 
 export async function authorize(raw: IncomingMessage, authorizer: Authorizer | undefined, annotate?: (key: string, value: string) => void): Promise<void> {
   if (!authorizer) return;
@@ -16,13 +24,8 @@ export async function authorize(raw: IncomingMessage, authorizer: Authorizer | u
   const user = state.user;
   if (!user) throw new Error('authorization before authentication');
   const attrs = attributesOf(user, state.info);
-  const d = await authorizer.authorize(attrs);
-  if (d.decision === 'allow') {
-    annotate?.(DECISION_ANNOTATION, 'allow');
-    annotate?.(REASON_ANNOTATION, d.reason);
-    return;
-  }
-  annotate?.(DECISION_ANNOTATION, 'forbid');
-  annotate?.(REASON_ANNOTATION, d.reason);
-  throw forbidden(attrs, d.reason);
+  const outcome = authorizationOutcome(await authorizer.authorize(attrs), attrs, raw.url ?? '/');
+  for (const [k, v] of Object.entries(outcome.annotations)) annotate?.(k, v);
+  if (outcome.kind === 'forbidden') throw outcome.error;
+  if (outcome.kind === 'error') throw new PlainTextError(outcome.code, outcome.text);
 }

@@ -5,7 +5,7 @@
 import { errors } from '@kemu/api';
 import type { IncomingMessage } from 'node:http';
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, SERVICE_ACCOUNT_PREFIX, SERVICE_ACCOUNTS_GROUP, type UserInfo } from '../authn/user.ts';
-import { forbidden } from '../authz/forbidden.ts';
+import { forbiddenError } from '../authz/forbidden.ts';
 import type { Attributes, Authorizer } from '../authz/types.ts';
 import { requestState } from './request-state.ts';
 
@@ -81,7 +81,7 @@ export async function impersonate(raw: IncomingMessage, authorizer: Authorizer |
       name: w.name,
     };
     const d = authorizer ? await authorizer.authorize(attrs) : { decision: 'allow' as const, reason: '' };
-    if (d.decision !== 'allow') throw forbidden(attrs, d.reason);
+    if (d.decision !== 'allow') throw forbiddenError(attrs, d.reason);
   }
   const finalGroups = [...groups];
   // A ServiceAccount's groups are a fixed mapping, added when none were asked for.

@@ -7,7 +7,7 @@ import { Endpoints, Event } from './tables/core-endpoints-events.ts';
 import { EndpointSlice, Event as EventV1 } from './tables/discovery-events.ts';
 import { DeleteOptions } from './tables/meta.ts';
 import { Node } from './tables/node.ts';
-import { SelfSubjectAccessReview, SelfSubjectReview, SelfSubjectRulesReview } from './tables/reviews.ts';
+import { LocalSubjectAccessReview, SelfSubjectAccessReview, SelfSubjectReview, SelfSubjectRulesReview, SubjectAccessReview } from './tables/reviews.ts';
 
 const KINDS: ReadonlyMap<string, Message> = new Map<string, Message>([
   ['v1/Namespace', Namespace],
@@ -31,6 +31,8 @@ const KINDS: ReadonlyMap<string, Message> = new Map<string, Message>([
   ['authorization.k8s.io/v1/SelfSubjectAccessReview', SelfSubjectAccessReview],
   ['authorization.k8s.io/v1/SelfSubjectRulesReview', SelfSubjectRulesReview],
   ['authentication.k8s.io/v1/SelfSubjectReview', SelfSubjectReview],
+  ['authorization.k8s.io/v1/SubjectAccessReview', SubjectAccessReview],
+  ['authorization.k8s.io/v1/LocalSubjectAccessReview', LocalSubjectAccessReview],
 ]);
 
 export function protobufSchema(apiVersion: string, kind: string): Message | undefined {

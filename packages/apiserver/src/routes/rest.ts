@@ -7,7 +7,7 @@ import { namespaceCreateDefaults } from '../admission/namespace-lifecycle.ts';
 import { componentStatuses } from './componentstatuses.ts';
 import { getObject, listObjects } from './read.ts';
 import { boolParam, type ApiReply, type ApiRequest } from './request.ts';
-import { selfSubjectAccessReview, selfSubjectReview, selfSubjectRulesReview } from './reviews.ts';
+import { localSubjectAccessReview, selfSubjectAccessReview, selfSubjectReview, selfSubjectRulesReview, subjectAccessReview } from './reviews.ts';
 import { bind, evict, finalizeNamespace, podLog, scale } from './subresources.ts';
 import { createObject, deleteCollection, deleteObject, patchObject, updateObject } from './write.ts';
 
@@ -49,6 +49,8 @@ export async function handleRest(ctx: ApiContext, req: ApiRequest): Promise<ApiR
         if (t.resource === R.selfsubjectaccessreviews) return selfSubjectAccessReview(ctx, req);
         if (t.resource === R.selfsubjectrulesreviews) return selfSubjectRulesReview(ctx, req);
         if (t.resource === R.selfsubjectreviews) return selfSubjectReview(ctx, req);
+        if (t.resource === R.subjectaccessreviews) return subjectAccessReview(ctx, req);
+        if (t.resource === R.localsubjectaccessreviews) return localSubjectAccessReview(ctx, req);
         if (t.resource === R.namespaces && typeof req.body === 'object' && req.body !== null) {
           namespaceCreateDefaults(req.body as Parameters<typeof namespaceCreateDefaults>[0]);
         }

@@ -22,10 +22,15 @@ function withKind(ctx: ApiContext, req: ApiRequest, obj: KubeObject): KubeObject
   return obj;
 }
 
+/** A create of a namespaced resource at its all-namespaces path. */
+export function namespaceRequiredOnCreate(): StatusError {
+  return errors.badRequest('the server could not find the requested resource: create of a namespaced resource needs a namespace in the URL');
+}
+
 export async function createObject(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
   const t = req.target;
   const obj = asObjectBody(req.body, t.resource, t.namespace);
-  if (t.resource.namespaced && t.namespace === undefined) throw errors.badRequest('the server could not find the requested resource: create of a namespaced resource needs a namespace in the URL');
+  if (t.resource.namespaced && t.namespace === undefined) throw namespaceRequiredOnCreate();
   if (t.resource.namespaced && !obj.metadata.namespace) obj.metadata.namespace = t.namespace;
   const warnings = enforceKnownFields(obj, fieldValidationOf(req.query, 'CreateOptions'), decodePrefix(obj));
   const created = await keepingWarnings(warnings, () => ctx.registry.createWithJSON(t.resource, obj, { ...asUser(req), dryRun: isDryRun(req.query), managedFields: updateTracker(ctx, req), warnings }));

@@ -20,7 +20,13 @@ import { endpointSliceStrategy } from './endpointslices.ts';
 import { priorityClassStrategy } from './priorityclasses.ts';
 import { bindingStrategy } from './bindings.ts';
 import { componentStatusStrategy } from './componentstatuses.ts';
-import { selfSubjectAccessReviewStrategy, selfSubjectReviewStrategy, selfSubjectRulesReviewStrategy } from './reviews.ts';
+import {
+  localSubjectAccessReviewStrategy,
+  selfSubjectAccessReviewStrategy,
+  selfSubjectReviewStrategy,
+  selfSubjectRulesReviewStrategy,
+  subjectAccessReviewStrategy,
+} from './reviews.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { validateObjectMeta } from '../validation/meta.ts';
 import { isValidPathSegmentName } from '../validation/names.ts';
@@ -47,6 +53,8 @@ const STRATEGIES: ResourceStrategy[] = [
   selfSubjectAccessReviewStrategy,
   selfSubjectRulesReviewStrategy,
   selfSubjectReviewStrategy,
+  subjectAccessReviewStrategy,
+  localSubjectAccessReviewStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;

@@ -1,5 +1,6 @@
 // The reviews kubectl's typed clients post: authorization.k8s.io/v1 SelfSubjectAccessReview (`auth can-i`),
-// SelfSubjectRulesReview (`auth can-i --list`) and authentication.k8s.io/v1 SelfSubjectReview (`auth whoami`). Every scalar here is a plain string or bool;
+// SelfSubjectRulesReview (`auth can-i --list`) and authentication.k8s.io/v1 SelfSubjectReview (`auth whoami`);
+// and the (Local)SubjectAccessReview that client-go's delegated authorizers post. Every scalar here is a plain string or bool;
 // resourceAttributes, nonResourceAttributes and the two selectors are *struct pointers, so they are present
 // exactly when kubectl set them.
 import { bool, list, mapOf, message, msg, str, strs } from '../schema.ts';
@@ -31,6 +32,26 @@ export const SubjectAccessReviewStatus = message({ 1: bool('allowed'), 4: bool('
 export const SelfSubjectAccessReview = message({
   1: metadata,
   2: msg('spec', () => SelfSubjectAccessReviewSpec),
+  3: msg('status', () => SubjectAccessReviewStatus),
+});
+
+/** SubjectAccessReview and LocalSubjectAccessReview (delegated authorizers, `kubectl create -f`) share this spec. */
+export const SubjectAccessReviewSpec = message({
+  1: msg('resourceAttributes', () => ResourceAttributes),
+  2: msg('nonResourceAttributes', () => NonResourceAttributes),
+  3: str('user'),
+  4: strs('groups'),
+  5: mapOf('extra', () => ExtraValue),
+  6: str('uid'),
+});
+export const SubjectAccessReview = message({
+  1: metadata,
+  2: msg('spec', () => SubjectAccessReviewSpec),
+  3: msg('status', () => SubjectAccessReviewStatus),
+});
+export const LocalSubjectAccessReview = message({
+  1: metadata,
+  2: msg('spec', () => SubjectAccessReviewSpec),
   3: msg('status', () => SubjectAccessReviewStatus),
 });
 
