@@ -11,6 +11,8 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { auditImpersonation, auditAnnotate, installAudit, type AuditOptions } from './audit/stage.ts';
 import type { Authorizer } from './authz/types.ts';
+import { buildAuthorizer, type AuthorizationMode } from './authz/modes.ts';
+import { nodeAuthorizer, nodeGraphFromCacher, type SyncedNodeGraph } from './authz/node/index.ts';
 import { authenticate, type AuthenticationOptions } from './filters/authentication.ts';
 import { authorize, PlainTextError } from './filters/authorization.ts';
 import { impersonate } from './filters/impersonation.ts';
@@ -82,8 +84,10 @@ export interface ApiServerOptions {
   allowPrivileged?: boolean;
   /** The authenticator union (none: every request acts as system:unsecured, as on --insecure-port). */
   authentication?: AuthenticationOptions;
-  /** The --authorization-mode chain (none: everything is allowed). */
+  /** An authorizer chain made by the caller (tests); wins over authorizationModes. */
   authorizer?: Authorizer;
+  /** --authorization-mode, built here over the watch cache (none: everything is allowed). */
+  authorizationModes?: readonly AuthorizationMode[];
 }
 
 export interface ApiServer {
@@ -184,6 +188,15 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     },
   });
   const registry = new Registry({ backend, clock, ext, allocator });
+  let nodeGraph: SyncedNodeGraph | undefined;
+  const authorizer =
+    opts.authorizer ??
+    (opts.authorizationModes
+      ? buildAuthorizer(opts.authorizationModes, {
+          // Kept up in the background so a kubelet's first request never waits for the graph to be built.
+          node: () => nodeAuthorizer((nodeGraph = nodeGraphFromCacher(cacher, { keepUpMs: 1000 }))),
+        })
+      : undefined);
   const ctx: ApiContext = {
     backend,
     clock,
@@ -196,7 +209,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     advertise: opts.advertise ?? '127.0.0.1:6443',
     minRequestTimeoutMs: opts.minRequestTimeoutMs ?? 1_800_000,
     componentLeases: { scheduler: 'kube-scheduler', 'controller-manager': 'kube-controller-manager' },
-    ...(opts.authorizer ? { authorizer: opts.authorizer } : {}),
+    ...(authorizer ? { authorizer } : {}),
   };
   const checks: Record<string, Check> = {
     ping: () => true,
@@ -226,11 +239,11 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
   });
   installAudit(app, opts.audit ? { ...opts.audit, userOf: (req) => requestUser(req.raw) ?? { username: '', groups: [] } } : undefined);
   app.addHook('onRequest', async (req) => {
-    await impersonate(req.raw, opts.authorizer);
+    await impersonate(req.raw, authorizer);
     auditImpersonation(req, requestUser(req.raw));
   });
   app.addHook('onRequest', async (req) => {
-    await authorize(req.raw, opts.authorizer, (k, v) => auditAnnotate(req, k, v));
+    await authorize(req.raw, authorizer, (k, v) => auditAnnotate(req, k, v));
   });
   installInflightLimits(app, { maxReadOnly: opts.maxRequestsInflight ?? 400, maxMutating: opts.maxMutatingRequestsInflight ?? 200 }, metrics);
   const started = new WeakMap<FastifyRequest, { verb: string; resource: string }>();
@@ -363,8 +376,8 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
       try {
         // The same stages as every other request; a WebSocket upgrade never enters fastify's hooks.
         await authenticate(req, opts.authentication);
-        await impersonate(req, opts.authorizer);
-        await authorize(req, opts.authorizer);
+        await impersonate(req, authorizer);
+        await authorize(req, authorizer);
         const t = parseTarget(u.pathname);
         if (t.kind !== 'resource' || (t.name !== undefined && !t.watchPath)) throw errors.badRequest('only watches can be upgraded to a WebSocket');
         target = t;
@@ -400,6 +413,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
       await cacher.start();
     },
     async close() {
+      nodeGraph?.stopKeepUp();
       hub.stop();
       cacher.stop();
       for (const c of wss.clients) c.terminate();
