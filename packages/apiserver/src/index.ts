@@ -5,7 +5,7 @@ export { createApiServer, type ApiServer, type ApiServerOptions, BODY_LIMIT } fr
 export { loadExtensions, noExtensions, type Extensions } from './extensions.ts';
 export type { Clock } from './clock.ts';
 export { ensureSystemNamespaces, SYSTEM_NAMESPACES } from './bootstrap/system-namespaces.ts';
-export { ensureKubernetesService, firstServiceIP } from './bootstrap/kubernetes-service.ts';
+export { ensureKubernetesService } from './bootstrap/kubernetes-service.ts';
 export { startIdentityLease, identityLeaseName } from './bootstrap/identity-lease.ts';
 export { startEndpointReconciler, ENDPOINT_ANNOTATION } from './bootstrap/endpoint-reconciler.ts';
 export { advertisedIP } from './bootstrap/advertise-address.ts';

@@ -1,7 +1,7 @@
 // kube-apiserver: flags with Kubernetes' names and defaults, the store from --etcd-servers or
 // --datastore-endpoint (storage-backend.ts), the bootstrap objects (system namespaces, default/kubernetes Service, this replica's identity Lease),
 // then HTTPS (with --tls-cert-file/--tls-private-key-file) or plain HTTP on --bind-address:--secure-port.
-import { LOGGING_FORMAT_FLAG, createLogger, loggingFormatFlag, onShutdown, parseCommandLine } from '@kemu/base';
+import { LOGGING_FORMAT_FLAG, createLogger, loggingFormatFlag, onShutdown, parseCommandLine, parseServiceClusterIPRanges } from '@kemu/base';
 import { openBackend } from '@kemu/store';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -10,7 +10,7 @@ import { AUDIT_FLAGS, auditFromFlags, validateAuditFlags } from './audit/options
 import { advertisedIP } from './bootstrap/advertise-address.ts';
 import { ENDPOINT_ANNOTATION, formatEndpoint, parseEndpoint, startEndpointReconciler } from './bootstrap/endpoint-reconciler.ts';
 import { identityLeaseName, startIdentityLease } from './bootstrap/identity-lease.ts';
-import { ensureKubernetesService, firstServiceIP } from './bootstrap/kubernetes-service.ts';
+import { ensureKubernetesService } from './bootstrap/kubernetes-service.ts';
 import { ensureSystemNamespaces } from './bootstrap/system-namespaces.ts';
 import { admissionChain, ALL_ORDERED_PLUGINS, validateAdmissionFlags } from './admission/index.ts';
 import { createMetrics } from './metrics.ts';
@@ -66,7 +66,14 @@ const flags = parseCommandLine('kube-apiserver', {
 const logger = createLogger('kube-apiserver', flags.v, {}, { format: loggingFormatFlag(flags['logging-format']) });
 
 async function main(): Promise<void> {
-  const clusterIP = firstServiceIP(flags['service-cluster-ip-range']);
+  const serviceRanges = parseServiceClusterIPRanges(flags['service-cluster-ip-range']);
+  if ('errors' in serviceRanges) {
+    // Kubernetes' aggregate error: one message as is, several in brackets; exit 1 as cobra's RunE does.
+    const errs = serviceRanges.errors;
+    process.stderr.write(`Error: ${errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`}\n`);
+    process.exit(1);
+  }
+  const clusterIP = serviceRanges.apiServerServiceIP;
   const storage = chooseStorage(flags);
   if ('errors' in storage) {
     for (const e of storage.errors) process.stderr.write(`Error: ${e}\n`);

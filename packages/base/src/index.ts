@@ -6,3 +6,4 @@ export * from './log.ts';
 export * from './health.ts';
 export * from './signals.ts';
 export * from './clock.ts';
+export * from './ip.ts';
