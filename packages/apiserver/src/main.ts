@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { AUDIT_FLAGS, auditFromFlags, validateAuditFlags } from './audit/options.ts';
+import { COMPAT_FLAGS, checkCompatFlags, logNotInEffect } from './compat-flags.ts';
 import { advertisedIP } from './bootstrap/advertise-address.ts';
 import { ENDPOINT_ANNOTATION, formatEndpoint, parseEndpoint, startEndpointReconciler } from './bootstrap/endpoint-reconciler.ts';
 import { identityLeaseName, startIdentityLease } from './bootstrap/identity-lease.ts';
@@ -60,6 +61,7 @@ const flags = parseCommandLine('kube-apiserver', {
   'allow-privileged': { type: 'bool', default: false, usage: 'If true, allow privileged containers. [default=false]' },
   v: { type: 'int', default: 0, usage: 'Number for the log level verbosity.' },
   ...AUDIT_FLAGS,
+  ...COMPAT_FLAGS,
   ...LOGGING_FORMAT_FLAG,
 });
 
@@ -74,6 +76,12 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const clusterIP = serviceRanges.apiServerServiceIP;
+  const compat = checkCompatFlags(flags);
+  if (compat) {
+    process.stderr.write(`Error: ${compat.message}\n`);
+    process.exit(compat.code);
+  }
+  logNotInEffect(flags, logger);
   const storage = chooseStorage(flags);
   if ('errors' in storage) {
     for (const e of storage.errors) process.stderr.write(`Error: ${e}\n`);
