@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { AUDIT_FLAGS, auditFromFlags, validateAuditFlags } from './audit/options.ts';
 import { COMPAT_FLAGS, checkCompatFlags, logNotInEffect } from './compat-flags.ts';
+import { EVENT_TTL_FLAGS, startEventTTL } from './event-ttl.ts';
 import { advertisedIP } from './bootstrap/advertise-address.ts';
 import { ENDPOINT_ANNOTATION, formatEndpoint, parseEndpoint, startEndpointReconciler } from './bootstrap/endpoint-reconciler.ts';
 import { identityLeaseName, startIdentityLease } from './bootstrap/identity-lease.ts';
@@ -62,6 +63,7 @@ const flags = parseCommandLine('kube-apiserver', {
   v: { type: 'int', default: 0, usage: 'Number for the log level verbosity.' },
   ...AUDIT_FLAGS,
   ...COMPAT_FLAGS,
+  ...EVENT_TTL_FLAGS,
   ...LOGGING_FORMAT_FLAG,
 });
 
@@ -211,12 +213,15 @@ async function main(): Promise<void> {
     reconcilerType === 'lease'
       ? startEndpointReconciler({ registry: srv.ctx.registry, clock: srv.ctx.clock, logger, self, intervalMs: flags['identity-lease-renew-interval'] })
       : undefined;
+  // Kubernetes takes any --event-ttl; kemu reads 0 or less as "keep Events forever".
+  const eventTTL = flags['event-ttl'] > 0 ? startEventTTL({ registry: srv.ctx.registry, clock: srv.ctx.clock, logger, ttlMs: flags['event-ttl'] }) : undefined;
   await endpoints?.reconcile().catch((e: unknown) => logger.warn({ err: String(e) }, 'reconciling default/kubernetes endpoints failed'));
   const address = await srv.app.listen({ host: flags['bind-address'], port });
   logger.info({ address, https: !!https, identity: leaseName, hostname: host, datastore: storage.kind === 'etcd3' ? `etcd3 ${storage.etcd.servers} prefix ${storage.etcd.prefix ?? ''}` : endpoint || 'sqlite://./db/state.db' }, https ? 'Serving securely' : 'Serving insecurely (plain HTTP: no --tls-cert-file given)');
   onShutdown(async () => {
     lease.stop();
     endpoints?.stop();
+    eventTTL?.stop();
     await srv.close();
     audit?.sink.close();
     await backend.close();
