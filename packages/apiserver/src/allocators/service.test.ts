@@ -224,4 +224,14 @@ describe('ServiceAllocator on a single-stack cluster', () => {
     expect(prefer.spec).toMatchObject({ ipFamilies: ['IPv4'], ipFamilyPolicy: 'PreferDualStack' });
     expect((prefer.spec as { clusterIPs: string[] }).clusterIPs).toHaveLength(1);
   });
+
+  it('a headless Service without selector defaults to RequireDualStack and names both families, even here', async () => {
+    const a = new ServiceAllocator(new MemoryBackend(), opts);
+    const h = svc('headless', { clusterIP: 'None' });
+    await a.allocateForCreate(h);
+    expect(h.spec).toMatchObject({ clusterIP: 'None', clusterIPs: ['None'], ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv4', 'IPv6'] });
+    const sel = svc('headless-sel', { clusterIP: 'None', selector: { app: 'x' } });
+    await a.allocateForCreate(sel);
+    expect(sel.spec).toMatchObject({ clusterIPs: ['None'], ipFamilyPolicy: 'SingleStack', ipFamilies: ['IPv4'] });
+  });
 });
