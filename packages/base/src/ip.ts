@@ -37,7 +37,10 @@ export function parseIP(text: string): IP | undefined {
   const h = head ? head.split(':') : [];
   const t = expanded.includes('::') && tail ? tail.split(':') : [];
   const groups = expanded.includes('::') ? [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t] : h;
-  return { family: 'IPv6', value: groups.reduce((a, g) => (a << 16n) | BigInt(parseInt(g, 16)), 0n) };
+  const value = groups.reduce((a, g) => (a << 16n) | BigInt(parseInt(g, 16)), 0n);
+  // Go reads an IPv4-mapped address (::ffff:a.b.c.d) as the IPv4 address it maps.
+  if (value >> 32n === 0xffffn) return { family: 'IPv4', value: value & 0xffffffffn };
+  return { family: 'IPv6', value };
 }
 
 /** Go's net.IP.String(): dotted quad, or the shortest IPv6 form. */

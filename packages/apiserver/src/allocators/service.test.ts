@@ -189,6 +189,25 @@ describe('ServiceAllocator on a dual-stack cluster (10.96.0.0/24,fd00:1111::/112
     );
   });
 
+  it('one address, one claim, however it is written (IPv6 zeros, IPv4-mapped)', async () => {
+    const a = new ServiceAllocator(new MemoryBackend(), dual);
+    await a.allocateForCreate(svc('a', { clusterIP: 'fd00:1111::5' }));
+    expect(await invalidMessage(a.allocateForCreate(svc('b', { clusterIP: 'fd00:1111:0:0::05' })))).toMatch(/provided IP is already allocated$/);
+    await a.allocateForCreate(svc('c', { clusterIP: '10.96.0.8' }));
+    expect(await invalidMessage(a.allocateForCreate(svc('d', { clusterIP: '::ffff:10.96.0.8' })))).toMatch(/provided IP is already allocated$/);
+  });
+
+  it('an update keeps a dual-stack Service\'s addresses after the cluster lost its IPv6 range', async () => {
+    const store = new MemoryBackend();
+    const old = svc('kept', { ipFamilyPolicy: 'PreferDualStack' });
+    await new ServiceAllocator(store, dual).allocateForCreate(old);
+    const single = new ServiceAllocator(store, opts);
+    const next = structuredClone(old);
+    (next.spec as { ports: unknown[] }).ports = [{ port: 81 }];
+    await (await single.allocateForUpdate(next, old)).commit();
+    expect(spec(next).clusterIPs).toEqual(spec(old).clusterIPs);
+  });
+
   it('upgrades to dual-stack on update, and a SingleStack downgrade releases the secondary', async () => {
     const a = new ServiceAllocator(new MemoryBackend(), dual);
     const old = svc('web', {});

@@ -13,7 +13,7 @@ import { objectKey } from '../storage.ts';
 import { contains, ipAt, parsePortRange, serviceIPRange } from './cidr.ts';
 import type { PortRange, ServiceIPRange } from './cidr.ts';
 import { initIPFamilyFields, needsClusterIP, type ClusterIPFamilies } from './ip-families.ts';
-import { parseIP, parseServiceClusterIPRanges, type IPFamily } from '@kemu/base';
+import { formatIP, parseIP, parseServiceClusterIPRanges, type IPFamily } from '@kemu/base';
 import { fieldErrors } from '../validation/field.ts';
 
 export const SERVICE_IP_PREFIX = '/registry/allocations/serviceips/';
@@ -73,6 +73,12 @@ function needsNodePorts(spec: Obj): boolean {
 function ports(spec: Obj): Obj[] {
   return Array.isArray(spec.ports) ? spec.ports.filter(isObj) : [];
 }
+
+/** The claim key of an address: its canonical text, so "fd00::05" and "fd00::5" are one address. */
+const canonicalIP = (ip: string): string => {
+  const parsed = parseIP(ip);
+  return parsed ? formatIP(parsed) : ip;
+};
 
 const ipList = (spec: Obj): string[] => (Array.isArray(spec.clusterIPs) ? spec.clusterIPs.filter((v): v is string => typeof v === 'string' && v !== '' && v !== 'None') : []);
 
@@ -167,7 +173,7 @@ export class ServiceAllocator {
         const newPorts = new Set(needsNodePorts(spec) ? ports(spec).map((p) => p.nodePort) : []);
         for (const p of oldPorts) if (!newPorts.has(p)) await this.nodePorts.releaseOwned(p, owner);
         const kept = needsClusterIP(spec) ? ipList(spec) : [];
-        for (const ip of oldIPs) if (!kept.includes(ip)) await this.ips.releaseOwned(ip, owner);
+        for (const ip of oldIPs) if (!kept.includes(ip)) await this.ips.releaseOwned(canonicalIP(ip), owner);
       },
     };
   }
@@ -176,7 +182,7 @@ export class ServiceAllocator {
   async release(svc: KubeObject): Promise<void> {
     const spec = specOf(svc);
     const owner = ownerOf(svc);
-    for (const ip of ipList(spec)) await this.ips.releaseOwned(ip, owner);
+    for (const ip of ipList(spec)) await this.ips.releaseOwned(canonicalIP(ip), owner);
     for (const p of ports(spec)) if (typeof p.nodePort === 'number' && p.nodePort > 0) await this.nodePorts.releaseOwned(p.nodePort, owner);
   }
 
@@ -192,21 +198,25 @@ export class ServiceAllocator {
     const requested = Array.isArray(spec.clusterIPs) ? spec.clusterIPs.map((v) => (typeof v === 'string' ? v : '')) : [];
     const out: string[] = [];
     for (const [i, family] of families.entries()) {
-      const range = this.ipRanges.get(family);
-      if (!range) throw errors.internal(`no service IP range for ${family}`); // initFamilies refused it already
       const want = requested[i] ?? '';
+      // Kept on update (even if the cluster has since lost that family's range, as Kubernetes keeps it).
+      if (want !== '' && alreadyOurs.includes(want)) {
+        out.push(want);
+        continue;
+      }
+      const range = this.ipRanges.get(family);
+      if (!range) throw this.invalid(svc, fieldErrors.invalid(`spec.ipFamilies[${i}]`, family, 'not configured on this cluster'));
       if (want === '') {
         out.push(await this.pickIP(range, owner, claimed, dryRun));
         continue;
       }
-      if (!alreadyOurs.includes(want)) {
-        const fail = (why: string): Error =>
-          this.invalid(svc, fieldErrors.invalid('spec.clusterIPs', requested, `failed to allocate IP ${want}: ${why}`));
-        const ip = parseIP(want);
-        if (!ip || !contains(range, ip)) throw fail(`the provided IP (${want}) is not in the valid range. The range of valid IPs is ${range.cidr.text}`);
-        const free = dryRun ? await this.ips.isFree(want, owner) : took(await this.ips.claim(want, owner), this.ips, want, claimed);
-        if (!free) throw fail('provided IP is already allocated');
-      }
+      const fail = (why: string): Error =>
+        this.invalid(svc, fieldErrors.invalid('spec.clusterIPs', requested, `failed to allocate IP ${want}: ${why}`));
+      const ip = parseIP(want);
+      if (!ip || !contains(range, ip)) throw fail(`the provided IP (${want}) is not in the valid range. The range of valid IPs is ${range.cidr.text}`);
+      const key = formatIP(ip);
+      const free = dryRun ? await this.ips.isFree(key, owner) : took(await this.ips.claim(key, owner), this.ips, key, claimed);
+      if (!free) throw fail('provided IP is already allocated');
       out.push(want);
     }
     spec.clusterIPs = out;
