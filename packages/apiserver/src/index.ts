@@ -6,7 +6,7 @@ export { loadExtensions, noExtensions, type Extensions } from './extensions.ts';
 export type { Clock } from './clock.ts';
 export { ensureSystemNamespaces, SYSTEM_NAMESPACES } from './bootstrap/system-namespaces.ts';
 export { ensureBootstrapPolicy, bootstrapPolicyCheck, RBAC_BOOTSTRAP_HOOK } from './bootstrap/rbac-policy.ts';
-export { ensureKubernetesService, firstServiceIP } from './bootstrap/kubernetes-service.ts';
+export { ensureKubernetesService } from './bootstrap/kubernetes-service.ts';
 export { startIdentityLease, identityLeaseName } from './bootstrap/identity-lease.ts';
 export { startEndpointReconciler, ENDPOINT_ANNOTATION } from './bootstrap/endpoint-reconciler.ts';
 export { advertisedIP } from './bootstrap/advertise-address.ts';

@@ -1,16 +1,20 @@
 // kube-apiserver: flags with Kubernetes' names and defaults, the store from --etcd-servers or
 // --datastore-endpoint (storage-backend.ts), the bootstrap objects (system namespaces, default/kubernetes Service, this replica's identity Lease),
 // then HTTPS (with --tls-cert-file/--tls-private-key-file) or plain HTTP on --bind-address:--secure-port.
-import { LOGGING_FORMAT_FLAG, createLogger, loggingFormatFlag, onShutdown, parseCommandLine } from '@kemu/base';
+import { LOGGING_FORMAT_FLAG, createLogger, loggingFormatFlag, onShutdown, parseCommandLine, parseServiceClusterIPRanges } from '@kemu/base';
 import { openBackend } from '@kemu/store';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { AUDIT_FLAGS, auditFromFlags, validateAuditFlags } from './audit/options.ts';
+import { AUTHZ_FLAGS, parseAuthorizationModes } from './authz/modes.ts';
+import { aggregateMessage } from './authz/union.ts';
+import { COMPAT_FLAGS, checkCompatFlags, logNotInEffect } from './compat-flags.ts';
+import { EVENT_TTL_FLAGS, startEventTTL } from './event-ttl.ts';
 import { advertisedIP } from './bootstrap/advertise-address.ts';
 import { ENDPOINT_ANNOTATION, formatEndpoint, parseEndpoint, startEndpointReconciler } from './bootstrap/endpoint-reconciler.ts';
 import { identityLeaseName, startIdentityLease } from './bootstrap/identity-lease.ts';
-import { ensureKubernetesService, firstServiceIP } from './bootstrap/kubernetes-service.ts';
+import { ensureKubernetesService } from './bootstrap/kubernetes-service.ts';
 import { ensureSystemNamespaces } from './bootstrap/system-namespaces.ts';
 import { bootstrapPolicyCheck, ensureBootstrapPolicy, RBAC_BOOTSTRAP_HOOK } from './bootstrap/rbac-policy.ts';
 import { admissionChain, ALL_ORDERED_PLUGINS, validateAdmissionFlags } from './admission/index.ts';
@@ -61,13 +65,34 @@ const flags = parseCommandLine('kube-apiserver', {
   'allow-privileged': { type: 'bool', default: false, usage: 'If true, allow privileged containers. [default=false]' },
   v: { type: 'int', default: 0, usage: 'Number for the log level verbosity.' },
   ...AUDIT_FLAGS,
+  ...AUTHZ_FLAGS,
+  ...COMPAT_FLAGS,
+  ...EVENT_TTL_FLAGS,
   ...LOGGING_FORMAT_FLAG,
 });
 
 const logger = createLogger('kube-apiserver', flags.v, {}, { format: loggingFormatFlag(flags['logging-format']) });
 
 async function main(): Promise<void> {
-  const clusterIP = firstServiceIP(flags['service-cluster-ip-range']);
+  const serviceRanges = parseServiceClusterIPRanges(flags['service-cluster-ip-range']);
+  if ('errors' in serviceRanges) {
+    // Kubernetes' aggregate error: one message as is, several in brackets; exit 1 as cobra's RunE does.
+    const errs = serviceRanges.errors;
+    process.stderr.write(`Error: ${errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`}\n`);
+    process.exit(1);
+  }
+  const clusterIP = serviceRanges.apiServerServiceIP;
+  const compat = checkCompatFlags(flags);
+  if (compat) {
+    process.stderr.write(`Error: ${compat.message}\n`);
+    process.exit(compat.code);
+  }
+  logNotInEffect(flags, logger);
+  const authz = parseAuthorizationModes(flags['authorization-mode']);
+  if (authz.errors.length > 0) {
+    process.stderr.write(`Error: ${aggregateMessage(authz.errors)}\n`);
+    process.exit(1);
+  }
   const storage = chooseStorage(flags);
   if ('errors' in storage) {
     for (const e of storage.errors) process.stderr.write(`Error: ${e}\n`);
@@ -174,6 +199,7 @@ async function main(): Promise<void> {
     defaultNotReadyTolerationSeconds: flags['default-not-ready-toleration-seconds'],
     defaultUnreachableTolerationSeconds: flags['default-unreachable-toleration-seconds'],
     admissionPlugins: admission.plugins,
+    authorizationModes: authz.modes,
     allowPrivileged: flags['allow-privileged'],
     ...(https ? { https } : {}),
     ...(audit ? { audit } : {}),
@@ -201,12 +227,15 @@ async function main(): Promise<void> {
     reconcilerType === 'lease'
       ? startEndpointReconciler({ registry: srv.ctx.registry, clock: srv.ctx.clock, logger, self, intervalMs: flags['identity-lease-renew-interval'] })
       : undefined;
+  // Kubernetes takes any --event-ttl; kemu reads 0 or less as "keep Events forever".
+  const eventTTL = flags['event-ttl'] > 0 ? startEventTTL({ registry: srv.ctx.registry, clock: srv.ctx.clock, logger, ttlMs: flags['event-ttl'] }) : undefined;
   await endpoints?.reconcile().catch((e: unknown) => logger.warn({ err: String(e) }, 'reconciling default/kubernetes endpoints failed'));
   const address = await srv.app.listen({ host: flags['bind-address'], port });
   logger.info({ address, https: !!https, identity: leaseName, hostname: host, datastore: storage.kind === 'etcd3' ? `etcd3 ${storage.etcd.servers} prefix ${storage.etcd.prefix ?? ''}` : endpoint || 'sqlite://./db/state.db' }, https ? 'Serving securely' : 'Serving insecurely (plain HTTP: no --tls-cert-file given)');
   onShutdown(async () => {
     lease.stop();
     endpoints?.stop();
+    eventTTL?.stop();
     await srv.close();
     audit?.sink.close();
     await backend.close();

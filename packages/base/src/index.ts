@@ -7,3 +7,4 @@ export * from './health.ts';
 export * from './signals.ts';
 export * from './clock.ts';
 export { goQuote } from './log-format.ts';
+export * from './ip.ts';

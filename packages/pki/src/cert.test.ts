@@ -11,9 +11,9 @@ import { CA_PROFILE, KUBERNETES_PROFILE, profileValidity, profileUsages, type Pr
 import { verifyCertificate } from './verify.ts';
 import { createCsr, parseCsr } from './csr.ts';
 import { fromName } from './name.ts';
-import { firstServiceIP } from './service-ip.ts';
 import { selfSignedServingCert } from './self-signed.ts';
 import { PkiError } from './errors.ts';
+import { apiserverHosts } from './cluster-pki.ts';
 import { noOpenssl, openssl, opensslVerify, x509Text } from './testing/openssl.ts';
 
 const NOW = Date.UTC(2026, 0, 1, 12, 0, 31);
@@ -47,14 +47,12 @@ describe('profiles', () => {
     expect(() => profileValidity({ usages: [], expiry: '100y' }, NOW)).toThrow(/invalid expiry "100y"/);
   });
 
-  it('splits hosts into DNS names and IPs and finds the first service IP', () => {
+  it('splits hosts into DNS names and IPs; the kubernetes Service IP is a SAN, a bad range refused', () => {
     expect(splitHosts(['10.96.0.1', 'kubernetes', ' ::1 ', 'kubernetes', ''])).toEqual({ dnsNames: ['kubernetes'], ipAddresses: ['10.96.0.1', '::1'] });
-    expect(firstServiceIP('10.96.0.0/12')).toBe('10.96.0.1');
-    expect(firstServiceIP('10.100.7.9/16')).toBe('10.100.0.1');
-    expect(firstServiceIP('10.0.0.0/24,fd00::/64')).toBe('10.0.0.1');
-    expect(firstServiceIP('fd00:1111::/112')).toBe('fd00:1111::1');
-    expect(() => firstServiceIP('10.96.0.0')).toThrow(/invalid service cluster IP range "10.96.0.0"/);
-    expect(() => firstServiceIP('10.96.0.0/31')).toThrow(/leaves no address/);
+    expect(apiserverHosts({ serviceClusterIpRange: '10.100.0.0/16,fd00:1111::/112' })[0]).toBe('10.100.0.1');
+    expect(() => apiserverHosts({ serviceClusterIpRange: '10.96.0.0' })).toThrow(
+      new PkiError('invalid service cluster IP range "10.96.0.0": service-cluster-ip-range[0] is not a valid cidr'),
+    );
   });
 });
 

@@ -13,10 +13,10 @@ import { createCsr } from './csr.ts';
 import { CA_PROFILE, KUBERNETES_PROFILE, type ExtKeyUsage } from './profile.ts';
 import { canSign, subjectAltNames, verifyCertificate } from './verify.ts';
 import { embeddedKubeconfigYaml } from './kubeconfig.ts';
-import { firstServiceIP } from './service-ip.ts';
 import { readCertAndKey, writeFileAtomic, PRIVATE_MODE, PUBLIC_MODE } from './files.ts';
 import type { DistinguishedName } from './name.ts';
 import { PkiError } from './errors.ts';
+import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, firstServiceIP } from '@kemu/base';
 import { parse as parseYaml } from 'yaml';
 
 // The seed's CSR JSON "names": C CN, ST/L Beijing, OU Kubernetes-manual, O per certificate.
@@ -59,7 +59,7 @@ export const CLUSTER_KUBECONFIGS: readonly { file: string; cert: string; user: s
   { file: 'scheduler.kubeconfig', cert: 'scheduler', user: 'system:kube-scheduler' },
 ];
 
-export const DEFAULT_SERVICE_CLUSTER_IP_RANGE = '10.96.0.0/12';
+export { DEFAULT_SERVICE_CLUSTER_IP_RANGE };
 export const DEFAULT_PKI_SERVER = 'https://127.0.0.1:6443';
 
 export interface ClusterPkiOptions {
@@ -99,7 +99,7 @@ export function pkiDir(dataDir: string): string {
 /** The apiserver certificate's hosts in the seed's -hostname order (cfssl stores DNS names first, then IPs). */
 export function apiserverHosts(o: Pick<ClusterPkiOptions, 'apiserverAddresses' | 'lbAddress' | 'extraSans' | 'serviceClusterIpRange'>): string[] {
   const hosts = [
-    firstServiceIP(o.serviceClusterIpRange ?? DEFAULT_SERVICE_CLUSTER_IP_RANGE),
+    kubernetesServiceIP(o.serviceClusterIpRange ?? DEFAULT_SERVICE_CLUSTER_IP_RANGE),
     o.lbAddress ?? '127.0.0.1',
     '127.0.0.1',
     'kubernetes',
@@ -112,6 +112,15 @@ export function apiserverHosts(o: Pick<ClusterPkiOptions, 'apiserverAddresses' |
   ].map((h) => h.trim());
   for (const h of hosts) if (!h || /[\s,]/.test(h)) throw new PkiError(`invalid SAN "${h}": want an IP address or a DNS name`);
   return [...new Set(hosts)];
+}
+
+/** The `kubernetes` Service's ClusterIP (a SAN), refusing the ranges kube-apiserver refuses. */
+function kubernetesServiceIP(range: string): string {
+  try {
+    return firstServiceIP(range);
+  } catch (e) {
+    throw new PkiError(`invalid service cluster IP range "${range}": ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 const exists = (f: string) => fs.existsSync(f);

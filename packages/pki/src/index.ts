@@ -13,7 +13,6 @@ export * from './csr.ts';
 export * from './verify.ts';
 export * from './files.ts';
 export * from './kubeconfig.ts';
-export * from './service-ip.ts';
 export * from './cluster-pki.ts';
 export { X509Certificate, Pkcs10CertificateRequest } from './x509.ts';
 export * from './self-signed.ts';

@@ -1,43 +1,33 @@
-// IPv4 CIDR and port-range parsing for the service allocators.
+// Service IP ranges (ipallocator.Range: usable addresses from the network address + 1, no IPv4
+// broadcast, an IPv6 range capped at 65536 addresses) and port-range parsing for the service allocators.
+import { cidrSize, formatIP, type CIDR, type IP, type IPFamily } from '@kemu/base';
 
-export interface IPv4Range {
-  cidr: string;
-  /** Network address as an unsigned 32-bit integer. */
-  network: number;
-  /** Number of addresses in the block, network and broadcast included. */
-  size: number;
+export interface ServiceIPRange {
+  cidr: CIDR;
+  family: IPFamily;
+  /** The first usable address (network + 1). */
+  base: bigint;
+  /** How many addresses from base are usable. */
+  max: number;
 }
 
-export function ipToInt(ip: string): number | undefined {
-  const parts = ip.split('.');
-  if (parts.length !== 4) return undefined;
-  let n = 0;
-  for (const p of parts) {
-    if (!/^(0|[1-9][0-9]{0,2})$/.test(p)) return undefined;
-    const v = Number(p);
-    if (v > 255) return undefined;
-    n = n * 256 + v;
-  }
-  return n;
+export function serviceIPRange(cidr: CIDR): ServiceIPRange {
+  let max = cidrSize(cidr);
+  if (cidr.family === 'IPv6' && max > 65536n) max = 65536n;
+  if (cidr.family === 'IPv4') max -= 1n;
+  max -= 1n;
+  return { cidr, family: cidr.family, base: cidr.network + 1n, max: Number(max < 0n ? 0n : max) };
 }
 
-export function intToIp(n: number): string {
-  return [Math.floor(n / 2 ** 24) % 256, Math.floor(n / 2 ** 16) % 256, Math.floor(n / 2 ** 8) % 256, n % 256].join('.');
+/** The usable address at offset i (0 is network + 1). */
+export function ipAt(r: ServiceIPRange, i: number): string {
+  return formatIP({ family: r.family, value: r.base + BigInt(i) });
 }
 
-export function parseCIDR(cidr: string): IPv4Range {
-  const [addr, bitsText] = cidr.split('/');
-  const base = ipToInt(addr ?? '');
-  const bits = Number(bitsText);
-  if (base === undefined || !/^\d+$/.test(bitsText ?? '') || bits < 0 || bits > 30)
-    throw new Error(`invalid service CIDR "${cidr}": expected an IPv4 CIDR such as 10.96.0.0/12`);
-  const size = 2 ** (32 - bits);
-  return { cidr, network: base - (base % size), size };
-}
-
-/** Usable addresses: the block without its network and broadcast addresses. */
-export function contains(r: IPv4Range, ip: number): boolean {
-  return ip > r.network && ip < r.network + r.size - 1;
+export function contains(r: ServiceIPRange, ip: IP): boolean {
+  if (ip.family !== r.family) return false;
+  const offset = ip.value - r.base;
+  return offset >= 0n && offset < BigInt(r.max);
 }
 
 export interface PortRange {

@@ -153,3 +153,104 @@ describe('ServiceAllocator ownership', () => {
     await a.allocateForCreate(svc('third', { clusterIP: '10.96.0.20' }));
   });
 });
+
+describe('ServiceAllocator on a dual-stack cluster (10.96.0.0/24,fd00:1111::/112)', () => {
+  const dual = { serviceClusterIPRange: '10.96.0.0/24,fd00:1111::/112', serviceNodePortRange: '30000-30002' };
+  const spec = (s: KubeObject) => s.spec as { clusterIP: string; clusterIPs: string[]; ipFamilies: string[]; ipFamilyPolicy: string };
+
+  it('RequireDualStack and PreferDualStack get one address per family, primary first; SingleStack one', async () => {
+    const a = new ServiceAllocator(new MemoryBackend(), dual);
+    for (const policy of ['RequireDualStack', 'PreferDualStack']) {
+      const s = svc(policy.toLowerCase(), { ipFamilyPolicy: policy });
+      await a.allocateForCreate(s);
+      expect(spec(s).ipFamilies).toEqual(['IPv4', 'IPv6']);
+      expect(spec(s).clusterIPs).toHaveLength(2);
+      expect(spec(s).clusterIP).toBe(spec(s).clusterIPs[0]);
+      expect(spec(s).clusterIPs[0]).toMatch(/^10\.96\.0\./);
+      expect(spec(s).clusterIPs[1]).toMatch(/^fd00:1111::/);
+    }
+    const single = svc('single', {});
+    await a.allocateForCreate(single);
+    expect(spec(single)).toMatchObject({ ipFamilyPolicy: 'SingleStack', ipFamilies: ['IPv4'] });
+    expect(spec(single).clusterIPs).toHaveLength(1);
+    const v6first = svc('v6first', { ipFamilyPolicy: 'PreferDualStack', ipFamilies: ['IPv6'] });
+    await a.allocateForCreate(v6first);
+    expect(spec(v6first).ipFamilies).toEqual(['IPv6', 'IPv4']);
+    expect(spec(v6first).clusterIP).toMatch(/^fd00:1111::/);
+  });
+
+  it('infers the family of a requested IPv6 address and checks it against the IPv6 range', async () => {
+    const a = new ServiceAllocator(new MemoryBackend(), dual);
+    const s = svc('v6', { clusterIP: 'fd00:1111::10' });
+    await a.allocateForCreate(s);
+    expect(spec(s)).toMatchObject({ clusterIPs: ['fd00:1111::10'], ipFamilies: ['IPv6'], ipFamilyPolicy: 'SingleStack' });
+    expect(await invalidMessage(a.allocateForCreate(svc('out', { clusterIP: 'fd00:2222::10' })))).toBe(
+      'Service "out" is invalid: spec.clusterIPs: Invalid value: []string{"fd00:2222::10"}: failed to allocate IP fd00:2222::10: the provided IP (fd00:2222::10) is not in the valid range. The range of valid IPs is fd00:1111::/112',
+    );
+  });
+
+  it('one address, one claim, however it is written (IPv6 zeros, IPv4-mapped)', async () => {
+    const a = new ServiceAllocator(new MemoryBackend(), dual);
+    await a.allocateForCreate(svc('a', { clusterIP: 'fd00:1111::5' }));
+    expect(await invalidMessage(a.allocateForCreate(svc('b', { clusterIP: 'fd00:1111:0:0::05' })))).toMatch(/provided IP is already allocated$/);
+    await a.allocateForCreate(svc('c', { clusterIP: '10.96.0.8' }));
+    expect(await invalidMessage(a.allocateForCreate(svc('d', { clusterIP: '::ffff:10.96.0.8' })))).toMatch(/provided IP is already allocated$/);
+  });
+
+  it('an update keeps a dual-stack Service\'s addresses after the cluster lost its IPv6 range', async () => {
+    const store = new MemoryBackend();
+    const old = svc('kept', { ipFamilyPolicy: 'PreferDualStack' });
+    await new ServiceAllocator(store, dual).allocateForCreate(old);
+    const single = new ServiceAllocator(store, opts);
+    const next = structuredClone(old);
+    (next.spec as { ports: unknown[] }).ports = [{ port: 81 }];
+    await (await single.allocateForUpdate(next, old)).commit();
+    expect(spec(next).clusterIPs).toEqual(spec(old).clusterIPs);
+  });
+
+  it('upgrades to dual-stack on update, and a SingleStack downgrade releases the secondary', async () => {
+    const a = new ServiceAllocator(new MemoryBackend(), dual);
+    const old = svc('web', {});
+    await a.allocateForCreate(old);
+    const up = structuredClone(old);
+    Object.assign(up.spec as object, { ipFamilyPolicy: 'RequireDualStack' });
+    await (await a.allocateForUpdate(up, old)).commit();
+    expect(spec(up).clusterIPs).toHaveLength(2);
+    expect(spec(up).clusterIPs[0]).toBe(spec(old).clusterIP);
+    const v6 = spec(up).clusterIPs[1] as string;
+    const down = structuredClone(up);
+    Object.assign(down.spec as object, { ipFamilyPolicy: 'SingleStack' });
+    await (await a.allocateForUpdate(down, up)).commit();
+    expect(spec(down)).toMatchObject({ clusterIPs: [spec(old).clusterIP], ipFamilies: ['IPv4'] });
+    await a.allocateForCreate(svc('reuse', { clusterIP: v6 })); // free again
+  });
+});
+
+describe('ServiceAllocator on a single-stack cluster', () => {
+  it('refuses dual-stack demands with Kubernetes\' words; PreferDualStack stays single', async () => {
+    const a = new ServiceAllocator(new MemoryBackend(), opts);
+    expect(await invalidMessage(a.allocateForCreate(svc('req', { ipFamilyPolicy: 'RequireDualStack' })))).toBe(
+      'Service "req" is invalid: spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services',
+    );
+    expect(await invalidMessage(a.allocateForCreate(svc('v6', { ipFamilies: ['IPv6'] })))).toBe(
+      'Service "v6" is invalid: spec.ipFamilies[0]: Invalid value: "IPv6": not configured on this cluster',
+    );
+    expect(await invalidMessage(a.allocateForCreate(svc('v6ip', { clusterIP: 'fd00::5' })))).toBe(
+      'Service "v6ip" is invalid: spec.clusterIPs[0]: Invalid value: []string{"fd00::5"}: IPv6 is not configured on this cluster',
+    );
+    const prefer = svc('prefer', { ipFamilyPolicy: 'PreferDualStack' });
+    await a.allocateForCreate(prefer);
+    expect(prefer.spec).toMatchObject({ ipFamilies: ['IPv4'], ipFamilyPolicy: 'PreferDualStack' });
+    expect((prefer.spec as { clusterIPs: string[] }).clusterIPs).toHaveLength(1);
+  });
+
+  it('a headless Service without selector defaults to RequireDualStack and names both families, even here', async () => {
+    const a = new ServiceAllocator(new MemoryBackend(), opts);
+    const h = svc('headless', { clusterIP: 'None' });
+    await a.allocateForCreate(h);
+    expect(h.spec).toMatchObject({ clusterIP: 'None', clusterIPs: ['None'], ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv4', 'IPv6'] });
+    const sel = svc('headless-sel', { clusterIP: 'None', selector: { app: 'x' } });
+    await a.allocateForCreate(sel);
+    expect(sel.spec).toMatchObject({ clusterIPs: ['None'], ipFamilyPolicy: 'SingleStack', ipFamilies: ['IPv4'] });
+  });
+});

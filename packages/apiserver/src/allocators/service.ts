@@ -1,15 +1,19 @@
 // ClusterIP and NodePort allocation for Services (kube-apiserver's ipallocator/portallocator): dynamic
-// values from --service-cluster-ip-range / --service-node-port-range, requested values checked for range
-// and availability (422 with Kubernetes' messages), released when a Service is deleted or stops using them.
-// The first address of the range is only handed out on request (it belongs to default/kubernetes).
+// values from --service-cluster-ip-range (one range per IP family, dual-stack with two) and
+// --service-node-port-range, requested values checked for range and availability (422 with Kubernetes'
+// messages), released when a Service is deleted or stops using them. spec.ipFamilies/ipFamilyPolicy are
+// settled first (ip-families.ts). The first address of a range is only handed out on request (the
+// primary's belongs to default/kubernetes).
 import { errors, R } from '@kemu/api';
 import type { KubeObject, StatusCause } from '@kemu/api';
 import type { Backend } from '@kemu/store';
 import { ClaimSet } from './claims.ts';
 import type { ClaimRecord, ClaimResult, Owner } from './claims.ts';
 import { objectKey } from '../storage.ts';
-import { contains, intToIp, ipToInt, parseCIDR, parsePortRange } from './cidr.ts';
-import type { IPv4Range, PortRange } from './cidr.ts';
+import { contains, ipAt, parsePortRange, serviceIPRange } from './cidr.ts';
+import type { PortRange, ServiceIPRange } from './cidr.ts';
+import { initIPFamilyFields, needsClusterIP, type ClusterIPFamilies } from './ip-families.ts';
+import { formatIP, parseIP, parseServiceClusterIPRanges, type IPFamily } from '@kemu/base';
 import { fieldErrors } from '../validation/field.ts';
 
 export const SERVICE_IP_PREFIX = '/registry/allocations/serviceips/';
@@ -62,10 +66,6 @@ function ownerOf(svc: KubeObject): Owner {
   return { namespace: svc.metadata.namespace ?? '', name: svc.metadata.name ?? '', uid: svc.metadata.uid ?? '' };
 }
 
-function needsClusterIP(spec: Obj): boolean {
-  return spec.type !== 'ExternalName' && spec.clusterIP !== 'None';
-}
-
 function needsNodePorts(spec: Obj): boolean {
   return spec.type === 'NodePort' || (spec.type === 'LoadBalancer' && spec.allocateLoadBalancerNodePorts !== false);
 }
@@ -74,8 +74,18 @@ function ports(spec: Obj): Obj[] {
   return Array.isArray(spec.ports) ? spec.ports.filter(isObj) : [];
 }
 
+/** The claim key of an address: its canonical text, so "fd00::05" and "fd00::5" are one address. */
+const canonicalIP = (ip: string): string => {
+  const parsed = parseIP(ip);
+  return parsed ? formatIP(parsed) : ip;
+};
+
+const ipList = (spec: Obj): string[] => (Array.isArray(spec.clusterIPs) ? spec.clusterIPs.filter((v): v is string => typeof v === 'string' && v !== '' && v !== 'None') : []);
+
 export class ServiceAllocator {
-  readonly ipRange: IPv4Range;
+  /** One range per configured family, the primary first. */
+  readonly ipRanges: ReadonlyMap<IPFamily, ServiceIPRange>;
+  readonly families: ClusterIPFamilies;
   readonly portRange: PortRange;
   private readonly ips: ClaimSet;
   private readonly nodePorts: ClaimSet;
@@ -84,7 +94,12 @@ export class ServiceAllocator {
     private readonly backend: Backend,
     opts: ServiceAllocatorOptions,
   ) {
-    this.ipRange = parseCIDR(opts.serviceClusterIPRange);
+    const parsed = parseServiceClusterIPRanges(opts.serviceClusterIPRange);
+    if ('errors' in parsed) throw new Error(parsed.errors.join(', '));
+    const ranges = new Map<IPFamily, ServiceIPRange>();
+    for (const c of [parsed.primary, parsed.secondary]) if (c) ranges.set(c.family, serviceIPRange(c));
+    this.ipRanges = ranges;
+    this.families = { primary: parsed.primary.family, configured: [...ranges.keys()] };
     this.portRange = parsePortRange(opts.serviceNodePortRange);
     const claimOpts = {
       ownerExists: (c: ClaimRecord) => this.ownerExists(c),
@@ -119,7 +134,8 @@ export class ServiceAllocator {
     const rollback = undo(claimed);
     try {
       const spec = specOf(svc);
-      if (needsClusterIP(spec)) await this.allocateIP(svc, spec, claimed, !!opts.dryRun);
+      this.initFamilies(svc, undefined);
+      if (needsClusterIP(spec)) await this.allocateIPs(svc, spec, [], claimed, !!opts.dryRun);
       if (needsNodePorts(spec)) await this.allocatePorts(svc, spec, new Set(), claimed, !!opts.dryRun);
     } catch (e) {
       await rollback();
@@ -139,8 +155,11 @@ export class ServiceAllocator {
     const spec = specOf(svc);
     const oldSpec = specOf(old);
     const oldPorts = new Set(needsNodePorts(oldSpec) ? ports(oldSpec).map((p) => p.nodePort).filter((n): n is number => typeof n === 'number' && n > 0) : []);
+    const oldIPs = needsClusterIP(oldSpec) ? ipList(oldSpec) : [];
     try {
-      if (needsClusterIP(spec) && !needsClusterIP(oldSpec)) await this.allocateIP(svc, spec, claimed, !!opts.dryRun);
+      this.initFamilies(svc, old);
+      // Existing addresses stay (clusterIPs[0] is immutable); an upgrade to dual-stack adds the secondary.
+      if (needsClusterIP(spec)) await this.allocateIPs(svc, spec, needsClusterIP(oldSpec) ? ipList(spec).filter((ip) => oldIPs.includes(ip)) : [], claimed, !!opts.dryRun);
       if (needsNodePorts(spec)) await this.allocatePorts(svc, spec, oldPorts, claimed, !!opts.dryRun);
       else for (const p of ports(spec)) delete p.nodePort;
     } catch (e) {
@@ -153,8 +172,8 @@ export class ServiceAllocator {
         if (opts.dryRun) return;
         const newPorts = new Set(needsNodePorts(spec) ? ports(spec).map((p) => p.nodePort) : []);
         for (const p of oldPorts) if (!newPorts.has(p)) await this.nodePorts.releaseOwned(p, owner);
-        const oldIP = oldSpec.clusterIP;
-        if (typeof oldIP === 'string' && oldIP !== '' && oldIP !== 'None' && spec.clusterIP !== oldIP) await this.ips.releaseOwned(oldIP, owner);
+        const kept = needsClusterIP(spec) ? ipList(spec) : [];
+        for (const ip of oldIPs) if (!kept.includes(ip)) await this.ips.releaseOwned(canonicalIP(ip), owner);
       },
     };
   }
@@ -163,45 +182,57 @@ export class ServiceAllocator {
   async release(svc: KubeObject): Promise<void> {
     const spec = specOf(svc);
     const owner = ownerOf(svc);
-    const ip = spec.clusterIP;
-    if (typeof ip === 'string' && ip !== '' && ip !== 'None') await this.ips.releaseOwned(ip, owner);
+    for (const ip of ipList(spec)) await this.ips.releaseOwned(canonicalIP(ip), owner);
     for (const p of ports(spec)) if (typeof p.nodePort === 'number' && p.nodePort > 0) await this.nodePorts.releaseOwned(p.nodePort, owner);
   }
 
-  private async allocateIP(svc: KubeObject, spec: Obj, claimed: Claimed[], dryRun: boolean): Promise<void> {
-    const owner = ownerOf(svc);
-    const requested = typeof spec.clusterIP === 'string' && spec.clusterIP !== '' ? spec.clusterIP : Array.isArray(spec.clusterIPs) ? spec.clusterIPs[0] : undefined;
-    if (typeof requested === 'string' && requested !== '') {
-      const fail = (why: string): Error =>
-        this.invalid(svc, fieldErrors.invalid('spec.clusterIPs', [requested], `failed to allocate IP ${requested}: ${why}`));
-      const n = ipToInt(requested);
-      if (n === undefined || !contains(this.ipRange, n))
-        throw fail(`the provided IP (${requested}) is not in the valid range. The range of valid IPs is ${this.ipRange.cidr}`);
-      if (dryRun) {
-        if (!(await this.ips.isFree(requested, owner))) throw fail('provided IP is already allocated');
-      } else {
-        if (!took(await this.ips.claim(requested, owner), this.ips, requested, claimed)) throw fail('provided IP is already allocated');
-      }
-      spec.clusterIP = requested;
-      spec.clusterIPs = [requested];
-      return;
-    }
-    const ip = await this.pickIP(owner, claimed, dryRun);
-    spec.clusterIP = ip;
-    spec.clusterIPs = [ip];
+  private initFamilies(svc: KubeObject, old: KubeObject | undefined): void {
+    const causes = initIPFamilyFields(svc, old, this.families);
+    if (causes.length > 0) throw errors.invalid('', 'Service', svc.metadata.name ?? '', causes);
   }
 
-  private async pickIP(owner: Owner, claimed: Claimed[], dryRun: boolean): Promise<string> {
-    const { network, size } = this.ipRange;
-    const usable = size - 2;
+  /** One ClusterIP per spec.ipFamilies entry: clusterIPs[i] when requested, else a free one of that family. */
+  private async allocateIPs(svc: KubeObject, spec: Obj, alreadyOurs: string[], claimed: Claimed[], dryRun: boolean): Promise<void> {
+    const owner = ownerOf(svc);
+    const families = Array.isArray(spec.ipFamilies) ? (spec.ipFamilies as IPFamily[]) : [this.families.primary];
+    const requested = Array.isArray(spec.clusterIPs) ? spec.clusterIPs.map((v) => (typeof v === 'string' ? v : '')) : [];
+    const out: string[] = [];
+    for (const [i, family] of families.entries()) {
+      const want = requested[i] ?? '';
+      // Kept on update (even if the cluster has since lost that family's range, as Kubernetes keeps it).
+      if (want !== '' && alreadyOurs.includes(want)) {
+        out.push(want);
+        continue;
+      }
+      const range = this.ipRanges.get(family);
+      if (!range) throw this.invalid(svc, fieldErrors.invalid(`spec.ipFamilies[${i}]`, family, 'not configured on this cluster'));
+      if (want === '') {
+        out.push(await this.pickIP(range, owner, claimed, dryRun));
+        continue;
+      }
+      const fail = (why: string): Error =>
+        this.invalid(svc, fieldErrors.invalid('spec.clusterIPs', requested, `failed to allocate IP ${want}: ${why}`));
+      const ip = parseIP(want);
+      if (!ip || !contains(range, ip)) throw fail(`the provided IP (${want}) is not in the valid range. The range of valid IPs is ${range.cidr.text}`);
+      const key = formatIP(ip);
+      const free = dryRun ? await this.ips.isFree(key, owner) : took(await this.ips.claim(key, owner), this.ips, key, claimed);
+      if (!free) throw fail('provided IP is already allocated');
+      out.push(want);
+    }
+    spec.clusterIPs = out;
+    if (out[0] !== undefined) spec.clusterIP = out[0];
+  }
+
+  private async pickIP(range: ServiceIPRange, owner: Owner, claimed: Claimed[], dryRun: boolean): Promise<string> {
+    const usable = range.max;
     const taken = await this.ips.taken();
     // Like Kubernetes, dynamic allocation starts above a small band kept for requested addresses.
-    const band = Math.min(Math.max(16, Math.floor(size / 16)), 256);
-    const start = usable > band * 2 ? band : 1;
+    const band = Math.min(Math.max(16, Math.floor((usable + 2) / 16)), 256);
+    const start = usable > band * 2 ? band - 1 : 0;
     for (let i = 0; i < usable; i++) {
-      const offset = 1 + ((start - 1 + i) % usable);
-      if (offset === 1) continue; // the kubernetes Service's address
-      const ip = intToIp(network + offset);
+      const offset = (start + i) % usable;
+      if (offset === 0) continue; // the range's first address: the kubernetes Service's (on the primary)
+      const ip = ipAt(range, offset);
       if (taken.has(ip)) continue;
       if (dryRun) return ip;
       if (!took(await this.ips.claim(ip, owner), this.ips, ip, claimed)) continue;

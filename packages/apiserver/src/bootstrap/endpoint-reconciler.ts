@@ -7,7 +7,7 @@
 // three replicas racing converge; a replica that stops renewing drops out once its Lease goes stale.
 import { parseTime, R, StatusError, type KubeObject } from '@kemu/api';
 import type { Logger } from '@kemu/base';
-import { ipToInt } from '../allocators/cidr.ts';
+import { parseIP } from '@kemu/base';
 import type { Clock } from '../clock.ts';
 import type { Registry } from '../registry/registry.ts';
 import { decodeObject, resourcePrefix } from '../storage.ts';
@@ -32,7 +32,7 @@ export function formatEndpoint(e: ApiEndpoint): string {
 export function parseEndpoint(s: unknown): ApiEndpoint | undefined {
   if (typeof s !== 'string') return undefined;
   const m = /^(\d+\.\d+\.\d+\.\d+):(\d{1,5})$/.exec(s);
-  if (!m || ipToInt(m[1] as string) === undefined) return undefined;
+  if (!m || parseIP(m[1] as string)?.family !== 'IPv4') return undefined;
   const port = Number(m[2]);
   return port >= 1 && port <= 65535 ? { ip: m[1] as string, port } : undefined;
 }
@@ -53,7 +53,8 @@ export function liveEndpoints(leases: KubeObject[], now: number, ttlMs: number, 
   return [...seen.values()];
 }
 
-const byIP = (a: string, b: string) => (ipToInt(a) ?? 0) - (ipToInt(b) ?? 0);
+const ipValue = (ip: string): bigint => parseIP(ip)?.value ?? 0n;
+const byIP = (a: string, b: string) => (ipValue(a) < ipValue(b) ? -1 : ipValue(a) > ipValue(b) ? 1 : 0);
 
 /** Addresses grouped by port, ports ascending, addresses in numeric order. */
 function groups(eps: ApiEndpoint[]): { port: number; ips: string[] }[] {

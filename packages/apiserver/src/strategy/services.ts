@@ -1,6 +1,8 @@
-// services (pkg/registry/core/service/strategy.go + REST): status cleared on create; on update the
-// allocated values (clusterIP(s), IP families, node ports) are carried over when the client omits them,
-// as `kubectl replace`/`apply` rely on. Allocation itself is in ../allocators.
+// services (pkg/registry/core/service/strategy.go + REST): status cleared on create; clusterIP and
+// clusterIPs[0] kept in step; on update the allocated values (clusterIP(s), node ports) and the
+// ipFamilyPolicy are carried over when the client omits them, as `kubectl replace`/`apply` rely on.
+// ipFamilies/ipFamilyPolicy defaulting needs the cluster's ranges, so it is the allocator's
+// (../allocators/ip-families.ts), as in Kubernetes.
 import { R } from '@kemu/api';
 import type { KubeObject } from '@kemu/api';
 import { buildStrategy } from './common.ts';
@@ -11,9 +13,9 @@ import { isRecord, asArray } from '../validation/field.ts';
 function normalizeIPs(svc: KubeObject): void {
   const spec = isRecord(svc.spec) ? svc.spec : undefined;
   if (!spec || spec.type === 'ExternalName') return;
-  if (typeof spec.clusterIP === 'string' && spec.clusterIP !== '' && !asArray(spec.clusterIPs)) spec.clusterIPs = [spec.clusterIP];
-  if (!spec.ipFamilyPolicy) spec.ipFamilyPolicy = 'SingleStack';
-  if (!asArray(spec.ipFamilies)) spec.ipFamilies = ['IPv4'];
+  const ips = asArray(spec.clusterIPs);
+  if (typeof spec.clusterIP === 'string' && spec.clusterIP !== '' && (!ips || ips.length === 0)) spec.clusterIPs = [spec.clusterIP];
+  else if ((spec.clusterIP === undefined || spec.clusterIP === '') && typeof ips?.[0] === 'string' && ips[0] !== '') spec.clusterIP = ips[0];
 }
 
 function keepAllocated(svc: KubeObject, old: KubeObject): void {
@@ -24,7 +26,7 @@ function keepAllocated(svc: KubeObject, old: KubeObject): void {
     spec.clusterIP = oldSpec.clusterIP;
     if (!asArray(spec.clusterIPs) && asArray(oldSpec.clusterIPs)) spec.clusterIPs = structuredClone(oldSpec.clusterIPs);
   }
-  for (const f of ['ipFamilies', 'ipFamilyPolicy'] as const) if (spec[f] === undefined && oldSpec[f] !== undefined) spec[f] = structuredClone(oldSpec[f]);
+  if (spec.ipFamilyPolicy === undefined && oldSpec.ipFamilyPolicy !== undefined) spec.ipFamilyPolicy = oldSpec.ipFamilyPolicy;
   if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') {
     const oldPorts = asArray(oldSpec.ports) ?? [];
     for (const p of asArray(spec.ports) ?? []) {

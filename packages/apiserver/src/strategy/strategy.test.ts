@@ -271,15 +271,13 @@ describe('deployments', () => {
 describe('services, namespaces, secrets', () => {
   const svc = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 'web', namespace: 'default' }, spec });
 
-  it('defaults a service', () => {
+  it('defaults a service (ipFamilies and ipFamilyPolicy are the allocator\'s, which knows the ranges)', () => {
     const { obj, causes } = create(R.services, svc({ selector: { app: 'web' }, ports: [{ port: 80 }] }));
     expect(causes).toEqual([]);
     expect(obj.spec).toMatchObject({
       type: 'ClusterIP',
       sessionAffinity: 'None',
       internalTrafficPolicy: 'Cluster',
-      ipFamilyPolicy: 'SingleStack',
-      ipFamilies: ['IPv4'],
       ports: [{ port: 80, targetPort: 80, protocol: 'TCP' }],
     });
     expect(obj.status).toEqual({ loadBalancer: {} });

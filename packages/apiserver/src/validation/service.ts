@@ -1,6 +1,7 @@
 // Service validation (ValidateService / ValidateServiceUpdate, the parts kemu's clients meet): ports, type,
 // session affinity, cluster IPs, node ports only where the type allows them, clusterIP immutable once set.
 import type { KubeObject, StatusCause } from '@kemu/api';
+import { ipFamilyOf } from '@kemu/base';
 import { asArray, child, fieldErrors, index, isRecord } from './field.ts';
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isValidIP, isValidPortName, isValidPortNum } from './names.ts';
 import { validateLabels, validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
@@ -45,6 +46,55 @@ function validatePorts(spec: Record<string, unknown>, out: StatusCause[]): void 
   });
 }
 
+const IP_FAMILIES = ['IPv4', 'IPv6'];
+const IP_FAMILY_POLICIES = ['PreferDualStack', 'RequireDualStack', 'SingleStack'];
+
+/** clusterIP(s), ipFamilies and ipFamilyPolicy on their own (ValidateServiceClusterIPsRelatedFields). */
+function validateClusterIPsRelatedFields(spec: Record<string, unknown>, out: StatusCause[]): void {
+  const ips = asArray(spec.clusterIPs) ?? [];
+  if (typeof spec.clusterIP === 'string' && spec.clusterIP !== '') {
+    if (ips.length === 0) out.push(fieldErrors.required('spec.clusterIPs'));
+    else if (ips[0] !== spec.clusterIP) out.push(fieldErrors.invalid('spec.clusterIPs', ips, 'first value must match `clusterIP`'));
+  } else if (ips.length > 0) {
+    out.push(fieldErrors.invalid('spec.clusterIPs', ips, 'must be empty when `clusterIP` is not specified'));
+  }
+  const families = asArray(spec.ipFamilies) ?? [];
+  const seen = new Set<unknown>();
+  families.forEach((f, i) => {
+    if (!IP_FAMILIES.includes(String(f))) out.push(fieldErrors.notSupported(`spec.ipFamilies[${i}]`, f, IP_FAMILIES));
+    if (seen.has(f)) out.push(fieldErrors.duplicate(`spec.ipFamilies[${i}]`, f));
+    seen.add(f);
+  });
+  const policy = spec.ipFamilyPolicy;
+  if (policy !== undefined && policy !== null && !IP_FAMILY_POLICIES.includes(String(policy)))
+    out.push(fieldErrors.notSupported('spec.ipFamilyPolicy', policy, IP_FAMILY_POLICIES));
+  let invalidIPs = false;
+  ips.forEach((ip: unknown, i) => {
+    if (i === 0 && ip === 'None') {
+      if (ips.length > 1) {
+        invalidIPs = true;
+        out.push(fieldErrors.invalid('spec.clusterIPs', ips, "'None' must be the first and only value"));
+      }
+      return;
+    }
+    const msgs = typeof ip === 'string' ? isValidIP(ip) : ['must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'];
+    if (msgs.length > 0) invalidIPs = true;
+    for (const m of msgs) out.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, ip, m));
+  });
+  if (ips.length > 2) out.push(fieldErrors.invalid('spec.clusterIPs', ips, 'may only hold up to 2 values'));
+  if (invalidIPs) return;
+  const ipFamilies = ips.map((ip) => ipFamilyOf(String(ip)));
+  if (ips.length > 1 && new Set(ipFamilies).size !== ips.length)
+    out.push(fieldErrors.invalid('spec.clusterIPs', ips, 'may specify no more than one IP for each IP family'));
+  if (ips[0] === 'None' && ips.length === 1) return;
+  ips.forEach((ip, i) => {
+    const want = families[i];
+    if (want === undefined) return;
+    if (want === 'IPv4' && ipFamilies[i] === 'IPv6') out.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, ip, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``));
+    if (want === 'IPv6' && ipFamilies[i] !== 'IPv6') out.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, ip, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``));
+  });
+}
+
 export function validateService(svc: KubeObject): StatusCause[] {
   const out = validateObjectMeta(svc.metadata, { namespaced: true, nameFn: isDNS1035Label });
   if (!isRecord(svc.spec)) return [...out, fieldErrors.required('spec')];
@@ -69,14 +119,7 @@ export function validateService(svc: KubeObject): StatusCause[] {
     if (v !== undefined && v !== null && v !== '' && !TRAFFIC_POLICIES.includes(String(v)))
       out.push(fieldErrors.notSupported(`spec.${f}`, v, TRAFFIC_POLICIES));
   }
-  const ips = asArray(spec.clusterIPs) ?? (typeof spec.clusterIP === 'string' && spec.clusterIP !== '' ? [spec.clusterIP] : []);
-  ips.forEach((ip: unknown, i) => {
-    if (ip === 'None' || ip === '') return;
-    if (typeof ip !== 'string' || isValidIP(ip).length > 0)
-      out.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, ip, "must be empty, 'None', or a valid IP address"));
-  });
-  if (typeof spec.clusterIP === 'string' && spec.clusterIP !== '' && ips.length > 0 && ips[0] !== spec.clusterIP)
-    out.push(fieldErrors.invalid('spec.clusterIPs', ips, 'first value must match `clusterIP`'));
+  if (type !== 'ExternalName') validateClusterIPsRelatedFields(spec, out);
   out.push(...validateLabels(spec.selector, 'spec.selector'));
   return out;
 }
@@ -90,5 +133,24 @@ export function validateServiceUpdate(svc: KubeObject, old: KubeObject): StatusC
   // clusterIP may not change once set, except when the service becomes ExternalName (which has none).
   if (typeof oldIP === 'string' && oldIP !== '' && spec.type !== 'ExternalName' && oldSpec.type !== 'ExternalName' && spec.clusterIP !== oldIP)
     out.push(fieldErrors.immutable('spec.clusterIP', spec.clusterIP ?? ''));
+  validateUpgradeDowngradeClusterIPs(spec, oldSpec, out);
   return out;
+}
+
+/** A dual-stack upgrade adds, a downgrade (with ipFamilyPolicy SingleStack) drops, the secondary clusterIP. */
+function validateUpgradeDowngradeClusterIPs(spec: Record<string, unknown>, oldSpec: Record<string, unknown>, out: StatusCause[]): void {
+  if (spec.type === 'ExternalName' || oldSpec.type === 'ExternalName') return;
+  const ips = asArray(spec.clusterIPs) ?? [];
+  const oldIPs = asArray(oldSpec.clusterIPs) ?? [];
+  if (ips[0] === 'None' && ips.length === 1 && oldIPs[0] === 'None' && oldIPs.length === 1) return;
+  if (ips.length === oldIPs.length) {
+    // The primary's change is already reported as spec.clusterIP being immutable.
+    oldIPs.forEach((ip, i) => {
+      if (i > 0 && ip !== ips[i]) out.push(fieldErrors.invalid(`spec.clusterIPs[${i}]`, ips, 'may not change once set'));
+    });
+  } else if (ips.length < oldIPs.length) {
+    if (ips.length === 0) out.push(fieldErrors.invalid('spec.clusterIPs[0]', ips, 'primary clusterIP can not be unset'));
+    if (ips.length === 1 && spec.ipFamilyPolicy !== 'SingleStack')
+      out.push(fieldErrors.invalid('spec.ipFamilyPolicy', spec.ipFamilyPolicy ?? null, "must be set to 'SingleStack' when releasing the secondary clusterIP"));
+  }
 }

@@ -1,0 +1,171 @@
+// kube-apiserver flags that seed 003's unit (and common unit files) pass but that kemu has nothing behind
+// yet: accepted with Kubernetes' names, types and defaults, checked where kube-apiserver checks them at
+// start-up (files it loads must load; values it parses must parse, with its words), and each one the user
+// set logged once as not in effect (docs/apiserver.md lists them). A flag moves out of here when kemu
+// implements it.
+import fs from 'node:fs';
+import type { Logger } from '@kemu/base';
+import { parseCertificates, readCertAndKey } from '@kemu/pki';
+
+export const DEFAULT_KUBELET_PREFERRED_ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'] as const;
+
+export const COMPAT_FLAGS = {
+  'kubelet-client-certificate': { type: 'string', default: '', usage: 'Path to a client cert file for TLS.' },
+  'kubelet-client-key': { type: 'string', default: '', usage: 'Path to a client key file for TLS.' },
+  'kubelet-certificate-authority': { type: 'string', default: '', usage: 'Path to a cert file for the certificate authority.' },
+  'kubelet-preferred-address-types': { type: 'stringArray', default: [...DEFAULT_KUBELET_PREFERRED_ADDRESS_TYPES], usage: 'List of the preferred NodeAddressTypes to use for kubelet connections.' },
+  'kubelet-timeout': { type: 'duration', default: 5000, usage: 'Timeout for kubelet operations.' },
+  'proxy-client-cert-file': { type: 'string', default: '', usage: 'Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request. This includes proxying requests to a user api-server and calling out to webhook admission plugins.' },
+  'proxy-client-key-file': { type: 'string', default: '', usage: 'Private key for the client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request.' },
+  'enable-aggregator-routing': { type: 'bool', default: false, usage: 'Turns on aggregator routing requests to endpoints IP rather than cluster IP.' },
+  profiling: { type: 'bool', default: true, usage: 'Enable profiling via web interface host:port/debug/pprof/' },
+  'enable-swagger-ui': { type: 'bool', default: false, usage: 'Enables swagger ui on the apiserver at /swagger-ui (removed from Kubernetes; accepted for older unit files).' },
+  'apiserver-count': { type: 'int', default: 1, usage: 'The number of apiservers running in the cluster, must be a positive number. (In use when --endpoint-reconciler-type=master-count is enabled.)' },
+  'runtime-config': { type: 'stringArray', default: [], usage: 'A set of key=value pairs that enable or disable built-in APIs.' },
+  'feature-gates': { type: 'stringArray', default: [], usage: 'A set of key=value pairs that describe feature gates for alpha/experimental features.' },
+  'cors-allowed-origins': { type: 'stringArray', default: [], usage: 'List of allowed origins for CORS, comma separated. An allowed origin can be a regular expression to support subdomain matching.' },
+  'external-hostname': { type: 'string', default: '', usage: 'The hostname to use when generating externalized URLs for this master (e.g. Swagger API Docs or OpenID Discovery).' },
+  'storage-media-type': { type: 'string', default: 'application/vnd.kubernetes.protobuf', usage: 'The media type to use to store objects in storage.' },
+  'encryption-provider-config': { type: 'string', default: '', usage: 'The file containing configuration for encryption providers to be used for storing secrets in etcd' },
+} as const;
+
+type CompatFlag = keyof typeof COMPAT_FLAGS;
+
+export interface CompatFlagValues {
+  'kubelet-client-certificate': string;
+  'kubelet-client-key': string;
+  'kubelet-certificate-authority': string;
+  'kubelet-preferred-address-types': string[];
+  'kubelet-timeout': number;
+  'proxy-client-cert-file': string;
+  'proxy-client-key-file': string;
+  'enable-aggregator-routing': boolean;
+  profiling: boolean;
+  'enable-swagger-ui': boolean;
+  'apiserver-count': number;
+  'runtime-config': string[];
+  'feature-gates': string[];
+  'cors-allowed-origins': string[];
+  'external-hostname': string;
+  'storage-media-type': string;
+  'encryption-provider-config': string;
+}
+
+/** Why each flag does nothing in kemu (the log line and docs/apiserver.md say the same). */
+export const NOT_IN_EFFECT: Record<CompatFlag, string> = {
+  'kubelet-client-certificate': 'the apiserver does not call kubelets (logs, exec and port-forward are emulated)',
+  'kubelet-client-key': 'the apiserver does not call kubelets (logs, exec and port-forward are emulated)',
+  'kubelet-certificate-authority': 'the apiserver does not call kubelets (logs, exec and port-forward are emulated)',
+  'kubelet-preferred-address-types': 'the apiserver does not call kubelets (logs, exec and port-forward are emulated)',
+  'kubelet-timeout': 'the apiserver does not call kubelets (logs, exec and port-forward are emulated)',
+  'proxy-client-cert-file': 'there is no API aggregation and no admission webhooks to call out to',
+  'proxy-client-key-file': 'there is no API aggregation and no admission webhooks to call out to',
+  'enable-aggregator-routing': 'there is no API aggregation',
+  profiling: 'kemu serves no /debug/pprof',
+  'enable-swagger-ui': 'kemu serves no Swagger UI',
+  'apiserver-count': 'the lease endpoint reconciler counts live apiservers itself',
+  'runtime-config': 'every built-in API kemu serves is always on',
+  'feature-gates': 'kemu has no feature gates',
+  'cors-allowed-origins': 'kemu sends no CORS headers',
+  'external-hostname': 'kemu generates no externalized URLs',
+  'storage-media-type': 'kemu stores objects as JSON',
+  'encryption-provider-config': 'Secrets are stored unencrypted',
+};
+
+const MEDIA_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+
+export interface FlagFailure {
+  /** 2 for a value that does not parse (as pflag), 1 for a start-up failure (as cobra's RunE). */
+  code: 1 | 2;
+  message: string;
+}
+
+/** Go's words for a file that cannot be read ("open /x: no such file or directory"). */
+function readError(file: string, e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  const why = code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : e instanceof Error ? e.message : String(e);
+  return code === 'EISDIR' ? `read ${file}: ${why}` : `open ${file}: ${why}`;
+}
+
+function featureGateError(pairs: readonly string[]): string | undefined {
+  for (const p of pairs) {
+    const eq = p.indexOf('=');
+    const key = (eq < 0 ? p : p.slice(0, eq)).trim();
+    if (eq < 0) return `missing bool value for ${key}`;
+    const v = p.slice(eq + 1).trim();
+    // Go's strconv.ParseBool.
+    if (!['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v))
+      return `invalid value of ${key}=${v}, err: strconv.ParseBool: parsing "${v}": invalid syntax`;
+  }
+  return undefined;
+}
+
+/** The first failure kube-apiserver would stop on, or undefined when the flags are fine. */
+export function checkCompatFlags(f: CompatFlagValues): FlagFailure | undefined {
+  const gates = featureGateError(f['feature-gates']);
+  if (gates) return { code: 2, message: `invalid argument "${f['feature-gates'].join(',')}" for "--feature-gates" flag: ${gates}` };
+  if (f['apiserver-count'] <= 0) return { code: 1, message: `--apiserver-count should be a positive number, but value '${f['apiserver-count']}' provided` };
+  if (!MEDIA_TYPES.includes(f['storage-media-type']))
+    return { code: 1, message: `--storage-media-type "${f['storage-media-type']}" invalid, allowed values: ${MEDIA_TYPES.join(', ')}` };
+  for (const origin of f['cors-allowed-origins']) {
+    try {
+      new RegExp(origin);
+    } catch (e) {
+      return { code: 1, message: `--cors-allowed-origins has an invalid regular expression: ${e instanceof Error ? e.message : String(e)}` };
+    }
+  }
+  // Files kube-apiserver loads while building its config: a bad one stops it.
+  const pairs: [string, string][] = [
+    [f['kubelet-client-certificate'], f['kubelet-client-key']],
+    [f['proxy-client-cert-file'], f['proxy-client-key-file']],
+  ];
+  for (const [cert, key] of pairs) {
+    if (cert === '' || key === '') continue; // Kubernetes uses a pair only when both are given
+    for (const file of [cert, key]) {
+      try {
+        fs.accessSync(file, fs.constants.R_OK);
+        if (fs.statSync(file).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+      } catch (e) {
+        return { code: 1, message: readError(file, e) };
+      }
+    }
+    try {
+      readCertAndKey(cert, key);
+    } catch (e) {
+      return { code: 1, message: `invalid client certificate/key pair ${cert}, ${key}: ${e instanceof Error ? e.message : String(e)}` };
+    }
+  }
+  for (const file of [f['kubelet-certificate-authority'], f['encryption-provider-config']]) {
+    if (file === '') continue;
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (e) {
+      return { code: 1, message: readError(file, e) };
+    }
+    if (file === f['kubelet-certificate-authority']) {
+      try {
+        parseCertificates(text, file);
+      } catch {
+        return { code: 1, message: 'unable to load root certificates: unable to parse bytes as PEM block' };
+      }
+    }
+  }
+  return undefined;
+}
+
+function isDefault(name: CompatFlag, value: unknown): boolean {
+  return JSON.stringify(value) === JSON.stringify(COMPAT_FLAGS[name].default);
+}
+
+/** One line per flag given a non-default value: accepted, not in effect, and why. */
+export function logNotInEffect(f: CompatFlagValues, logger: Logger): void {
+  for (const name of Object.keys(COMPAT_FLAGS) as CompatFlag[]) {
+    if (isDefault(name, f[name])) continue;
+    logger.info({ flag: `--${name}`, value: f[name] }, `Flag accepted but not in effect in kemu: ${NOT_IN_EFFECT[name]}`);
+  }
+  const [cert, key] = [f['proxy-client-cert-file'], f['proxy-client-key-file']];
+  if ((cert === '') !== (key === '')) logger.warn({}, '--proxy-client-cert-file and --proxy-client-key-file are used only together; the one given is ignored');
+  const [kcert, kkey] = [f['kubelet-client-certificate'], f['kubelet-client-key']];
+  if ((kcert === '') !== (kkey === '')) logger.warn({}, '--kubelet-client-certificate and --kubelet-client-key are used only together; the one given is ignored');
+}
