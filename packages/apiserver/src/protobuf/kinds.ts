@@ -7,6 +7,7 @@ import { Endpoints, Event } from './tables/core-endpoints-events.ts';
 import { EndpointSlice, Event as EventV1 } from './tables/discovery-events.ts';
 import { DeleteOptions } from './tables/meta.ts';
 import { Node } from './tables/node.ts';
+import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from './tables/rbac.ts';
 import { SelfSubjectAccessReview, SelfSubjectReview, SelfSubjectRulesReview } from './tables/reviews.ts';
 
 const KINDS: ReadonlyMap<string, Message> = new Map<string, Message>([
@@ -31,6 +32,10 @@ const KINDS: ReadonlyMap<string, Message> = new Map<string, Message>([
   ['authorization.k8s.io/v1/SelfSubjectAccessReview', SelfSubjectAccessReview],
   ['authorization.k8s.io/v1/SelfSubjectRulesReview', SelfSubjectRulesReview],
   ['authentication.k8s.io/v1/SelfSubjectReview', SelfSubjectReview],
+  ['rbac.authorization.k8s.io/v1/Role', Role],
+  ['rbac.authorization.k8s.io/v1/ClusterRole', ClusterRole],
+  ['rbac.authorization.k8s.io/v1/RoleBinding', RoleBinding],
+  ['rbac.authorization.k8s.io/v1/ClusterRoleBinding', ClusterRoleBinding],
 ]);
 
 export function protobufSchema(apiVersion: string, kind: string): Message | undefined {

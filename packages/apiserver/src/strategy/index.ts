@@ -21,6 +21,7 @@ import { priorityClassStrategy } from './priorityclasses.ts';
 import { bindingStrategy } from './bindings.ts';
 import { componentStatusStrategy } from './componentstatuses.ts';
 import { selfSubjectAccessReviewStrategy, selfSubjectReviewStrategy, selfSubjectRulesReviewStrategy } from './reviews.ts';
+import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { printerFor } from '../printers/index.ts';
 
@@ -45,6 +46,10 @@ const STRATEGIES: ResourceStrategy[] = [
   selfSubjectAccessReviewStrategy,
   selfSubjectRulesReviewStrategy,
   selfSubjectReviewStrategy,
+  roleStrategy,
+  clusterRoleStrategy,
+  roleBindingStrategy,
+  clusterRoleBindingStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
