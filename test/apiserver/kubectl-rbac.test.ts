@@ -1,5 +1,7 @@
 // kubectl create role|clusterrole|rolebinding|clusterrolebinding (typed clients: protobuf bodies) and
 // kubectl get of the four RBAC kinds, with Kubernetes' columns and validation messages.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from './cluster.ts';
 import { startKubectlCluster, type KubectlCluster } from './kubectl-cluster.ts';
@@ -53,6 +55,43 @@ describe('kubectl and RBAC kinds', () => {
       { kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'devs' },
       { kind: 'ServiceAccount', name: 'robot', namespace: 'default' },
     ]);
+  });
+
+  it('describe role and rolebinding print the rules and subjects', async () => {
+    const r = await k.kubectl('describe', 'role', 'pod-reader');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/PolicyRule:\n\s+Resources\s+Non-Resource URLs\s+Resource Names\s+Verbs/);
+    expect(r.stdout).toMatch(/pods\/log\s+\[\]\s+\[\]\s+\[get list watch\]/);
+    const b = await k.kubectl('describe', 'rolebinding', 'read-pods');
+    expect(b.code).toBe(0);
+    expect(b.stdout).toMatch(/Role:\n\s+Kind:\s+Role\n\s+Name:\s+pod-reader/);
+    expect(b.stdout).toMatch(/ServiceAccount\s+robot\s+default/);
+  });
+
+  it('apply -f and apply --server-side of a Role and a RoleBinding, then a changed rule', async () => {
+    const file = path.join(k.dir, 'rbac.yaml');
+    const doc = (verbs: string) => `apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: applied, namespace: default}
+rules:
+- {apiGroups: [""], resources: [configmaps], verbs: [${verbs}]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: applied, namespace: default}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: applied}
+subjects: [{kind: User, apiGroup: rbac.authorization.k8s.io, name: jane}]
+`;
+    writeFileSync(file, doc('get'));
+    const a = await k.kubectl('apply', '-f', file);
+    expect(a.stdout).toBe('role.rbac.authorization.k8s.io/applied created\nrolebinding.rbac.authorization.k8s.io/applied created\n');
+    writeFileSync(file, doc('get, list'));
+    const b = await k.kubectl('apply', '-f', file);
+    expect(b.stdout).toBe('role.rbac.authorization.k8s.io/applied configured\nrolebinding.rbac.authorization.k8s.io/applied unchanged\n');
+    const ss = await k.kubectl('apply', '--server-side', '--force-conflicts', '-f', file);
+    expect(ss.code).toBe(0);
+    const rules = JSON.parse((await k.kubectl('get', 'role', 'applied', '-o', 'json')).stdout).rules;
+    expect(rules).toEqual([{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }]);
   });
 
   it('refuses a changed roleRef and a rule without verbs with Kubernetes messages', async () => {
