@@ -94,6 +94,15 @@ subjects: [{kind: User, apiGroup: rbac.authorization.k8s.io, name: jane}]
     expect(rules).toEqual([{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }]);
   });
 
+  it('explain role.rules and clusterrolebinding.subjects', async () => {
+    const r = await k.kubectl('explain', 'role.rules');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/GROUP:\s+rbac.authorization.k8s.io\nKIND:\s+Role\nVERSION:\s+v1/);
+    expect(r.stdout).toMatch(/nonResourceURLs\s+<\[\]string>/);
+    const s = await k.kubectl('explain', 'clusterrolebinding.subjects');
+    expect(s.stdout).toMatch(/namespace\s+<string>/);
+  });
+
   it('refuses a changed roleRef and a rule without verbs with Kubernetes messages', async () => {
     const base = `${k.A.url}/apis/rbac.authorization.k8s.io/v1`;
     const cur = (await api(`${base}/namespaces/default/rolebindings/read-pods`, 'GET')).body as unknown as { roleRef: { name: string } };
