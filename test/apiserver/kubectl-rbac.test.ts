@@ -112,6 +112,11 @@ subjects: [{kind: User, apiGroup: rbac.authorization.k8s.io, name: jane}]
     expect(put.body.message).toBe(
       'RoleBinding.rbac.authorization.k8s.io "read-pods" is invalid: roleRef: Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"Role", Name:"other"}: cannot change roleRef',
     );
+    // RBAC kinds allow create-on-update: a PUT of a missing object creates it (201); a ConfigMap's is 404.
+    const created = await api(`${base}/namespaces/default/roles/by-put`, 'PUT', { metadata: { name: 'by-put' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] });
+    expect(created.status).toBe(201);
+    expect((created.body.metadata as { namespace?: string }).namespace).toBe('default');
+    expect((await api(`${k.A.url}/api/v1/namespaces/default/configmaps/by-put`, 'PUT', { metadata: { name: 'by-put' } })).status).toBe(404);
     const bad = await api(`${base}/clusterroles`, 'POST', { metadata: { name: 'bad' }, rules: [{ apiGroups: [''], resources: ['pods'] }] });
     expect(bad.status).toBe(422);
     expect(bad.body.message).toBe('ClusterRole.rbac.authorization.k8s.io "bad" is invalid: rules[0].verbs: Required value: verbs must contain at least one value');
