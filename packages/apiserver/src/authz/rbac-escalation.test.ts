@@ -1,6 +1,6 @@
 // Escalation prevention with real Role/ClusterRole/binding objects: holding every rule, `escalate` and `bind`
 // let a write through; anything else is refused with Kubernetes' Forbidden text.
-import { R, StatusError, type ClusterRole, type ClusterRoleBinding, type KubeObject, type PolicyRule, type Role, type RoleBinding, type Subject } from '@kemu/api';
+import { R, StatusError, type ClusterRoleBinding, type KubeObject, type PolicyRule } from '@kemu/api';
 import { MemoryBackend } from '@kemu/store';
 import { describe, expect, it } from 'vitest';
 import type { UserInfo } from '../authn/user.ts';
@@ -10,25 +10,9 @@ import { Registry } from '../registry/registry.ts';
 import { RbacAuthorizer } from './rbac.ts';
 import { checkRbacEscalation, rbacWriteGuard, type RbacWrite } from './rbac-escalation.ts';
 import { StaticRbacLookups } from './rbac-lookups.ts';
+import { clusterRole, clusterRoleBinding as crb, role, roleBinding as rb, user } from './rbac-fixtures.ts';
 
 const G = 'rbac.authorization.k8s.io';
-const clusterRole = (name: string, rules: PolicyRule[], extra: Partial<ClusterRole> = {}): ClusterRole => ({ apiVersion: `${G}/v1`, kind: 'ClusterRole', metadata: { name }, rules, ...extra });
-const role = (namespace: string, name: string, rules: PolicyRule[]): Role => ({ apiVersion: `${G}/v1`, kind: 'Role', metadata: { namespace, name }, rules });
-const user = (name: string): Subject => ({ kind: 'User', apiGroup: G, name });
-const crb = (name: string, roleName: string, subjects: Subject[]): ClusterRoleBinding => ({
-  apiVersion: `${G}/v1`,
-  kind: 'ClusterRoleBinding',
-  metadata: { name },
-  roleRef: { apiGroup: G, kind: 'ClusterRole', name: roleName },
-  subjects,
-});
-const rb = (namespace: string, name: string, kind: 'Role' | 'ClusterRole', roleName: string, subjects: Subject[]): RoleBinding => ({
-  apiVersion: `${G}/v1`,
-  kind: 'RoleBinding',
-  metadata: { namespace, name },
-  roleRef: { apiGroup: G, kind, name: roleName },
-  subjects,
-});
 
 const jane: UserInfo = { username: 'jane', groups: ['system:authenticated'] };
 const podsGet: PolicyRule = { verbs: ['get'], apiGroups: [''], resources: ['pods'] };

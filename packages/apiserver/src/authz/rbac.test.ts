@@ -1,7 +1,7 @@
 // The RBAC authorizer against real Role/ClusterRole/binding objects: Kubernetes' matching rules and reasons.
 import { MemoryBackend } from '@kemu/store';
 import { silentLogger } from '@kemu/base';
-import { R, type ClusterRole, type ClusterRoleBinding, type PolicyRule, type Role, type RoleBinding, type Subject } from '@kemu/api';
+import { R, type ClusterRole, type ClusterRoleBinding } from '@kemu/api';
 import { describe, expect, it } from 'vitest';
 import type { UserInfo } from '../authn/user.ts';
 import { Cacher } from '../watch/cacher.ts';
@@ -10,27 +10,7 @@ import { RbacAuthorizer } from './rbac.ts';
 import { rbacLookupsFromCacher } from './rbac-cacher.ts';
 import { StaticRbacLookups } from './rbac-lookups.ts';
 import type { Attributes } from './types.ts';
-
-const G = 'rbac.authorization.k8s.io';
-const clusterRole = (name: string, rules: PolicyRule[]): ClusterRole => ({ apiVersion: `${G}/v1`, kind: 'ClusterRole', metadata: { name }, rules });
-const role = (namespace: string, name: string, rules: PolicyRule[]): Role => ({ apiVersion: `${G}/v1`, kind: 'Role', metadata: { namespace, name }, rules });
-const user = (name: string): Subject => ({ kind: 'User', apiGroup: G, name });
-const group = (name: string): Subject => ({ kind: 'Group', apiGroup: G, name });
-const sa = (name: string, namespace?: string): Subject => ({ kind: 'ServiceAccount', name, ...(namespace ? { namespace } : {}) });
-const crb = (name: string, roleName: string, subjects: Subject[]): ClusterRoleBinding => ({
-  apiVersion: `${G}/v1`,
-  kind: 'ClusterRoleBinding',
-  metadata: { name },
-  roleRef: { apiGroup: G, kind: 'ClusterRole', name: roleName },
-  subjects,
-});
-const rb = (namespace: string, name: string, kind: 'Role' | 'ClusterRole', roleName: string, subjects: Subject[]): RoleBinding => ({
-  apiVersion: `${G}/v1`,
-  kind: 'RoleBinding',
-  metadata: { namespace, name },
-  roleRef: { apiGroup: G, kind, name: roleName },
-  subjects,
-});
+import { clusterRole, clusterRoleBinding as crb, group, role, roleBinding as rb, serviceAccount as sa, user } from './rbac-fixtures.ts';
 
 const jane: UserInfo = { username: 'jane', groups: ['devs', 'system:authenticated'] };
 const robot: UserInfo = { username: 'system:serviceaccount:team:robot', groups: ['system:serviceaccounts', 'system:serviceaccounts:team', 'system:authenticated'] };
