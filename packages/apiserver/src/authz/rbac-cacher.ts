@@ -1,13 +1,13 @@
 // RBAC lookups backed by the apiserver's watch cache (as Kubernetes' RBAC authorizer reads informer listers):
-// no store round trip per decision, and a revision made of each cache's change counter, so the authorizer's
-// subject index is rebuilt only after an RBAC object changed (or the caches were rebuilt).
+// no store round trip per decision, and a revision made of the binding caches' change counters, so the
+// authorizer's subject index is rebuilt only after a binding changed (or the caches were rebuilt).
 import { R, type ClusterRole, type ClusterRoleBinding, type ResourceInfo, type Role, type RoleBinding } from '@kemu/api';
 import { objectKey } from '../storage.ts';
 import type { Cacher } from '../watch/cacher.ts';
 import type { ResourceCache } from '../watch/resource-cache.ts';
 import type { RbacLookups } from './rbac-lookups.ts';
 
-const KINDS = [R.roles, R.clusterroles, R.rolebindings, R.clusterrolebindings] as const;
+const BINDINGS = [R.rolebindings, R.clusterrolebindings] as const;
 
 export function rbacLookupsFromCacher(cacher: Cacher): RbacLookups {
   // Each ResourceCache object gets a number, so a cache rebuilt from scratch (counters restarting) still reads as a change.
@@ -24,7 +24,7 @@ export function rbacLookupsFromCacher(cacher: Cacher): RbacLookups {
   return {
     revision() {
       let rev = '';
-      for (const r of KINDS) {
+      for (const r of BINDINGS) {
         const c = cacher.caches.get(r);
         if (!c) return 'not-ready';
         let id = ids.get(c);

@@ -1,10 +1,11 @@
 // The bindings of a cluster indexed by subject, so one decision reads only the bindings that name the user,
 // one of its groups or its ServiceAccount, instead of every binding (Kubernetes lists them all per request).
-// Each binding's role is resolved when the index is built; the index is rebuilt (lazily, by the authorizer)
-// whenever any RBAC object changes. Bindings keep a fixed order (ClusterRoleBindings by name, RoleBindings
-// by name within their namespace), so the binding named in an "allowed by" reason is stable.
+// The index holds bindings only: roles are looked up when a decision reads a binding, so it is rebuilt (lazily,
+// by the authorizer) when a binding changes, not when a role does. Bindings keep a fixed order
+// (ClusterRoleBindings by name, RoleBindings by name within their namespace), so the binding named in an
+// "allowed by" reason is stable.
 import { SERVICE_ACCOUNT_PREFIX, type UserInfo } from '../authn/user.ts';
-import type { ClusterRoleBinding, PolicyRule, RoleBinding, RoleRef, Subject } from '@kemu/api';
+import type { ClusterRoleBinding, RoleBinding, RoleRef, Subject } from '@kemu/api';
 import type { RbacLookups } from './rbac-lookups.ts';
 
 export interface IndexedBinding {
@@ -14,9 +15,6 @@ export interface IndexedBinding {
   namespace: string;
   roleRef: RoleRef;
   subjects: readonly Subject[];
-  /** The role's rules, or why they could not be had (e.g. `clusterrole.rbac.authorization.k8s.io "x" not found`). */
-  rules: readonly PolicyRule[];
-  error?: string;
   order: number;
 }
 
@@ -58,10 +56,6 @@ export function keysOf(user: UserInfo): string[] {
 
 type Table = Map<string, BindingHit[]>;
 
-function notFound(resource: string, name: string): string {
-  return `${resource}.rbac.authorization.k8s.io "${name}" not found`;
-}
-
 export class SubjectIndex {
   private readonly cluster: Table = new Map();
   private readonly byNamespace = new Map<string, Table>();
@@ -70,17 +64,17 @@ export class SubjectIndex {
     const sortByName = <T extends { metadata: { name?: string } }>(xs: Iterable<T>) =>
       [...xs].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : (a.metadata.name ?? '') > (b.metadata.name ?? '') ? 1 : 0));
     let order = 0;
-    for (const crb of sortByName<ClusterRoleBinding>(lookups.clusterRoleBindings())) this.add(this.cluster, crb, '', order++, lookups);
+    for (const crb of sortByName<ClusterRoleBinding>(lookups.clusterRoleBindings())) this.add(this.cluster, crb, '', order++);
     for (const rb of sortByName<RoleBinding>(lookups.roleBindings())) {
       const ns = rb.metadata.namespace ?? '';
       if (ns === '') continue;
       let t = this.byNamespace.get(ns);
       if (!t) this.byNamespace.set(ns, (t = new Map()));
-      this.add(t, rb, ns, order++, lookups);
+      this.add(t, rb, ns, order++);
     }
   }
 
-  private add(table: Table, b: RoleBinding | ClusterRoleBinding, namespace: string, order: number, lookups: RbacLookups): void {
+  private add(table: Table, b: RoleBinding | ClusterRoleBinding, namespace: string, order: number): void {
     const subjects = b.subjects ?? [];
     const keyed = new Map<string, number>();
     subjects.forEach((s, i) => {
@@ -95,7 +89,6 @@ export class SubjectIndex {
       roleRef: b.roleRef,
       subjects,
       order,
-      ...resolveRole(lookups, b.roleRef, namespace),
     };
     for (const [k, subjectIndex] of keyed) {
       let hits = table.get(k);
@@ -120,21 +113,5 @@ export class SubjectIndex {
     // A binding naming the user twice (e.g. by name and by group) counts once, with its first matching subject.
     merged.sort((a, b) => a.binding.order - b.binding.order || a.subjectIndex - b.subjectIndex);
     return merged.filter((h, i) => i === 0 || (merged as BindingHit[])[i - 1]?.binding !== h.binding);
-  }
-}
-
-/** GetRoleReferenceRules: the referenced role's rules, or the error a lister would give. */
-export function resolveRole(lookups: RbacLookups, ref: RoleRef, bindingNamespace: string): { rules: readonly PolicyRule[]; error?: string } {
-  switch (ref?.kind) {
-    case 'Role': {
-      const role = bindingNamespace === '' ? undefined : lookups.role(bindingNamespace, ref.name);
-      return role ? { rules: role.rules ?? [] } : { rules: [], error: notFound('role', ref.name) };
-    }
-    case 'ClusterRole': {
-      const role = lookups.clusterRole(ref.name);
-      return role ? { rules: role.rules ?? [] } : { rules: [], error: notFound('clusterrole', ref.name) };
-    }
-    default:
-      return { rules: [], error: `unsupported role reference kind: ${JSON.stringify(ref?.kind ?? '')}` };
   }
 }

@@ -2,10 +2,10 @@
 // in kube-apiserver: rbac-cacher.ts; plain arrays in tests and benchmarks). Objects handed out are shared
 // and never mutated. A lookup may throw (e.g. the cache is not built yet): the authorizer then has no
 // opinion and says why.
-import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from '@kemu/api';
+import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef } from '@kemu/api';
 
 export interface RbacLookups {
-  /** Differs whenever any Role, ClusterRole or binding changed since the last call returned it. */
+  /** Differs whenever a RoleBinding or ClusterRoleBinding changed (roles are read live, bindings through an index). */
   revision(): string | number;
   clusterRoleBindings(): Iterable<ClusterRoleBinding>;
   /** RoleBindings of every namespace. */
@@ -40,5 +40,25 @@ export class StaticRbacLookups implements RbacLookups {
   }
   role(namespace: string, name: string): Role | undefined {
     return this.roles.find((r) => r.metadata.namespace === namespace && r.metadata.name === name);
+  }
+}
+
+function notFound(resource: string, name: string): string {
+  return `${resource}.rbac.authorization.k8s.io "${name}" not found`;
+}
+
+/** GetRoleReferenceRules: the referenced role's rules, or the error a lister would give. */
+export function resolveRole(lookups: RbacLookups, ref: RoleRef, bindingNamespace: string): { rules: readonly PolicyRule[]; error?: string } {
+  switch (ref?.kind) {
+    case 'Role': {
+      const role = bindingNamespace === '' ? undefined : lookups.role(bindingNamespace, ref.name);
+      return role ? { rules: role.rules ?? [] } : { rules: [], error: notFound('role', ref.name) };
+    }
+    case 'ClusterRole': {
+      const role = lookups.clusterRole(ref.name);
+      return role ? { rules: role.rules ?? [] } : { rules: [], error: notFound('clusterrole', ref.name) };
+    }
+    default:
+      return { rules: [], error: `unsupported role reference kind: ${JSON.stringify(ref?.kind ?? '')}` };
   }
 }

@@ -115,6 +115,14 @@ describe('RbacAuthorizer.authorize', () => {
     expect(authz.authorize(res(bob, 'get', 'nodes', { name: 'n' })).reason).toBe('RBAC: allowed by ClusterRoleBinding "bob-admin" of ClusterRole "everything" to User "bob"');
   });
 
+  it('reads roles live: a rule added to a bound role counts at once, with no index rebuild', () => {
+    const { lookups, authz } = fixture();
+    const u: UserInfo = { username: 'jane', groups: [] };
+    expect(authz.authorize(res(u, 'get', 'configmaps', { namespace: 'team', name: 'two' })).decision).toBe('noOpinion');
+    lookups.clusterRolesList[0]?.rules?.push({ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] });
+    expect(authz.authorize(res(u, 'get', 'configmaps', { namespace: 'team', name: 'two' })).decision).toBe('allow');
+  });
+
   it('a binding listing the user twice is named once, with its first matching subject', () => {
     const authz = new RbacAuthorizer(new StaticRbacLookups([], [clusterRole('r', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }])], [], [crb('b', 'r', [group('devs'), user('jane')])]));
     expect(authz.authorize(res(jane, 'get', 'pods', { namespace: 'n', name: 'p' })).reason).toBe('RBAC: allowed by ClusterRoleBinding "b" of ClusterRole "r" to Group "devs"');

@@ -6,8 +6,8 @@
 // roleReferenceRules are the rule resolver escalation prevention uses.
 import { errors, type PolicyRule, type RoleRef } from '@kemu/api';
 import type { UserInfo } from '../authn/user.ts';
-import { keysOf, resolveRole, SubjectIndex, type BindingHit } from './rbac-index.ts';
-import type { RbacLookups } from './rbac-lookups.ts';
+import { keysOf, SubjectIndex, type BindingHit } from './rbac-index.ts';
+import { resolveRole, type RbacLookups } from './rbac-lookups.ts';
 import { aggregateMessage, ruleAllows } from './rbac-rules.ts';
 import type { Attributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RulesResult } from './types.ts';
 
@@ -37,7 +37,7 @@ export class RbacAuthorizer implements Authorizer {
 
   constructor(private readonly lookups: RbacLookups) {}
 
-  /** The subject index for the current objects, rebuilt when the lookups report a change. */
+  /** The subject index for the current bindings, rebuilt when the lookups report a change. */
   private current(): SubjectIndex {
     const rev = this.lookups.revision();
     if (!this.index || rev !== this.indexRevision) {
@@ -60,8 +60,9 @@ export class RbacAuthorizer implements Authorizer {
     let allowedBy: BindingHit | undefined;
     try {
       this.visit(a.user, a.namespace, (h) => {
-        if (h.binding.error !== undefined) errs.push(h.binding.error);
-        for (const rule of h.binding.rules) {
+        const { rules, error } = resolveRole(this.lookups, h.binding.roleRef, h.binding.namespace);
+        if (error !== undefined) errs.push(error);
+        for (const rule of rules) {
           if (ruleAllows(a, rule)) {
             allowedBy = h;
             return false;
@@ -81,8 +82,9 @@ export class RbacAuthorizer implements Authorizer {
     const out: PolicyRules = { rules: [], errors: [] };
     try {
       this.visit(user, namespace, (h) => {
-        if (h.binding.error !== undefined) out.errors.push(h.binding.error);
-        out.rules.push(...h.binding.rules);
+        const { rules, error } = resolveRole(this.lookups, h.binding.roleRef, h.binding.namespace);
+        if (error !== undefined) out.errors.push(error);
+        out.rules.push(...rules);
         return true;
       });
     } catch (e) {
