@@ -409,6 +409,48 @@ const cases: { name: string; apiVersion: string; kind: string; raw: Uint8Array; 
     want: { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 's' }, addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'], conditions: { ready: false } }] },
   },
   {
+    name: 'ClusterRole: rules, and the aggregationRule selectors',
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    raw: cat(
+      meta(str(1, 'agg')),
+      msg(2, str(1, 'get'), str(2, ''), str(3, 'pods'), str(3, 'pods/log'), str(4, 'one')),
+      msg(2, str(1, 'get'), str(5, '/healthz')),
+      msg(3, msg(1, entry(1, 'rbac.example.com/aggregate', 'true'))),
+    ),
+    want: {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'agg' },
+      rules: [
+        { verbs: ['get'], apiGroups: [''], resources: ['pods', 'pods/log'], resourceNames: ['one'] },
+        { verbs: ['get'], nonResourceURLs: ['/healthz'] },
+      ],
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'rbac.example.com/aggregate': 'true' } }] },
+    },
+  },
+  {
+    name: 'RoleBinding: roleRef and subjects, an empty ServiceAccount apiGroup omitted',
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    raw: cat(
+      meta(str(1, 'rb'), str(3, 'team')),
+      msg(2, str(1, 'User'), str(2, 'rbac.authorization.k8s.io'), str(3, 'jane'), str(4, '')),
+      msg(2, str(1, 'ServiceAccount'), str(2, ''), str(3, 'robot'), str(4, 'team')),
+      msg(3, str(1, 'rbac.authorization.k8s.io'), str(2, 'Role'), str(3, 'pod-reader')),
+    ),
+    want: {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'rb', namespace: 'team' },
+      subjects: [
+        { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'jane' },
+        { kind: 'ServiceAccount', name: 'robot', namespace: 'team' },
+      ],
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-reader' },
+    },
+  },
+  {
     name: 'DeleteOptions under any group version',
     apiVersion: 'v1',
     kind: 'DeleteOptions',

@@ -6,6 +6,7 @@ import * as core from '../../packages/apiserver/src/protobuf/tables/core.ts';
 import * as coreEE from '../../packages/apiserver/src/protobuf/tables/core-endpoints-events.ts';
 import * as discoveryEvents from '../../packages/apiserver/src/protobuf/tables/discovery-events.ts';
 import * as node from '../../packages/apiserver/src/protobuf/tables/node.ts';
+import * as rbac from '../../packages/apiserver/src/protobuf/tables/rbac.ts';
 import * as reviews from '../../packages/apiserver/src/protobuf/tables/reviews.ts';
 import { loadDescriptors, type ProtoField } from './descriptors.ts';
 import { findKubectl132 } from './kubectl-bin.ts';
@@ -32,6 +33,10 @@ const ROOTS: [Message, string][] = [
   [reviews.SelfSubjectAccessReview, 'k8s.io.api.authorization.v1.SelfSubjectAccessReview'],
   [reviews.SelfSubjectRulesReview, 'k8s.io.api.authorization.v1.SelfSubjectRulesReview'],
   [reviews.SelfSubjectReview, 'k8s.io.api.authentication.v1.SelfSubjectReview'],
+  [rbac.Role, 'k8s.io.api.rbac.v1.Role'],
+  [rbac.ClusterRole, 'k8s.io.api.rbac.v1.ClusterRole'],
+  [rbac.RoleBinding, 'k8s.io.api.rbac.v1.RoleBinding'],
+  [rbac.ClusterRoleBinding, 'k8s.io.api.rbac.v1.ClusterRoleBinding'],
 ];
 
 const kubectl132 = findKubectl132();

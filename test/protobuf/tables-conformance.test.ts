@@ -8,6 +8,7 @@ import * as coreEE from '../../packages/apiserver/src/protobuf/tables/core-endpo
 import * as discoveryEvents from '../../packages/apiserver/src/protobuf/tables/discovery-events.ts';
 import * as meta from '../../packages/apiserver/src/protobuf/tables/meta.ts';
 import * as node from '../../packages/apiserver/src/protobuf/tables/node.ts';
+import * as rbac from '../../packages/apiserver/src/protobuf/tables/rbac.ts';
 import * as reviews from '../../packages/apiserver/src/protobuf/tables/reviews.ts';
 import { loadDescriptors, type ProtoField } from './descriptors.ts';
 import { findKubectl132 } from './kubectl-bin.ts';
@@ -35,6 +36,10 @@ const ROOTS: [string, Message, string][] = [
   ['SelfSubjectAccessReview', reviews.SelfSubjectAccessReview, 'k8s.io.api.authorization.v1.SelfSubjectAccessReview'],
   ['SelfSubjectRulesReview', reviews.SelfSubjectRulesReview, 'k8s.io.api.authorization.v1.SelfSubjectRulesReview'],
   ['SelfSubjectReview', reviews.SelfSubjectReview, 'k8s.io.api.authentication.v1.SelfSubjectReview'],
+  ['Role', rbac.Role, 'k8s.io.api.rbac.v1.Role'],
+  ['ClusterRole', rbac.ClusterRole, 'k8s.io.api.rbac.v1.ClusterRole'],
+  ['RoleBinding', rbac.RoleBinding, 'k8s.io.api.rbac.v1.RoleBinding'],
+  ['ClusterRoleBinding', rbac.ClusterRoleBinding, 'k8s.io.api.rbac.v1.ClusterRoleBinding'],
   ['DeleteOptions', meta.DeleteOptions, 'k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions'],
 ];
 

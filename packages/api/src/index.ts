@@ -3,6 +3,8 @@
 export type * from './meta.ts';
 export type * from './core.ts';
 export type * from './apps.ts';
+export type * from './rbac.ts';
+export { RBAC_ALL, RBAC_GROUP } from './rbac.ts';
 export * from './resources.ts';
 export * from './status.ts';
 export * from './time.ts';

@@ -8,6 +8,7 @@ import { nodePrinter } from './nodes.ts';
 import * as core from './core.ts';
 import { eventPrinter, eventsV1Printer } from './events.ts';
 import { deploymentPrinter, replicaSetPrinter } from './apps.ts';
+import { clusterRoleBindingPrinter, roleBindingPrinter } from './rbac.ts';
 import { endpointSlicePrinter, leasePrinter, priorityClassPrinter } from './misc.ts';
 
 const key = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
@@ -29,6 +30,8 @@ const PRINTERS = new Map<string, TablePrinter>([
   [key(R.leases), leasePrinter],
   [key(R.endpointslices), endpointSlicePrinter],
   [key(R.priorityclasses), priorityClassPrinter],
+  [key(R.rolebindings), roleBindingPrinter],
+  [key(R.clusterrolebindings), clusterRoleBindingPrinter],
 ]);
 
 export function printerFor(r: ResourceInfo): TablePrinter | undefined {

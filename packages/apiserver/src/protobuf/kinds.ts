@@ -8,6 +8,7 @@ import { EndpointSlice, Event as EventV1 } from './tables/discovery-events.ts';
 import { DeleteOptions } from './tables/meta.ts';
 import { Node } from './tables/node.ts';
 import { LocalSubjectAccessReview, SelfSubjectAccessReview, SelfSubjectReview, SelfSubjectRulesReview, SubjectAccessReview } from './tables/reviews.ts';
+import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from './tables/rbac.ts';
 
 const KINDS: ReadonlyMap<string, Message> = new Map<string, Message>([
   ['v1/Namespace', Namespace],
@@ -33,6 +34,10 @@ const KINDS: ReadonlyMap<string, Message> = new Map<string, Message>([
   ['authentication.k8s.io/v1/SelfSubjectReview', SelfSubjectReview],
   ['authorization.k8s.io/v1/SubjectAccessReview', SubjectAccessReview],
   ['authorization.k8s.io/v1/LocalSubjectAccessReview', LocalSubjectAccessReview],
+  ['rbac.authorization.k8s.io/v1/Role', Role],
+  ['rbac.authorization.k8s.io/v1/ClusterRole', ClusterRole],
+  ['rbac.authorization.k8s.io/v1/RoleBinding', RoleBinding],
+  ['rbac.authorization.k8s.io/v1/ClusterRoleBinding', ClusterRoleBinding],
 ]);
 
 export function protobufSchema(apiVersion: string, kind: string): Message | undefined {

@@ -6,12 +6,14 @@ import * as apps from './tables/apps-and-others.ts';
 import * as core from './tables/core.ts';
 import * as meta from './tables/meta.ts';
 import * as pod from './tables/pod-spec.ts';
+import * as rbac from './tables/rbac.ts';
 
 export type Schema = Record<string, unknown>;
 
 const CORE = 'io.k8s.api.core.v1.';
 const APPS = 'io.k8s.api.apps.v1.';
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
+const RBAC = 'io.k8s.api.rbac.v1.';
 
 /** Go type name of each named table. */
 const NAMES = new Map<Message, string>([
@@ -81,6 +83,14 @@ const NAMES = new Map<Message, string>([
   [apps.PriorityClass, 'io.k8s.api.scheduling.v1.PriorityClass'],
   [apps.Lease, 'io.k8s.api.coordination.v1.Lease'],
   [apps.LeaseSpec, 'io.k8s.api.coordination.v1.LeaseSpec'],
+  [rbac.Role, `${RBAC}Role`],
+  [rbac.ClusterRole, `${RBAC}ClusterRole`],
+  [rbac.RoleBinding, `${RBAC}RoleBinding`],
+  [rbac.ClusterRoleBinding, `${RBAC}ClusterRoleBinding`],
+  [rbac.PolicyRule, `${RBAC}PolicyRule`],
+  [rbac.AggregationRule, `${RBAC}AggregationRule`],
+  [rbac.RoleRef, `${RBAC}RoleRef`],
+  [rbac.Subject, `${RBAC}Subject`],
 ]);
 
 /** The OpenAPI definition name of a named table (io.k8s.api.core.v1.PodSpec), undefined for anonymous ones. */
@@ -101,6 +111,16 @@ const KINDS: [string, string, string, Message, string][] = [
   ['apps', 'v1', 'ReplicaSet', apps.ReplicaSet, 'ReplicaSet ensures that a specified number of pod replicas are running at any given time.'],
   ['scheduling.k8s.io', 'v1', 'PriorityClass', apps.PriorityClass, 'PriorityClass defines mapping from a priority class name to the priority integer value. The value can be any valid integer.'],
   ['coordination.k8s.io', 'v1', 'Lease', apps.Lease, 'Lease defines a lease concept.'],
+  ['rbac.authorization.k8s.io', 'v1', 'Role', rbac.Role, 'Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.'],
+  ['rbac.authorization.k8s.io', 'v1', 'ClusterRole', rbac.ClusterRole, 'ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.'],
+  [
+    'rbac.authorization.k8s.io',
+    'v1',
+    'RoleBinding',
+    rbac.RoleBinding,
+    'RoleBinding references a role, but does not contain it.  It can reference a Role in the same namespace or a ClusterRole in the global namespace. It adds who information via Subjects and namespace information by which namespace it exists in.  RoleBindings in a given namespace only have effect in that namespace.',
+  ],
+  ['rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding', rbac.ClusterRoleBinding, 'ClusterRoleBinding references a ClusterRole, but not contain it.  It can reference a ClusterRole in the global namespace, and adds who information via Subject.'],
 ];
 
 const SCALARS: Record<Scalar, Schema> = {

@@ -26,6 +26,16 @@ function admissionExtras(o: WriteOptions): Pick<AdmissionAttributes, 'userInfo' 
   return { ...(o.userInfo ? { userInfo: o.userInfo } : {}), warn: (text) => o.warnings?.push(text) };
 }
 
+/** A create or update of the main resource, as a write guard sees it (after mutating admission, before validation). */
+export interface GuardedWrite {
+  operation: 'CREATE' | 'UPDATE';
+  resource: ResourceInfo;
+  namespace: string;
+  object: KubeObject;
+  oldObject?: KubeObject;
+  userInfo?: UserInfo;
+}
+
 export interface RegistryOptions {
   backend: Backend;
   clock: Clock;
@@ -34,6 +44,11 @@ export interface RegistryOptions {
   onWrite?: (revision: number) => void;
   /** ClusterIP/NodePort allocation for Services. */
   allocator?: ServiceAllocator;
+  /**
+   * Checks each create and main-resource update with the requesting user, after mutating admission and
+   * before validation (where Kubernetes' policy-based RBAC storage checks escalation); throws StatusError to refuse.
+   */
+  writeGuard?: (w: GuardedWrite) => Promise<void>;
 }
 
 const MAX_RETRIES = 20;
@@ -76,6 +91,7 @@ export class Registry {
     if (r.namespaced && !ns) throw errors.badRequest('the server could not find the requested resource: a namespace is required');
     const attrs: AdmissionAttributes = { operation: 'CREATE', resource: r, namespace: ns, name, object: obj, dryRun: !!o.dryRun, ...admissionExtras(o) };
     await this.opts.ext.admit(attrs);
+    await this.opts.writeGuard?.({ operation: 'CREATE', resource: r, namespace: ns ?? '', object: obj, ...(o.userInfo ? { userInfo: o.userInfo } : {}) });
     validateCreate(obj, r, strategy);
     await this.opts.ext.validateAdmission(attrs);
     if (o.dryRun) {
@@ -147,6 +163,8 @@ export class Registry {
         ...admissionExtras(o),
       };
       await this.opts.ext.admit(attrs);
+      if (o.subresource === undefined)
+        await this.opts.writeGuard?.({ operation: 'UPDATE', resource: r, namespace: namespace ?? '', object: next, oldObject: cur, ...(o.userInfo ? { userInfo: o.userInfo } : {}) });
       validateUpdate(next, cur, r, strategy, o.subresource);
       await this.opts.ext.validateAdmission(attrs);
       next.metadata.resourceVersion = cur.metadata.resourceVersion;

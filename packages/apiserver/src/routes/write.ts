@@ -50,7 +50,16 @@ export async function updateObject(ctx: ApiContext, req: ApiRequest, subresource
   }
   const warnings = enforceKnownFields(obj, fieldValidationOf(req.query, 'UpdateOptions'), decodePrefix(obj));
   const sub = subresource === 'status' || subresource === 'ephemeralcontainers' ? { subresource } : {};
-  const out = await keepingWarnings(warnings, () => ctx.registry.update(t.resource, t.namespace, name, obj, { ...asUser(req), dryRun: isDryRun(req.query), ...sub, managedFields: updateTracker(ctx, req, subresource), warnings }));
+  let out: KubeObject;
+  try {
+    out = await keepingWarnings(warnings, () => ctx.registry.update(t.resource, t.namespace, name, obj, { ...asUser(req), dryRun: isDryRun(req.query), ...sub, managedFields: updateTracker(ctx, req, subresource), warnings }));
+  } catch (e) {
+    // Kinds whose strategy allows create-on-update (RBAC) answer a PUT of a missing object with a create: 201.
+    if (!(e instanceof StatusError && e.reason === 'NotFound' && subresource === undefined && ctx.ext.strategyFor(t.resource)?.allowCreateOnUpdate)) throw e;
+    if (t.resource.namespaced && !obj.metadata.namespace) obj.metadata.namespace = t.namespace;
+    const created = await keepingWarnings(warnings, () => ctx.registry.create(t.resource, obj, { ...asUser(req), dryRun: isDryRun(req.query), managedFields: updateTracker(ctx, req), warnings }));
+    return { code: 201, body: withKind(ctx, req, created), ...warningHeaders(warnings) };
+  }
   return { code: 200, body: withKind(ctx, req, out), ...warningHeaders(warnings) };
 }
 

@@ -18,6 +18,8 @@ export interface StrategyOptions {
   status?: { initial?: (obj: KubeObject) => unknown; keepOnCreate?: boolean };
   /** The kind tracks metadata.generation (Deployments, ReplicaSets, EndpointSlices). */
   generation?: boolean;
+  /** A PUT of a missing object creates it. */
+  allowCreateOnUpdate?: boolean;
   /** Metadata fields a /status write may not change besides the system ones. */
   statusKeepsMeta?: ('labels' | 'annotations' | 'ownerReferences' | 'finalizers')[];
   prepareForCreate?: (obj: KubeObject) => void;
@@ -40,6 +42,7 @@ export function buildStrategy(resource: ResourceInfo, o: StrategyOptions): Resou
   const s: ResourceStrategy = {
     resource,
     ...(o.generation ? { tracksGeneration: true } : {}),
+    ...(o.allowCreateOnUpdate ? { allowCreateOnUpdate: true } : {}),
     selectableFields: (obj) => objectFields(resource, obj),
     prepareForCreate(obj) {
       if (status && !status.keepOnCreate) {

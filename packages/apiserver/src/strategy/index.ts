@@ -27,6 +27,7 @@ import {
   selfSubjectRulesReviewStrategy,
   subjectAccessReviewStrategy,
 } from './reviews.ts';
+import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { validateObjectMeta } from '../validation/meta.ts';
 import { isValidPathSegmentName } from '../validation/names.ts';
@@ -55,6 +56,10 @@ const STRATEGIES: ResourceStrategy[] = [
   selfSubjectReviewStrategy,
   subjectAccessReviewStrategy,
   localSubjectAccessReviewStrategy,
+  roleStrategy,
+  clusterRoleStrategy,
+  roleBindingStrategy,
+  clusterRoleBindingStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;

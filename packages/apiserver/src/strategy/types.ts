@@ -27,6 +27,8 @@ export interface ResourceStrategy {
    * (pods, configmaps, services, nodes, …) have no generation in v1.31.
    */
   tracksGeneration?: boolean;
+  /** A PUT of a missing object creates it (Kubernetes' AllowCreateOnUpdate: true for the RBAC kinds, leases…). */
+  allowCreateOnUpdate?: boolean;
   /** Fill Kubernetes' defaults in place (e.g. pod restartPolicy, deployment strategy). */
   defaults?(obj: KubeObject): void;
   /** Create-time preparation: e.g. clear status for kinds with a status subresource, generation = 1. */

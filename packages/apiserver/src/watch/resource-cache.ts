@@ -96,6 +96,8 @@ export class ResourceCache {
   private size = 0;
   /** Every event with rv > startRV is in the ring. */
   startRV: number;
+  /** Counts every change to objects (load or event): readers that derive state from them (RBAC's index) compare it. */
+  changes = 0;
 
   constructor(
     readonly resource: ResourceInfo,
@@ -108,11 +110,13 @@ export class ResourceCache {
 
   /** Initial state from a list. */
   load(obj: CachedObject): void {
+    this.changes++;
     this.objects.set(obj.key, obj);
   }
 
   apply(type: 'create' | 'update' | 'delete', cur: CachedObject): CacheEvent {
     const prev = this.objects.get(cur.key);
+    this.changes++;
     let ev: CacheEvent;
     if (type === 'delete') {
       this.objects.delete(cur.key);
