@@ -13,6 +13,9 @@ import { auditImpersonation, auditAnnotate, installAudit, type AuditOptions } fr
 import type { Authorizer } from './authz/types.ts';
 import { buildAuthorizer, type AuthorizationMode } from './authz/modes.ts';
 import { nodeAuthorizer, nodeGraphFromCacher, type SyncedNodeGraph } from './authz/node/index.ts';
+import { RbacAuthorizer } from './authz/rbac.ts';
+import { rbacLookupsFromCacher } from './authz/rbac-cacher.ts';
+import { rbacWriteGuard } from './authz/rbac-escalation.ts';
 import { authenticate, type AuthenticationOptions } from './filters/authentication.ts';
 import { authorize, PlainTextError } from './filters/authorization.ts';
 import { impersonate } from './filters/impersonation.ts';
@@ -187,7 +190,16 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
       metrics.terminatedWatchers.inc({ group: resource.group, resource: resource.plural });
     },
   });
-  const registry = new Registry({ backend, clock, ext, allocator });
+  // Built whatever the modes: escalation prevention resolves rules with it, as Kubernetes does.
+  const rbac = new RbacAuthorizer(rbacLookupsFromCacher(cacher));
+  const registry = new Registry({
+    backend,
+    clock,
+    ext,
+    allocator,
+    // Asks the whole chain, so AlwaysAllow grants escalate and bind as in Kubernetes.
+    writeGuard: rbacWriteGuard({ resolver: rbac, authorize: (a) => authorizer?.authorize(a) ?? { decision: 'allow', reason: '' } }),
+  });
   let nodeGraph: SyncedNodeGraph | undefined;
   const authorizer =
     opts.authorizer ??
@@ -195,6 +207,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
       ? buildAuthorizer(opts.authorizationModes, {
           // Kept up in the background so a kubelet's first request never waits for the graph to be built.
           node: () => nodeAuthorizer((nodeGraph = nodeGraphFromCacher(cacher, { keepUpMs: 1000 }))),
+          rbac: () => rbac,
         })
       : undefined);
   const ctx: ApiContext = {
