@@ -4,6 +4,7 @@
 // system:authenticated; then anonymous. Files that cannot be read or parsed are start-up errors (thrown).
 import { readFileSync } from 'node:fs';
 import { parseCertificates, type X509Certificate } from '@kemu/pki';
+import { audienceAgnostic } from './audiences.ts';
 import { bearerTokenAuthenticator, tokenUnion, webSocketProtocolAuthenticator } from './bearer-token.ts';
 import { bootstrapTokenAuthenticator } from './bootstrap-token.ts';
 import { goFileError } from './go-errors.ts';
@@ -133,7 +134,7 @@ export function buildAuthenticator(f: AuthnFlagValues, lookups: ServiceAccountLo
   if (clientCA && clientCA.length > 0) authenticators.push(x509Authenticator(clientCA));
 
   const tokens: TokenAuthenticator[] = [];
-  if (f['token-auth-file'] !== '') tokens.push(tokenFileAuthenticator(loadTokenFile(f['token-auth-file'], log)));
+  if (f['token-auth-file'] !== '') tokens.push(audienceAgnostic(apiAudiences, tokenFileAuthenticator(loadTokenFile(f['token-auth-file'], log))));
 
   let signer: SigningKey | undefined;
   if (f['service-account-signing-key-file'] !== '') signer = readSigningKey(f['service-account-signing-key-file']);
@@ -150,7 +151,7 @@ export function buildAuthenticator(f: AuthnFlagValues, lookups: ServiceAccountLo
     tokens.push(legacyServiceAccountAuthenticator({ keys, apiAudiences, lookups, lookup: f['service-account-lookup'] }));
     if (issuers.length > 0) tokens.push(boundServiceAccountAuthenticator(issuers, { keys, apiAudiences, lookups }));
   }
-  if (f['enable-bootstrap-token-auth']) tokens.push(bootstrapTokenAuthenticator(lookups));
+  if (f['enable-bootstrap-token-auth']) tokens.push(audienceAgnostic(apiAudiences, bootstrapTokenAuthenticator(lookups)));
 
   if (tokens.length > 0) {
     const union = tokenUnion(tokens);
@@ -161,7 +162,9 @@ export function buildAuthenticator(f: AuthnFlagValues, lookups: ServiceAccountLo
   const tokenAuthenticator: TokenAuthenticator = {
     name: 'token-review',
     async authenticateToken(token, audiences): Promise<AuthnResponse | undefined> {
-      return nonAnonymous.authenticate({ headers: { authorization: `Bearer ${token}` }, peerCertificates: [], ...(audiences && audiences.length ? { audiences } : {}) });
+      // As TokenReview: the requested audiences, else the API's own (when it has any).
+      const auds = audiences && audiences.length ? audiences : apiAudiences;
+      return nonAnonymous.authenticate({ headers: { authorization: `Bearer ${token}` }, peerCertificates: [], ...(auds.length ? { audiences: auds } : {}) });
     },
   };
   const tokenIssuer: TokenIssuerConfig | undefined =

@@ -41,6 +41,8 @@ export interface BoundTokenRequest {
   secret?: KubeObject;
   /** The node a bound pod runs on (only name when the Node is gone), or the Node the token is bound to. */
   node?: KubeObject;
+  /** Projected-token transition (--service-account-extend-token-expiration): kubernetes.io.warnafter, from now. */
+  warnAfterSeconds?: number;
 }
 
 export function boundClaims(r: BoundTokenRequest): { claims: { [k: string]: Json }; jti: string } {
@@ -52,6 +54,7 @@ export function boundClaims(r: BoundTokenRequest): { claims: { [k: string]: Json
     if (r.node) k8s.node = r.node.metadata.uid ? ref(r.node) : { name: r.node.metadata.name ?? '' };
   } else if (r.secret) k8s.secret = ref(r.secret);
   else if (r.node) k8s.node = ref(r.node);
+  if (r.warnAfterSeconds) k8s.warnafter = now + r.warnAfterSeconds;
   const jti = randomUUID();
   return {
     jti,

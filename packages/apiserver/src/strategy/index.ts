@@ -20,7 +20,7 @@ import { endpointSliceStrategy } from './endpointslices.ts';
 import { priorityClassStrategy } from './priorityclasses.ts';
 import { bindingStrategy } from './bindings.ts';
 import { componentStatusStrategy } from './componentstatuses.ts';
-import { selfSubjectAccessReviewStrategy, selfSubjectReviewStrategy, selfSubjectRulesReviewStrategy } from './reviews.ts';
+import { selfSubjectAccessReviewStrategy, selfSubjectReviewStrategy, selfSubjectRulesReviewStrategy, tokenReviewStrategy } from './reviews.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { printerFor } from '../printers/index.ts';
 
@@ -45,6 +45,7 @@ const STRATEGIES: ResourceStrategy[] = [
   selfSubjectAccessReviewStrategy,
   selfSubjectRulesReviewStrategy,
   selfSubjectReviewStrategy,
+  tokenReviewStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
