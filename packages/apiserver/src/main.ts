@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { AUDIT_FLAGS, auditFromFlags, validateAuditFlags } from './audit/options.ts';
+import { AUTHN_FLAGS } from './authn/options.ts';
 import { advertisedIP } from './bootstrap/advertise-address.ts';
 import { ENDPOINT_ANNOTATION, formatEndpoint, parseEndpoint, startEndpointReconciler } from './bootstrap/endpoint-reconciler.ts';
 import { identityLeaseName, startIdentityLease } from './bootstrap/identity-lease.ts';
@@ -60,6 +61,7 @@ const flags = parseCommandLine('kube-apiserver', {
   'allow-privileged': { type: 'bool', default: false, usage: 'If true, allow privileged containers. [default=false]' },
   v: { type: 'int', default: 0, usage: 'Number for the log level verbosity.' },
   ...AUDIT_FLAGS,
+  ...AUTHN_FLAGS,
   ...LOGGING_FORMAT_FLAG,
 });
 
