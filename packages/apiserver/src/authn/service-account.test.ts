@@ -164,7 +164,7 @@ describe('legacy Secret-based tokens', () => {
     const res = await legacy.authenticateToken(token);
     expect(res?.user).toEqual({ username: 'system:serviceaccount:ci:builder', uid: 'sa-uid-1', groups: ['system:serviceaccounts', 'system:serviceaccounts:ci'] });
     store.drop('Secret', 'ci', 'builder-token-x');
-    await expect(async () => legacy.authenticateToken(token)).rejects.toThrow('token has been invalidated');
+    await expect(async () => legacy.authenticateToken(token)).rejects.toThrow('Token has been invalidated');
     expect(await legacyServiceAccountAuthenticator({ keys, apiAudiences: [ISSUER], lookups: store, lookup: false }).authenticateToken(token)).toBeDefined();
     expect(await bound().authenticateToken(token)).toBeUndefined(); // not the bound issuer
   });

@@ -2,6 +2,7 @@
 // Secret-based tokens (issuer "kubernetes/serviceaccount") and bound tokens (issuers from
 // --service-account-issuer). A token whose unverified "iss" is not ours is not looked at (the next authenticator
 // is asked); one that is ours but bad is an error with Kubernetes' message.
+import { timingSafeEqual } from 'node:crypto';
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { KubeObject } from '@kemu/api';
 import { aggregate, quotedList } from './aggregate.ts';
@@ -15,6 +16,9 @@ export const POD_NAME_KEY = 'authentication.kubernetes.io/pod-name';
 export const POD_UID_KEY = 'authentication.kubernetes.io/pod-uid';
 export const NODE_NAME_KEY = 'authentication.kubernetes.io/node-name';
 export const NODE_UID_KEY = 'authentication.kubernetes.io/node-uid';
+
+/** The label the legacy-token cleaner puts on a Secret whose token it is about to delete. */
+const INVALID_SINCE_LABEL = 'kubernetes.io/legacy-token-invalid-since';
 
 /** jwt.DefaultLeeway: clock skew allowed on exp/nbf/iat and on deletion timestamps. */
 const LEEWAY_MS = 60_000;
@@ -158,14 +162,19 @@ export function legacyServiceAccountAuthenticator(o: LegacyOptions): TokenAuthen
     if (sub !== `${SERVICE_ACCOUNT_PREFIX}${namespace}:${name}`) throw new AuthenticationError('sub claim is invalid');
     if (o.lookup) {
       const secret = await o.lookups.getSecret(namespace, secretName);
-      if (!secret || secret.metadata.deletionTimestamp) throw new AuthenticationError('token has been invalidated');
-      const stored = (secret.data as Record<string, string> | undefined)?.token;
-      if (stored === undefined || Buffer.from(stored, 'base64').toString('utf8') !== token) throw new AuthenticationError("token does not match server's copy");
+      if (!secret || secret.metadata.deletionTimestamp) throw new AuthenticationError('Token has been invalidated');
+      const stored = Buffer.from((secret.data as Record<string, string> | undefined)?.token ?? '', 'base64');
+      const given = Buffer.from(token);
+      if (stored.length !== given.length || !timingSafeEqual(stored, given)) throw new AuthenticationError("Token does not match server's copy");
       const sa = await o.lookups.getServiceAccount(namespace, name);
       if (!sa) throw new AuthenticationError(`serviceaccounts "${name}" not found`);
-      if (sa.metadata.deletionTimestamp) throw new AuthenticationError(`service account ${namespace}/${name} has been deleted`);
-      if ((sa.metadata.uid ?? '') !== uid) throw new AuthenticationError(`service account UID (${sa.metadata.uid ?? ''}) does not match claim (${uid})`);
-      if (secret.metadata.labels?.['kubernetes.io/legacy-token-invalid-since']) throw new AuthenticationError('token has been invalidated');
+      if (sa.metadata.deletionTimestamp) throw new AuthenticationError(`ServiceAccount ${namespace}/${name} has been deleted`);
+      if ((sa.metadata.uid ?? '') !== uid) throw new AuthenticationError(`ServiceAccount UID (${sa.metadata.uid ?? ''}) does not match claim (${uid})`);
+      if (secret.metadata.labels?.[INVALID_SINCE_LABEL]) {
+        throw new AuthenticationError(
+          `the token in secret ${namespace}/${secretName} for service account ${namespace}/${name} has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the '${INVALID_SINCE_LABEL}' label from the secret to temporarily allow use of this token`,
+        );
+      }
     }
     return { namespace, name, uid };
   });
