@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Signer } from '@kemu/pki';
+import { generatePrivateKey, issueCertificate, type Signer } from '@kemu/pki';
 import { makeCa, makeClient, presenting } from './testing/certs.ts';
 import { AuthenticationError } from './types.ts';
 import { CREDENTIAL_ID_KEY, x509Authenticator } from './x509.ts';
@@ -34,6 +34,15 @@ describe('x509 authenticator', () => {
     const past = Date.now() - 10 * 86_400_000;
     const cert = await makeClient(ca, 'old', [], { notBefore: new Date(past - 86_400_000), notAfter: new Date(past) });
     await expect(async () => x509Authenticator([ca.cert]).authenticate(presenting([cert]))).rejects.toThrow(/x509: certificate has expired or is not yet valid: current time .* is after /);
+  });
+
+  it('follows an intermediate the client sends', async () => {
+    const key = await generatePrivateKey({ algo: 'ecdsa', size: 256 });
+    const now = Date.now();
+    const mid = await issueCertificate({ subject: { CN: 'intermediate' }, publicKey: key, isCA: true, keyUsages: ['keyCertSign'], notBefore: new Date(now - 86_400_000), notAfter: new Date(now + 86_400_000) }, ca);
+    const leaf = await makeClient({ cert: mid, key }, 'bob', ['ops']);
+    expect((await x509Authenticator([ca.cert]).authenticate(presenting([leaf, mid])))?.user.username).toBe('bob');
+    await expect(async () => x509Authenticator([ca.cert]).authenticate(presenting([leaf]))).rejects.toThrow('x509: certificate signed by unknown authority');
   });
 
   it('ignores a certificate without a CN', async () => {
