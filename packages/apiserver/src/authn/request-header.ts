@@ -4,7 +4,7 @@
 // username header, every value of every group header, and extra from each header under a prefix (key lower-cased
 // then %-unescaped). The headers used are removed from the request, as Kubernetes does.
 import type { X509Certificate } from '@kemu/pki';
-import { parsedChain, verifyClientChain } from './x509.ts';
+import { ClientChainVerifier, presentedRaw } from './x509.ts';
 import { AuthenticationError, type Authenticator, type AuthnRequest, type AuthnResponse } from './types.ts';
 
 export interface RequestHeaderOptions {
@@ -46,13 +46,13 @@ export function requestHeaderAuthenticator(o: RequestHeaderOptions): Authenticat
   const groupHeaders = trimHeaders(o.groupHeaders);
   const prefixes = trimHeaders(o.extraHeaderPrefixes).map((p) => p.toLowerCase());
   const now = o.now ?? Date.now;
+  const verifier = new ClientChainVerifier(o.roots);
   return {
     name: 'request-header',
     authenticate(req: AuthnRequest): AuthnResponse | undefined {
-      const chain = parsedChain(req);
-      if (!chain || o.roots.length === 0) return undefined;
-      const verified = verifyClientChain(chain, o.roots, now());
-      const cn = verified[0]!.subjectName.getField('CN')[0] ?? '';
+      const raws = presentedRaw(req);
+      if (!raws || o.roots.length === 0) return undefined;
+      const cn = verifier.verify(raws, now()).cn;
       if (o.allowedNames.length > 0 && !o.allowedNames.includes(cn)) throw new AuthenticationError(`x509: subject with cn=${cn} is not in the allowed list`);
       let username = '';
       for (const h of nameHeaders) {

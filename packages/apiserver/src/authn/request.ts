@@ -3,16 +3,28 @@ import type { IncomingMessage } from 'node:http';
 import type { PeerCertificate, DetailedPeerCertificate, TLSSocket } from 'node:tls';
 import type { AuthnRequest } from './types.ts';
 
-export function authnRequestOf(req: IncomingMessage): AuthnRequest {
-  const out: AuthnRequest = { headers: req.headers, headersDistinct: req.headersDistinct, peerCertificates: [] };
-  const socket = req.socket as Partial<TLSSocket>;
-  if (typeof socket.getPeerCertificate === 'function') {
+type TlsPart = Pick<AuthnRequest, 'tls' | 'peerCertificates'>;
+
+// A connection's client certificate does not change (kube-apiserver allows no renegotiation), and node builds
+// the whole chain anew on every getPeerCertificate call: read it once per socket.
+const perSocket = new WeakMap<object, TlsPart>();
+
+function tlsPart(socket: TLSSocket): TlsPart {
+  let part = perSocket.get(socket);
+  if (!part) {
     const peer = socket.getPeerCertificate(true);
     const present = peer && peer.raw !== undefined;
-    out.tls = { authorized: socket.authorized === true, authorizationError: socket.authorizationError?.toString(), peer: present ? peer : undefined };
-    if (present && socket.authorized) out.peerCertificates = presentedChain(out);
+    part = { peerCertificates: [], tls: { authorized: socket.authorized === true, authorizationError: socket.authorizationError?.toString(), peer: present ? peer : undefined } };
+    if (present && socket.authorized) part.peerCertificates = presentedChain({ headers: {}, ...part });
+    perSocket.set(socket, part);
   }
-  return out;
+  return part;
+}
+
+export function authnRequestOf(req: IncomingMessage): AuthnRequest {
+  const socket = req.socket as Partial<TLSSocket>;
+  const tls = typeof socket.getPeerCertificate === 'function' ? tlsPart(socket as TLSSocket) : { peerCertificates: [] };
+  return { headers: req.headers, headersDistinct: req.headersDistinct, ...tls };
 }
 
 /** The certificates the client sent, leaf first (node links each to its issuer; a self-signed one to itself). */

@@ -45,6 +45,15 @@ describe('x509 authenticator', () => {
     await expect(async () => x509Authenticator([ca.cert]).authenticate(presenting([leaf]))).rejects.toThrow('x509: certificate signed by unknown authority');
   });
 
+  it('remembers a verdict only while the chain is valid', async () => {
+    const cert = await makeClient(ca, 'carol');
+    let now = Date.now();
+    const a = x509Authenticator([ca.cert], () => now);
+    expect((await a.authenticate(presenting([cert])))?.user.username).toBe('carol');
+    now += 2 * 86_400_000;
+    await expect(async () => a.authenticate(presenting([cert]))).rejects.toThrow('x509: certificate has expired or is not yet valid');
+  });
+
   it('ignores a certificate without a CN', async () => {
     const cert = await makeClient(ca, '', ['g']);
     expect(await x509Authenticator([ca.cert]).authenticate(presenting([cert]))).toBeUndefined();
