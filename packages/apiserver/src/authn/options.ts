@@ -1,7 +1,8 @@
 // kube-apiserver's authentication flags (names, defaults and usage as Kubernetes 1.32) and the authenticator they
 // build, in Kubernetes' order: request header, client certificate, then bearer tokens (token file, legacy and
-// bound ServiceAccount tokens, bootstrap tokens) from the Authorization header or the WebSocket protocol; then
-// system:authenticated; then anonymous. Files that cannot be read or parsed are start-up errors (thrown).
+// bound ServiceAccount tokens, bootstrap tokens; successes cached 10 s) from the Authorization header or the
+// WebSocket protocol; then system:authenticated; then anonymous. Files that cannot be read or parsed are
+// start-up errors (thrown).
 import { readFileSync } from 'node:fs';
 import { parseCertificates, type X509Certificate } from '@kemu/pki';
 import { audienceAgnostic } from './audiences.ts';
@@ -11,6 +12,7 @@ import { goFileError } from './go-errors.ts';
 import { requestHeaderAuthenticator } from './request-header.ts';
 import { readPublicKeys, readSigningKey, type SigningKey, type VerifyKey } from './service-account-keys.ts';
 import { boundServiceAccountAuthenticator, legacyServiceAccountAuthenticator, type ServiceAccountLookups } from './service-account.ts';
+import { cachedTokenAuthenticator } from './token-cache.ts';
 import { loadTokenFile, tokenFileAuthenticator } from './token-file.ts';
 import type { Authenticator, AuthnResponse, TokenAuthenticator } from './types.ts';
 import { unionAuthenticator } from './union.ts';
@@ -115,7 +117,14 @@ export interface AuthnLogger {
   warn?(message: string): void;
 }
 
-export function buildAuthenticator(f: AuthnFlagValues, lookups: ServiceAccountLookups, clientCA?: readonly X509Certificate[], log: AuthnLogger = {}): BuiltAuthentication {
+export interface BuildOptions {
+  log?: AuthnLogger;
+  /** Kubernetes' TokenSuccessCacheTTL (10 s, not a flag); tests shorten it. */
+  tokenSuccessCacheTtlMs?: number;
+}
+
+export function buildAuthenticator(f: AuthnFlagValues, lookups: ServiceAccountLookups, clientCA?: readonly X509Certificate[], o: BuildOptions = {}): BuiltAuthentication {
+  const log = o.log ?? {};
   const issuers = [...f['service-account-issuer']];
   const apiAudiences = f['api-audiences'].length ? [...f['api-audiences']] : issuers;
   const authenticators: Authenticator[] = [];
@@ -154,7 +163,7 @@ export function buildAuthenticator(f: AuthnFlagValues, lookups: ServiceAccountLo
   if (f['enable-bootstrap-token-auth']) tokens.push(audienceAgnostic(apiAudiences, bootstrapTokenAuthenticator(lookups)));
 
   if (tokens.length > 0) {
-    const union = tokenUnion(tokens);
+    const union = cachedTokenAuthenticator(tokenUnion(tokens), o.tokenSuccessCacheTtlMs);
     authenticators.push(bearerTokenAuthenticator(union), webSocketProtocolAuthenticator(union));
   }
   const authenticator = unionAuthenticator(authenticators, { anonymous: f['anonymous-auth'] });

@@ -2,7 +2,7 @@
 // Secret-based tokens (issuer "kubernetes/serviceaccount") and bound tokens (issuers from
 // --service-account-issuer). A token whose unverified "iss" is not ours is not looked at (the next authenticator
 // is asked); one that is ours but bad is an error with Kubernetes' message.
-import { timingSafeEqual } from 'node:crypto';
+import { createPublicKey, timingSafeEqual } from 'node:crypto';
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { KubeObject } from '@kemu/api';
 import { aggregate, quotedList } from './aggregate.ts';
@@ -92,8 +92,10 @@ const ALGS: Record<string, string[]> = { rsa: ['RS256', 'RS384', 'RS512', 'PS256
 type Validator = (token: string, claims: Claims, requested: readonly string[]) => Promise<SaInfo>;
 
 function jwtAuthenticator(name: string, issuers: readonly string[], o: ServiceAccountAuthOptions, validate: Validator): TokenAuthenticator {
+  // Verification wants the public half, whatever form the key was given in.
+  const keys = o.keys.map((k) => (k.key.type === 'private' ? { kid: k.kid, key: createPublicKey(k.key) } : k));
   const byKid = new Map<string, VerifyKey[]>();
-  for (const k of o.keys) byKid.set(k.kid, [...(byKid.get(k.kid) ?? []), k]);
+  for (const k of keys) byKid.set(k.kid, [...(byKid.get(k.kid) ?? []), k]);
   return {
     name,
     async authenticateToken(token, audiences): Promise<AuthnResponse | undefined> {
@@ -106,11 +108,11 @@ function jwtAuthenticator(name: string, issuers: readonly string[], o: ServiceAc
       } catch {
         return undefined;
       }
-      const keys = kid ? (byKid.get(kid) ?? []) : o.keys;
-      if (keys.length === 0) throw new AuthenticationError('invalid signature, no keys found');
+      const candidates = kid ? (byKid.get(kid) ?? []) : keys;
+      if (candidates.length === 0) throw new AuthenticationError('invalid signature, no keys found');
       let claims: Claims | undefined;
       const errs: string[] = [];
-      for (const k of keys) {
+      for (const k of candidates) {
         try {
           const { payload } = await compactVerify(token, k.key, { algorithms: ALGS[k.key.asymmetricKeyType ?? ''] ?? [] });
           claims = JSON.parse(new TextDecoder().decode(payload)) as Claims;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyPem } from '@kemu/pki';
+import { waitFor } from '@kemu/base/testing/processes';
 import { registryLookups } from '../authn/lookups.ts';
 import { AUTHN_FLAGS, buildAuthenticator, type AuthnFlagValues } from '../authn/options.ts';
 import type { ApiServer } from '../server.ts';
@@ -24,6 +25,8 @@ beforeAll(async () => {
   const built = buildAuthenticator(
     { ...defaults, 'service-account-issuer': [ISSUER], 'service-account-key-file': [join(dir, 'sa.key')], 'service-account-signing-key-file': join(dir, 'sa.key'), 'service-account-max-token-expiration': 48 * 3600_000 },
     registryLookups(srv.ctx.registry),
+    undefined,
+    { tokenSuccessCacheTtlMs: 200 },
   );
   srv.ctx.tokenIssuer = built.tokenIssuer;
   srv.ctx.tokenAuthenticator = built.tokenAuthenticator;
@@ -80,8 +83,12 @@ describe('serviceaccounts/<name>/token', () => {
     expect(cm.json().message).toBe('cannot bind token to object of type /v1, Kind=ConfigMap');
 
     await srv.app.inject({ method: 'DELETE', url: '/api/v1/namespaces/default/pods/p1?gracePeriodSeconds=0' });
-    const gone = await post('/apis/authentication.k8s.io/v1/tokenreviews', { spec: { token, audiences: ['vault'] } });
-    expect(gone.json().status).toEqual({ user: {}, error: 'service account token has been invalidated' });
+    // A success is believed for the token cache's TTL (10 s in Kubernetes, 200 ms here), then the pod is missed.
+    const gone = await waitFor('the token refused', async () => {
+      const st = (await post('/apis/authentication.k8s.io/v1/tokenreviews', { spec: { token, audiences: ['vault'] } })).json().status;
+      return st.authenticated ? undefined : st;
+    }, 5_000);
+    expect(gone).toEqual({ user: {}, error: 'service account token has been invalidated' });
   });
 
   it('answers 404 for a missing ServiceAccount', async () => {
