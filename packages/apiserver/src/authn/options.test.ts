@@ -42,7 +42,11 @@ describe('authentication options', () => {
 
   it('validates the issuers and the maximum expiration', () => {
     expect(validateAuthnFlags({ ...defaults, 'service-account-issuer': ['https://a', 'https://a'] })).toEqual(['service-account-issuer "https://a" is already specified']);
-    expect(validateAuthnFlags({ ...defaults, 'service-account-max-token-expiration': 60_000 })).toEqual(['the service-account-max-token-expiration must be between 1 hour and 2^32 seconds']);
+    expect(validateAuthnFlags({ ...defaults, 'service-account-signing-key-file': 'sa.key', 'service-account-max-token-expiration': 60_000 })).toEqual([
+      'the service-account-max-token-expiration must be between 1 hour and 2^32 seconds',
+    ]);
+    expect(validateAuthnFlags(defaults)).toEqual([]);
+    expect(validateAuthnFlags(defaults, { requireServiceAccounts: true })).toEqual(['service-account-issuer is a required flag', 'service-account-key-file is a required flag']);
   });
 
   it('answers TokenReview-style questions without anonymous', async () => {

@@ -61,19 +61,38 @@ export interface AuthnFlagValues {
   'tls-private-key-file'?: string;
 }
 
-/** Flag errors (exit 2 like other flag errors), worded as Kubernetes' ServiceAccountAuthenticationOptions.Validate. */
-export function validateAuthnFlags(f: AuthnFlagValues): string[] {
+/**
+ * Flag errors (exit 2 like other flag errors), worded as Kubernetes' BuiltInAuthenticationOptions.Validate and
+ * the max-expiration check of its option completion. `requireServiceAccounts` adds kube-apiserver's two
+ * required flags (--service-account-issuer, --service-account-key-file); kemu's binary leaves it to its caller
+ * (without them it simply has no ServiceAccount tokens).
+ */
+export function validateAuthnFlags(f: AuthnFlagValues, o: { requireServiceAccounts?: boolean } = {}): string[] {
   const errs: string[] = [];
   const seen = new Set<string>();
   for (const iss of f['service-account-issuer']) {
-    if (iss === '') errs.push('service-account-issuer should not be an empty string');
-    else if (iss.includes(':') && !URL.canParse(iss)) errs.push(`service-account-issuer ${JSON.stringify(iss)} contained a ':' but was not a valid URL`);
-    if (seen.has(iss)) errs.push(`service-account-issuer ${JSON.stringify(iss)} is already specified`);
+    if (iss.includes(':') && !URL.canParse(iss)) {
+      errs.push(`service-account-issuer ${JSON.stringify(iss)} contained a ':' but was not a valid URL`);
+      continue;
+    }
+    if (iss === '') {
+      errs.push('service-account-issuer should not be an empty string');
+      continue;
+    }
+    if (seen.has(iss)) {
+      errs.push(`service-account-issuer ${JSON.stringify(iss)} is already specified`);
+      continue;
+    }
     seen.add(iss);
   }
+  if (o.requireServiceAccounts) {
+    if (f['service-account-issuer'].length === 0) errs.push('service-account-issuer is a required flag');
+    if (f['service-account-key-file'].length === 0) errs.push('service-account-key-file is a required flag');
+  }
   const max = f['service-account-max-token-expiration'];
-  if (max !== 0 && (max < 3_600_000 || max > 2 ** 32 * 1000)) errs.push('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
-  if (f['service-account-signing-key-file'] !== '' && f['service-account-issuer'].length === 0) errs.push('service-account-signing-key-file requires service-account-issuer to be set');
+  if (f['service-account-signing-key-file'] !== '' && max !== 0 && (max < 3_600_000 || max > 2 ** 32 * 1000)) {
+    errs.push('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
+  }
   return errs;
 }
 
