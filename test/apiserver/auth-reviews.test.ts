@@ -1,5 +1,5 @@
 // kubectl auth can-i (--list) / auth whoami against an in-process kube-apiserver: without an authorizer
-// everything is allowed (AlwaysAllow) and a request without a user is the cluster admin; with one, kubectl
+// everything is allowed (AlwaysAllow) and a server without authentication treats every request as system:unsecured (in system:masters), as the insecure port did; with one, kubectl
 // prints what it decides. The reviews are answered on create and never stored.
 import type { Authorizer } from '@kemu/apiserver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,7 +38,7 @@ describe('auth reviews', () => {
     const r = await kubectl('auth', 'whoami');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/ATTRIBUTE\s+VALUE/);
-    expect(r.stdout).toMatch(/Username\s+kubernetes-admin/);
+    expect(r.stdout).toMatch(/Username\s+system:unsecured/);
     expect(r.stdout).toMatch(/Groups\s+\[system:masters system:authenticated\]/);
   });
 
@@ -72,7 +72,7 @@ describe('auth reviews', () => {
     expect(bad.body).toMatchObject({ kind: 'Status', reason: 'Invalid' });
     const who = await post('/apis/authentication.k8s.io/v1/selfsubjectreviews', {});
     expect(who.status).toBe(201);
-    expect(who.body.status).toEqual({ userInfo: { username: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] } });
+    expect(who.body.status).toEqual({ userInfo: { username: 'system:unsecured', groups: ['system:masters', 'system:authenticated'] } });
   });
 
   it('a rules review is 201 with the cluster-admin rules and an empty spec; no namespace is a 400', async () => {

@@ -2,6 +2,8 @@
 import type { ResourceInfo } from '@kemu/api';
 import type { Logger } from '@kemu/base';
 import type { Backend } from '@kemu/store';
+import type { TokenIssuerConfig } from './authn/options.ts';
+import type { TokenAuthenticator } from './authn/types.ts';
 import type { Authorizer } from './authz/types.ts';
 import type { Clock } from './clock.ts';
 import type { Extensions } from './extensions.ts';
@@ -27,6 +29,10 @@ export interface ApiContext {
   minRequestTimeoutMs: number;
   /** The --authorization-mode chain (access reviews ask it; the authorization stage too). */
   authorizer?: Authorizer;
+  /** Answers TokenReview (buildAuthenticator's tokenAuthenticator); TokenReview says "not authenticated" without it. */
+  tokenAuthenticator?: TokenAuthenticator;
+  /** Signs serviceaccounts/<name>/token (buildAuthenticator's tokenIssuer); without it the subresource is 404. */
+  tokenIssuer?: TokenIssuerConfig;
   /** Leases read for componentstatuses. */
   componentLeases: Record<string, string>;
 }

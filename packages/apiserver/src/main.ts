@@ -11,6 +11,9 @@ import { AUTHZ_FLAGS, parseAuthorizationModes } from './authz/modes.ts';
 import { aggregateMessage } from './authz/union.ts';
 import { COMPAT_FLAGS, checkCompatFlags, logNotInEffect } from './compat-flags.ts';
 import { EVENT_TTL_FLAGS, startEventTTL } from './event-ttl.ts';
+import { AUTHN_FLAGS, buildAuthenticator, CLIENT_CA_FLAG, loadCaBundle, validateAuthnFlags, type BuiltAuthentication } from './authn/options.ts';
+import { registryLookups } from './authn/lookups.ts';
+import type { Registry } from './registry/registry.ts';
 import { advertisedIP } from './bootstrap/advertise-address.ts';
 import { ENDPOINT_ANNOTATION, formatEndpoint, parseEndpoint, startEndpointReconciler } from './bootstrap/endpoint-reconciler.ts';
 import { identityLeaseName, startIdentityLease } from './bootstrap/identity-lease.ts';
@@ -68,6 +71,8 @@ const flags = parseCommandLine('kube-apiserver', {
   ...AUTHZ_FLAGS,
   ...COMPAT_FLAGS,
   ...EVENT_TTL_FLAGS,
+  ...AUTHN_FLAGS,
+  ...CLIENT_CA_FLAG,
   ...LOGGING_FORMAT_FLAG,
 });
 
@@ -159,6 +164,21 @@ async function main(): Promise<void> {
     ...(storage.kind === 'etcd3' ? { etcd: storage.etcd } : {}),
   });
   const metrics = createMetrics(true);
+  for (const err of validateAuthnFlags(flags)) {
+    process.stderr.write(`Error: ${err}\n`);
+    process.exit(2);
+  }
+  // The lookups read through the registry, which exists once the server does; nothing asks before it serves.
+  let registry: Registry | undefined;
+  const lookups = registryLookups({ get: (r, ns, name) => (registry as Registry).get(r, ns, name) });
+  let authn: BuiltAuthentication;
+  try {
+    const clientCA = flags['client-ca-file'] ? loadCaBundle(flags['client-ca-file']) : undefined;
+    authn = buildAuthenticator(flags, lookups, clientCA, { log: { warn: (m) => logger.warn(m) } });
+  } catch (e) {
+    process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  }
   const https =
     flags['tls-cert-file'] && flags['tls-private-key-file']
       ? { cert: readFileSync(flags['tls-cert-file']), key: readFileSync(flags['tls-private-key-file']) }
@@ -200,10 +220,14 @@ async function main(): Promise<void> {
     defaultUnreachableTolerationSeconds: flags['default-unreachable-toleration-seconds'],
     admissionPlugins: admission.plugins,
     authorizationModes: authz.modes,
+    authentication: { authenticator: authn.authenticator },
     allowPrivileged: flags['allow-privileged'],
     ...(https ? { https } : {}),
     ...(audit ? { audit } : {}),
   });
+  registry = srv.ctx.registry;
+  srv.ctx.tokenAuthenticator = authn.tokenAuthenticator;
+  if (authn.tokenIssuer) srv.ctx.tokenIssuer = authn.tokenIssuer;
   await srv.start();
   await ensureSystemNamespaces(srv.ctx.registry);
   await ensureBootstrapPolicy(srv.ctx.registry, logger);

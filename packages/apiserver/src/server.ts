@@ -248,7 +248,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
   // the body is read.
   app.addHook('onRequest', async (req, reply) => {
     reply.header('cache-control', 'no-cache, private');
-    await authenticate(req.raw, opts.authentication);
+    await authenticate(req.raw, opts.authentication, logger);
   });
   installAudit(app, opts.audit ? { ...opts.audit, userOf: (req) => requestUser(req.raw) ?? { username: '', groups: [] } } : undefined);
   app.addHook('onRequest', async (req) => {
@@ -388,7 +388,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
       let prepared;
       try {
         // The same stages as every other request; a WebSocket upgrade never enters fastify's hooks.
-        await authenticate(req, opts.authentication);
+        await authenticate(req, opts.authentication, logger);
         await impersonate(req, authorizer);
         await authorize(req, authorizer);
         const t = parseTarget(u.pathname);

@@ -9,8 +9,16 @@ export interface AuthnRequest {
   headers: IncomingHttpHeaders;
   /** The verified client certificate chain, leaf first (empty when none was sent or it did not verify). */
   peerCertificates: readonly PeerCertificate[];
-  /** The TLS socket's verdict on the client certificate (authorized = chains to the --client-ca-file). */
+  /**
+   * The TLS socket's verdict on the client certificate (authorized = chains to the --client-ca-file). `peer` is
+   * the certificate as presented (getPeerCertificate(true), its issuerCertificate links the chain sent), verified
+   * or not: the x509 and request-header authenticators verify it themselves against their own CA, as Kubernetes'.
+   */
   tls?: { authorized: boolean; authorizationError?: string | undefined; peer?: PeerCertificate | undefined };
+  /** Each header's values one by one (node's headersDistinct); the request-header authenticator reads groups here. */
+  headersDistinct?: Record<string, string[] | undefined>;
+  /** The audiences the caller wants a token valid for (TokenReview's spec.audiences); default --api-audiences. */
+  audiences?: readonly string[];
 }
 
 export interface AuthnResponse {

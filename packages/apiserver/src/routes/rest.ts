@@ -9,6 +9,8 @@ import { getObject, listObjects } from './read.ts';
 import { boolParam, type ApiReply, type ApiRequest } from './request.ts';
 import { localSubjectAccessReview, selfSubjectAccessReview, selfSubjectReview, selfSubjectRulesReview, subjectAccessReview } from './reviews.ts';
 import { bind, evict, finalizeNamespace, podLog, scale } from './subresources.ts';
+import { tokenRequest } from './token-request.ts';
+import { tokenReview } from './token-review.ts';
 import { createObject, deleteCollection, deleteObject, patchObject, updateObject } from './write.ts';
 
 /** The metrics/log verb of a request (Kubernetes' names). */
@@ -51,6 +53,7 @@ export async function handleRest(ctx: ApiContext, req: ApiRequest): Promise<ApiR
         if (t.resource === R.selfsubjectreviews) return selfSubjectReview(ctx, req);
         if (t.resource === R.subjectaccessreviews) return subjectAccessReview(ctx, req);
         if (t.resource === R.localsubjectaccessreviews) return localSubjectAccessReview(ctx, req);
+        if (t.resource === R.tokenreviews) return tokenReview(ctx, req);
         if (t.resource === R.namespaces && typeof req.body === 'object' && req.body !== null) {
           namespaceCreateDefaults(req.body as Parameters<typeof namespaceCreateDefaults>[0]);
         }
@@ -103,6 +106,8 @@ async function handleSubresource(ctx: ApiContext, req: ApiRequest, sub: string):
       return podLog(ctx, req);
     case 'finalize':
       return finalizeNamespace(ctx, req);
+    case 'token':
+      return tokenRequest(ctx, req);
     default:
       notAllowed();
   }

@@ -26,6 +26,7 @@ import {
   selfSubjectReviewStrategy,
   selfSubjectRulesReviewStrategy,
   subjectAccessReviewStrategy,
+  tokenReviewStrategy,
 } from './reviews.ts';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
@@ -60,6 +61,7 @@ const STRATEGIES: ResourceStrategy[] = [
   clusterRoleStrategy,
   roleBindingStrategy,
   clusterRoleBindingStrategy,
+  tokenReviewStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;

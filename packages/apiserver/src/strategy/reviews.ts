@@ -1,5 +1,5 @@
-// The review kinds (access, rules, self and subject access reviews): answered by the server on create, never
-// stored, so their strategies carry no defaults or validation of their own (routes/reviews.ts checks them).
+// The review kinds (access, rules, self, subject access and token reviews): answered by the server on create,
+// never stored, so their strategies carry no defaults or validation of their own (the routes check them).
 import { R } from '@kemu/api';
 import { buildStrategy } from './common.ts';
 
@@ -8,3 +8,4 @@ export const selfSubjectRulesReviewStrategy = buildStrategy(R.selfsubjectrulesre
 export const selfSubjectReviewStrategy = buildStrategy(R.selfsubjectreviews, {});
 export const subjectAccessReviewStrategy = buildStrategy(R.subjectaccessreviews, {});
 export const localSubjectAccessReviewStrategy = buildStrategy(R.localsubjectaccessreviews, {});
+export const tokenReviewStrategy = buildStrategy(R.tokenreviews, {});
