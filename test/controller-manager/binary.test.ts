@@ -1,11 +1,14 @@
 // The kube-controller-manager binary's contract: flag errors (exit 2 with usage), unknown controllers
-// (exit 1 with Kubernetes' message), and /healthz (with the leaderElection check) and /metrics on --secure-port.
+// (exit 1 with Kubernetes' message), and /healthz (with the leaderElection check) and /metrics over HTTPS on
+// --secure-port, with delegated authentication and authorization.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
+import { FakeReviewer } from '@kemu/client/testing/fake-reviewer';
 import { R } from '@kemu/api';
 import { freePort } from '@kemu/base/testing/ports';
 import { BIN, startProcess } from '@kemu/base/testing/processes';
 import { SHORT_LEASE, holderName, startEnv, waitFor, type Env } from './cluster.ts';
+import { secureGet, testClientCA, type TestClientCA } from '../support/secure-port.ts';
 
 describe('kube-controller-manager flags', () => {
   it('rejects an unknown flag with the usage and exit code 2', async () => {
@@ -25,31 +28,67 @@ describe('kube-controller-manager flags', () => {
 describe('kube-controller-manager health and metrics', () => {
   let env: Env;
   let port: number;
+  let ca: TestClientCA;
+  let reviewer: FakeReviewer;
   beforeAll(async () => {
     env = await startEnv();
+    ca = await testClientCA();
+    reviewer = await new FakeReviewer().start();
+    reviewer.tokens.set('prometheus-token', { username: 'system:serviceaccount:monitoring:prometheus', groups: ['system:serviceaccounts'] });
+    reviewer.sar = (spec) => ({ allowed: spec.user === 'system:serviceaccount:monitoring:prometheus' && spec.nonResourceAttributes?.path === '/metrics' });
+    const reviewKubeconfig = reviewer.writeKubeconfig(ca.dir);
     port = await freePort();
-    const p = startProcess('kcm-health', BIN.controllerManager, [`--kubeconfig=${env.kubeconfig}`, '--bind-address=127.0.0.1', `--secure-port=${port}`, '--hostname-override=kcm-health', ...SHORT_LEASE]);
+    const p = startProcess('kcm-health', BIN.controllerManager, [
+      `--kubeconfig=${env.kubeconfig}`,
+      '--bind-address=127.0.0.1',
+      `--secure-port=${port}`,
+      `--client-ca-file=${ca.caFile}`,
+      `--authentication-kubeconfig=${reviewKubeconfig}`,
+      `--authorization-kubeconfig=${reviewKubeconfig}`,
+      '--hostname-override=kcm-health',
+      ...SHORT_LEASE,
+    ]);
     env.managers.set('kcm-health', p);
     await waitFor('leader', async () => (await holderName(env.client)) === 'kcm-health', 30_000);
   }, 60_000);
-  afterAll(async () => env?.stop());
+  afterAll(async () => {
+    await env?.stop();
+    await reviewer?.stop();
+    ca?.cleanup();
+  });
 
-  it('serves /healthz with a leaderElection check and /metrics with the leader gauge', async () => {
-    const h = await request(`http://127.0.0.1:${port}/healthz`);
-    expect(h.statusCode).toBe(200);
-    expect(await h.body.text()).toBe('ok');
-    const v = await request(`http://127.0.0.1:${port}/healthz?verbose`);
-    expect(await v.body.text()).toContain('[+]leaderElection ok');
+  it('serves /healthz over HTTPS to anyone, with a leaderElection check', async () => {
+    const h = await secureGet(`https://127.0.0.1:${port}/healthz`);
+    expect(h.status).toBe(200);
+    expect(h.body).toBe('ok');
+    const v = await secureGet(`https://127.0.0.1:${port}/healthz?verbose`);
+    expect(v.body).toContain('[+]leaderElection ok');
+    // There is no plain-HTTP port any more, as in Kubernetes.
+    await expect(request(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  });
+
+  it('serves /metrics to a system:masters certificate, with the leader gauge and controller queues', async () => {
     // Controllers start (and register their queues' series) only after leading and syncing their caches.
     const text = await waitFor(
       'serviceaccount workqueue metrics',
       async () => {
-        const body = await (await request(`http://127.0.0.1:${port}/metrics`)).body.text();
+        const body = (await secureGet(`https://127.0.0.1:${port}/metrics`, { cred: ca.admin })).body;
         return /workqueue_adds_total\{name="serviceaccount-controller"\} \d+/.test(body) ? body : undefined;
       },
       30_000,
     );
     expect(text).toContain('leader_election_master_status{name="kube-controller-manager"} 1');
+  });
+
+  it('refuses /metrics to anonymous and unauthorized callers, and asks the apiserver about tokens', async () => {
+    const anon = await secureGet(`https://127.0.0.1:${port}/metrics`);
+    expect(anon.status).toBe(403);
+    expect(JSON.parse(anon.body).message).toBe('forbidden: User "system:anonymous" cannot get path "/metrics"');
+    const jane = await secureGet(`https://127.0.0.1:${port}/metrics`, { cred: ca.user });
+    expect(JSON.parse(jane.body).message).toBe('forbidden: User "jane" cannot get path "/metrics"');
+    expect((await secureGet(`https://127.0.0.1:${port}/metrics`, { token: 'prometheus-token' })).status).toBe(200);
+    expect(reviewer.tokenReviews).toContain('prometheus-token');
+    expect((await secureGet(`https://127.0.0.1:${port}/metrics`, { token: 'forged' })).status).toBe(401);
   });
 });
 
