@@ -120,7 +120,8 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
     kind,
     command: process.execPath,
     args: [binPath(kind), ...args],
-    healthUrl: `http://${address}:${port}${probe}`,
+    // kube-controller-manager and kube-scheduler serve only HTTPS (a self-signed certificate; /healthz is open).
+    healthUrl: `${kind === 'controller-manager' || kind === 'scheduler' ? 'https' : 'http'}://${address}:${port}${probe}`,
     address,
     ports: { 'secure-port': port },
   });
