@@ -90,6 +90,11 @@ describe('kube-controller-manager health and metrics', () => {
     expect(reviewer.tokenReviews).toContain('prometheus-token');
     expect((await secureGet(`https://127.0.0.1:${port}/metrics`, { token: 'forged' })).status).toBe(401);
   });
+
+  it("answers seed 003's `kubectl get --raw=https://localhost:10252/metrics` (kubectl sends only the path to its apiserver)", async () => {
+    const text = await env.kubectl('get', '--raw=https://localhost:10252/metrics');
+    expect(text).toContain('apiserver_request_total');
+  });
 });
 
 describe('kube-controller-manager --leader-elect=false', () => {
