@@ -44,3 +44,4 @@ export * from './serving/authz.ts';
 export * from './serving/guard.ts';
 export * from './serving/serving-cert.ts';
 export * from './serving/secure-serving.ts';
+export * from './serving/kubelet-serving.ts';

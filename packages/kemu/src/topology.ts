@@ -120,8 +120,8 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
     kind,
     command: process.execPath,
     args: [binPath(kind), ...args],
-    // kube-controller-manager and kube-scheduler serve only HTTPS (a self-signed certificate; /healthz is open).
-    healthUrl: `${kind === 'controller-manager' || kind === 'scheduler' ? 'https' : 'http'}://${address}:${port}${probe}`,
+    // kube-controller-manager, kube-scheduler and kubelets serve only HTTPS (self-signed; /healthz is open).
+    healthUrl: `${kind === 'apiserver' ? 'http' : 'https'}://${address}:${port}${probe}`,
     address,
     ports: { 'secure-port': port },
   });

@@ -40,6 +40,8 @@ export interface DelegatingAuthenticatorOptions {
   /** The client that sends TokenReviews; without it bearer tokens are not looked at. */
   tokenReviewClient?: RestClient;
   cacheTtlMs: number;
+  /** false (the kubelet's --anonymous-auth=false): a request with no credential fails (401) instead of being system:anonymous. */
+  anonymous?: boolean;
   now?: () => number;
 }
 
@@ -95,6 +97,7 @@ export class DelegatingAuthenticator {
       }
     }
     if (errs.length) throw new CredentialError(errs.join(', '));
+    if (this.o.anonymous === false) throw new CredentialError('no credentials');
     return ANONYMOUS;
   }
 

@@ -47,24 +47,25 @@ export function pathMatcher(patterns: readonly string[]): (path: string) => bool
   };
 }
 
-export class DelegatingAuthorizer {
-  private readonly allowedPath: (path: string) => boolean;
+/**
+ * SubjectAccessReviews with their answers cached (Kubernetes' webhook authorizer): allowed for allowTtlMs,
+ * refused for denyTtlMs; a failed review is not cached and throws.
+ */
+export class SubjectAccessReviewer {
   private readonly cache = new Map<string, { until: number; result: AuthzResult }>();
   private readonly now: () => number;
 
-  constructor(private readonly o: DelegatingAuthorizerOptions) {
-    this.allowedPath = pathMatcher(o.alwaysAllowPaths);
-    this.now = o.now ?? Date.now;
+  constructor(
+    private readonly client: RestClient,
+    private readonly ttl: { allowTtlMs: number; denyTtlMs: number; now?: () => number },
+  ) {
+    this.now = ttl.now ?? Date.now;
   }
 
-  /** Throws when the SubjectAccessReview could not be made (the caller answers 500, as Kubernetes). */
-  async authorize(user: ServingUser, verb: string, path: string): Promise<AuthzResult> {
-    if (user.groups.some((g) => this.o.alwaysAllowGroups.includes(g))) return { decision: 'allow', reason: '' };
-    if (this.allowedPath(path)) return { decision: 'allow', reason: '' };
-    const client = this.o.subjectAccessReviewClient;
-    if (!client) return { decision: 'noOpinion', reason: '' };
+  /** `attributes` is the spec's nonResourceAttributes or resourceAttributes. */
+  async review(user: ServingUser, attributes: { nonResourceAttributes: object } | { resourceAttributes: object }): Promise<AuthzResult> {
     const spec = {
-      nonResourceAttributes: { path, verb },
+      ...attributes,
       user: user.username,
       groups: user.groups,
       ...(user.extra ? { extra: user.extra } : {}),
@@ -73,13 +74,32 @@ export class DelegatingAuthorizer {
     const key = JSON.stringify(spec);
     const hit = this.cache.get(key);
     if (hit && hit.until > this.now()) return hit.result;
-    const review = await client.create<KubeObject>(R.subjectaccessreviews, undefined, { metadata: {}, spec });
+    const review = await this.client.create<KubeObject>(R.subjectaccessreviews, undefined, { metadata: {}, spec });
     const s = (review.status ?? {}) as SarStatus;
     const reason = s.reason ?? '';
     if (s.allowed && s.denied) throw new Error('webhook subject access review returned both allow and deny response');
     const result: AuthzResult = { decision: s.denied ? 'deny' : s.allowed ? 'allow' : 'noOpinion', reason };
     if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(key, { until: this.now() + (result.decision === 'allow' ? this.o.allowTtlMs : this.o.denyTtlMs), result });
+    this.cache.set(key, { until: this.now() + (result.decision === 'allow' ? this.ttl.allowTtlMs : this.ttl.denyTtlMs), result });
     return result;
+  }
+}
+
+export class DelegatingAuthorizer {
+  private readonly allowedPath: (path: string) => boolean;
+  private readonly reviewer: SubjectAccessReviewer | undefined;
+
+  constructor(private readonly o: DelegatingAuthorizerOptions) {
+    this.allowedPath = pathMatcher(o.alwaysAllowPaths);
+    const c = o.subjectAccessReviewClient;
+    this.reviewer = c ? new SubjectAccessReviewer(c, { allowTtlMs: o.allowTtlMs, denyTtlMs: o.denyTtlMs, ...(o.now ? { now: o.now } : {}) }) : undefined;
+  }
+
+  /** Throws when the SubjectAccessReview could not be made (the caller answers 500, as Kubernetes). */
+  async authorize(user: ServingUser, verb: string, path: string): Promise<AuthzResult> {
+    if (user.groups.some((g) => this.o.alwaysAllowGroups.includes(g))) return { decision: 'allow', reason: '' };
+    if (this.allowedPath(path)) return { decision: 'allow', reason: '' };
+    if (!this.reviewer) return { decision: 'noOpinion', reason: '' };
+    return this.reviewer.review(user, { nonResourceAttributes: { path, verb } });
   }
 }

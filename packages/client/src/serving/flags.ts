@@ -107,3 +107,61 @@ export interface ServingFlagValues {
   'authorization-webhook-cache-unauthorized-ttl': number;
   'authorization-always-allow-paths': readonly string[];
 }
+
+/**
+ * The kubelet's equivalents (its own names and defaults: anonymous requests and AlwaysAllow unless told
+ * otherwise, longer webhook caches). kemu's --cert-dir defaults to "" (the self-signed certificate stays in
+ * memory) where Kubernetes writes /var/lib/kubelet/pki: emulated nodes run unprivileged, many per host.
+ */
+export function kubeletServingFlags() {
+  return {
+    'tls-cert-file': {
+      type: 'string',
+      default: '',
+      usage:
+        'File containing x509 Certificate used for serving HTTPS (with intermediate certs, if any, concatenated after server cert). If --tls-cert-file and --tls-private-key-file are not provided, a self-signed certificate and key are generated for the public address and saved to the directory passed to --cert-dir.',
+    },
+    'tls-private-key-file': { type: 'string', default: '', usage: 'File containing x509 private key matching --tls-cert-file.' },
+    'cert-dir': {
+      type: 'string',
+      default: '',
+      usage: 'The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored. kemu: empty keeps a generated certificate in memory.',
+    },
+    'client-ca-file': {
+      type: 'string',
+      default: '',
+      usage:
+        'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.',
+    },
+    'anonymous-auth': {
+      type: 'bool',
+      default: true,
+      usage:
+        'Enables anonymous requests to the Kubelet server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.',
+    },
+    'authentication-token-webhook': { type: 'bool', default: false, usage: 'Use the TokenReview API to determine authentication for bearer tokens.' },
+    'authentication-token-webhook-cache-ttl': { type: 'duration', default: 120_000, usage: 'The duration to cache responses from the webhook token authenticator.' },
+    'authorization-mode': {
+      type: 'string',
+      default: 'AlwaysAllow',
+      usage: 'Authorization mode for Kubelet server. Valid options are AlwaysAllow or Webhook. Webhook mode uses the SubjectAccessReview API to determine authorization.',
+    },
+    'authorization-webhook-cache-authorized-ttl': { type: 'duration', default: 300_000, usage: "The duration to cache 'authorized' responses from the webhook authorizer." },
+    'authorization-webhook-cache-unauthorized-ttl': { type: 'duration', default: 30_000, usage: "The duration to cache 'unauthorized' responses from the webhook authorizer." },
+  } as const;
+}
+
+export interface KubeletServingFlagValues {
+  'bind-address': string;
+  'secure-port': number;
+  'tls-cert-file': string;
+  'tls-private-key-file': string;
+  'cert-dir': string;
+  'client-ca-file': string;
+  'anonymous-auth': boolean;
+  'authentication-token-webhook': boolean;
+  'authentication-token-webhook-cache-ttl': number;
+  'authorization-mode': string;
+  'authorization-webhook-cache-authorized-ttl': number;
+  'authorization-webhook-cache-unauthorized-ttl': number;
+}

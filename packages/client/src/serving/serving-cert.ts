@@ -13,6 +13,8 @@ export interface ServingCertOptions {
   /** Names the files in certDir (Kubernetes' PairName, e.g. "kube-controller-manager"). */
   pairName: string;
   bindAddress: string;
+  /** The kubelet's rule instead: a certificate for this host name alone (GenerateSelfSignedCertKey(hostName, nil, nil)). */
+  selfSignedHost?: string;
 }
 
 export interface ServingCert {
@@ -59,7 +61,9 @@ export async function servingCert(o: ServingCertOptions): Promise<ServingCert> {
   const alternateIPs = ['127.0.0.1', ...(!unspecified && net.isIP(o.bindAddress) ? [o.bindAddress] : [])];
   // @kemu/pki (and its X.509 library) loads only when a certificate is made.
   const { selfSignedServingCert, writeFileAtomic, PRIVATE_MODE, PUBLIC_MODE } = await import('@kemu/pki');
-  const made = await selfSignedServingCert({ host: 'localhost', alternateIPs, alternateDNS: unspecified ? ['localhost'] : [] });
+  const made = o.selfSignedHost
+    ? await selfSignedServingCert({ host: o.selfSignedHost })
+    : await selfSignedServingCert({ host: 'localhost', alternateIPs, alternateDNS: unspecified ? ['localhost'] : [] });
   if (certFile && keyFile) {
     writeFileAtomic(certFile, made.certPem, PUBLIC_MODE);
     writeFileAtomic(keyFile, made.keyPem, PRIVATE_MODE);
