@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Agent, request } from 'undici';
+import { httpsGet } from '@kemu/client/testing/https-get';
 import { CA_PROFILE, KUBERNETES_PROFILE, certificatePem, generatePrivateKey, issueCertificate, privateKeyPem, templateFromProfile } from '@kemu/pki';
 
 export interface Credential {
@@ -43,11 +43,6 @@ export async function testClientCA(): Promise<TestClientCA> {
 
 /** GET over HTTPS without verifying the server; the status and body text. */
 export async function secureGet(url: string, o: { cred?: Credential; token?: string } = {}): Promise<{ status: number; body: string }> {
-  const dispatcher = new Agent({ connect: { rejectUnauthorized: false, ...(o.cred ? { cert: o.cred.cert, key: o.cred.key } : {}) } });
-  try {
-    const res = await request(url, { dispatcher, headers: o.token ? { authorization: `Bearer ${o.token}` } : {} });
-    return { status: res.statusCode, body: await res.body.text() };
-  } finally {
-    await dispatcher.close();
-  }
+  const r = await httpsGet(url, o);
+  return { status: r.status, body: r.body };
 }

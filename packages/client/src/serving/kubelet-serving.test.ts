@@ -1,11 +1,11 @@
 // The kubelet's secure port as a client sees it: anonymous and AlwaysAllow by default; with
 // --authorization-mode=Webhook a SubjectAccessReview on nodes/<subresource> of the node, refused with the
 // kubelet's plain-text lines; --anonymous-auth=false turns a credential-less request away with 401.
-import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFlags, silentLogger, startHealthServer, newMetricsRegistry, type HealthServer } from '@kemu/base';
 import { freePort } from '@kemu/base/testing/ports';
 import { FakeReviewer } from '../testing/fake-reviewer.ts';
+import { httpsGet } from '../testing/https-get.ts';
 import { RestClient } from '../rest.ts';
 import { kubeletServingFlags } from './flags.ts';
 import { kubeletSecureServing, kubeletSubresource } from './kubelet-serving.ts';
@@ -28,18 +28,7 @@ async function serve(argv: string[]): Promise<number> {
   return h!.port;
 }
 
-function get(port: number, p: string, token?: string): Promise<{ status: number; type: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port, path: p, rejectUnauthorized: false, agent: false, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = (port: number, p: string, token?: string) => httpsGet(`https://127.0.0.1:${port}${p}`, token ? { token } : {});
 
 beforeAll(async () => {
   reviewer = await new FakeReviewer().start();

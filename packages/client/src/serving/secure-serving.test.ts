@@ -24,6 +24,7 @@ import {
 } from '@kemu/pki';
 import { freePort } from '@kemu/base/testing/ports';
 import { FakeReviewer } from '../testing/fake-reviewer.ts';
+import { httpsGet, type HttpsGetOptions, type HttpsReply } from '../testing/https-get.ts';
 import { servingFlags } from './flags.ts';
 import { secureServing } from './secure-serving.ts';
 
@@ -50,34 +51,8 @@ function save(name: string, text: string): string {
   return f;
 }
 
-interface Reply {
-  status: number;
-  type: string;
-  body: string;
-}
-function get(port: number, p: string, o: { cred?: { cert: string; key: string }; token?: string; headers?: Record<string, string>; ca?: string } = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: p,
-        servername: 'localhost',
-        ...(o.ca ? { ca: o.ca } : { rejectUnauthorized: false }),
-        ...(o.cred ? { cert: o.cred.cert, key: o.cred.key } : {}),
-        headers: { ...(o.token ? { authorization: `Bearer ${o.token}` } : {}), ...o.headers },
-        agent: false,
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (body += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
+function get(port: number, p: string, o: HttpsGetOptions = {}): Promise<HttpsReply> {
+  return httpsGet(`https://127.0.0.1:${port}${p}`, o);
 }
 
 const servers: HealthServer[] = [];
@@ -235,7 +210,7 @@ describe('a secure port without kubeconfigs (kube-controller-manager as seed 003
 
 describe('the extension-apiserver-authentication lookup', () => {
   it('takes the client CA and request-header settings from the ConfigMap', async () => {
-    reviewer.configMaps.set('kube-system/extension-apiserver-authentication', {
+    reviewer.setConfigMap('kube-system', 'extension-apiserver-authentication', {
       'client-ca-file': certificatePem(ca.cert),
       'requestheader-client-ca-file': certificatePem(frontProxyCA.cert),
       'requestheader-allowed-names': '["front-proxy-client"]',
@@ -247,7 +222,7 @@ describe('the extension-apiserver-authentication lookup', () => {
     expect((await get(port, '/metrics', { cred: creds.admin })).status).toBe(200);
     const r = await get(port, '/metrics', { cred: creds.proxy, headers: { 'x-remote-user': 'carol' } });
     expect(JSON.parse(r.body).message).toBe('forbidden: User "carol" cannot get path "/metrics"');
-    reviewer.configMaps.clear();
+    reviewer.setConfigMap('kube-system', 'extension-apiserver-authentication', undefined);
   });
 
   it('fails start-up when the lookup is refused, unless told to tolerate it', async () => {

@@ -1,10 +1,10 @@
-// A stand-in for the apiserver's review APIs, for tests of delegated authentication and authorization: answers
-// TokenReview from a token table, SubjectAccessReview from a function, and GET of ConfigMaps it holds; it counts
-// the reviews it answered and writes a kubeconfig that points at it.
+// A stand-in for the apiserver's review APIs, for tests of delegated authentication and authorization: a
+// FakeApiserver (which serves the ConfigMaps put into it) that also answers TokenReview from a token table and
+// SubjectAccessReview from a function, counting the reviews, and writes a kubeconfig that points at it.
 import fs from 'node:fs';
-import http from 'node:http';
+import type http from 'node:http';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
+import { FakeApiserver } from './fake-apiserver.ts';
 
 export interface ReviewedUser {
   username: string;
@@ -18,40 +18,42 @@ export interface SarSpec {
   groups?: string[];
   extra?: Record<string, string[]>;
   nonResourceAttributes?: { path?: string; verb?: string };
+  resourceAttributes?: Record<string, string>;
 }
 
 export type SarAnswer = { allowed: boolean; denied?: boolean; reason?: string } | 'error';
 
+const CONFIGMAPS = '/api/v1/configmaps';
+
 export class FakeReviewer {
-  private readonly server: http.Server;
-  url = '';
+  readonly api = new FakeApiserver();
   tokens = new Map<string, ReviewedUser>();
   /** TokenReview error text for a token it does not know (empty: just unauthenticated). */
   tokenError = '';
   sar: (spec: SarSpec) => SarAnswer = () => ({ allowed: false });
-  configMaps = new Map<string, Record<string, string>>();
   /** Refuse every ConfigMap read with 403. */
   forbidConfigMaps = false;
   readonly tokenReviews: string[] = [];
   readonly accessReviews: SarSpec[] = [];
 
-  constructor() {
-    this.server = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (d: Buffer) => (body += d.toString()));
-      req.on('end', () => this.handle(req, res, body));
-    });
+  get url(): string {
+    return this.api.url;
   }
 
   async start(): Promise<this> {
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.api.intercept = (req, res, body) => this.review(req, res, body);
+    await this.api.start();
     return this;
   }
 
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((r) => this.server.close(r));
+  stop(): Promise<void> {
+    return this.api.stop();
+  }
+
+  /** Puts (or replaces) a ConfigMap's data; undefined removes it. */
+  setConfigMap(namespace: string, name: string, data: Record<string, string> | undefined): void {
+    if (data) this.api.put(CONFIGMAPS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data });
+    else this.api.remove(CONFIGMAPS, namespace, name);
   }
 
   /** A kubeconfig file in `dir` whose server is this fake. */
@@ -64,10 +66,11 @@ export class FakeReviewer {
     return file;
   }
 
-  private handle(req: http.IncomingMessage, res: http.ServerResponse, body: string): void {
+  private review(req: http.IncomingMessage, res: http.ServerResponse, body: string): boolean {
     const send = (code: number, obj: unknown) => {
       res.writeHead(code, { 'content-type': 'application/json' });
       res.end(JSON.stringify(obj));
+      return true;
     };
     const url = new URL(req.url ?? '/', 'http://x');
     if (req.method === 'POST' && url.pathname === '/apis/authentication.k8s.io/v1/tokenreviews') {
@@ -85,14 +88,16 @@ export class FakeReviewer {
       return send(201, { ...review, status: answer });
     }
     const cm = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps\/([^/]+)$/.exec(url.pathname);
-    if (req.method === 'GET' && cm) {
-      if (this.forbidConfigMaps) {
-        return send(403, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: `configmaps "${cm[2]}" is forbidden: User "x" cannot get resource "configmaps" in API group "" in the namespace "${cm[1]}"` });
-      }
-      const data = this.configMaps.get(`${cm[1]}/${cm[2]}`);
-      if (!data) return send(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: `configmaps "${cm[2]}" not found` });
-      return send(200, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: cm[2], namespace: cm[1] }, data });
+    if (req.method === 'GET' && cm && this.forbidConfigMaps) {
+      return send(403, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        reason: 'Forbidden',
+        code: 403,
+        message: `configmaps "${cm[2]}" is forbidden: User "x" cannot get resource "configmaps" in API group "" in the namespace "${cm[1]}"`,
+      });
     }
-    send(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' });
+    return false;
   }
 }
