@@ -18,6 +18,12 @@ describe('kube-controller-manager flags', () => {
     expect(p.output()).toContain('--leader-elect-lease-duration duration');
   }, 30_000);
 
+  it('exits 1 naming the file when the serving certificate cannot be read', async () => {
+    const p = startProcess('kcm-bad-cert', BIN.controllerManager, ['--master=http://127.0.0.1:1', '--tls-cert-file=/nonexistent/kcm.pem', '--tls-private-key-file=/nonexistent/kcm-key.pem']);
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toContain('Error: unable to load server certificate "/nonexistent/kcm.pem": no such file or directory');
+  }, 30_000);
+
   it('rejects an unknown controller name like Kubernetes (exit 1)', async () => {
     const p = startProcess('kcm-bad-controller', BIN.controllerManager, ['--master=http://127.0.0.1:1', '--controllers=*,nope']);
     expect(await p.exited).toBe(1);

@@ -282,4 +282,9 @@ describe('the serving certificate', () => {
     expect((await get(port, '/healthz', { ca: certificatePem(ca.cert) })).status).toBe(200);
     await expect(serve([`--tls-cert-file=${path.join(dir, 'nope.pem')}`, `--tls-private-key-file=${path.join(dir, 'kcm-key.pem')}`])).rejects.toThrow(/nope\.pem/);
   });
+
+  it('refuses an unreadable or malformed client CA bundle at start-up', async () => {
+    await expect(serve([`--client-ca-file=${path.join(dir, 'missing-ca.pem')}`])).rejects.toThrow(/^unable to load client CA provider: .*missing-ca\.pem: no such file or directory/);
+    await expect(serve([`--requestheader-client-ca-file=${save('garbage.pem', 'not a certificate\n')}`])).rejects.toThrow(/^unable to load client CA provider: .*garbage\.pem: no CERTIFICATE block found/);
+  });
 });
