@@ -1,6 +1,10 @@
 // The kube-controller-manager binary's contract: flag errors (exit 2 with usage), unknown controllers
 // (exit 1 with Kubernetes' message), and /healthz (with the leaderElection check) and /metrics over HTTPS on
 // --secure-port, with delegated authentication and authorization.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import { promisify } from 'node:util';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { FakeReviewer } from '@kemu/client/testing/fake-reviewer';
@@ -9,6 +13,8 @@ import { freePort } from '@kemu/base/testing/ports';
 import { BIN, startProcess } from '@kemu/base/testing/processes';
 import { SHORT_LEASE, holderName, startEnv, waitFor, type Env } from './cluster.ts';
 import { secureGet, testClientCA, type TestClientCA } from '../support/secure-port.ts';
+
+const run = promisify(execFile);
 
 describe('kube-controller-manager flags', () => {
   it('rejects an unknown flag with the usage and exit code 2', async () => {
@@ -95,6 +101,16 @@ describe('kube-controller-manager health and metrics', () => {
     expect((await secureGet(`https://127.0.0.1:${port}/metrics`, { token: 'prometheus-token' })).status).toBe(200);
     expect(reviewer.tokenReviews).toContain('prometheus-token');
     expect((await secureGet(`https://127.0.0.1:${port}/metrics`, { token: 'forged' })).status).toBe(401);
+  });
+
+  it('answers kubectl pointed at the port itself with the admin certificate (Go sends it: the CA is in the certificate request)', async () => {
+    const certFile = path.join(ca.dir, 'admin.pem');
+    const keyFile = path.join(ca.dir, 'admin-key.pem');
+    fs.writeFileSync(certFile, ca.admin.cert);
+    fs.writeFileSync(keyFile, ca.admin.key);
+    const direct = ['--kubeconfig=/dev/null', `--server=https://127.0.0.1:${port}`, '--insecure-skip-tls-verify', `--client-certificate=${certFile}`, `--client-key=${keyFile}`];
+    const kubectl = async (...args: string[]) => (await run('kubectl', args, { timeout: 60_000 })).stdout;
+    expect(await kubectl(...direct, 'get', '--raw=/metrics')).toContain('leader_election_master_status{name="kube-controller-manager"} 1');
   });
 
   it("answers seed 003's `kubectl get --raw=https://localhost:10252/metrics` (kubectl sends only the path to its apiserver)", async () => {
