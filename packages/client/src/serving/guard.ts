@@ -19,10 +19,9 @@ export function unauthorized(): GuardRefusal {
 
 export function forbidden(username: string, verb: string, path: string, reason: string): GuardRefusal {
   const msg = sanitize(`User ${JSON.stringify(username)} cannot ${verb} path ${JSON.stringify(path)}`);
-  const status = { ...toStatus(new StatusError('Forbidden', `forbidden: ${reason ? `${msg}: ${reason}` : msg}`)), details: {}, code: 403 };
-  // Kubernetes' non-resource Forbidden carries an empty details object, before the code.
-  const { code, ...rest } = status;
-  return { status: 403, contentType: JSON_TYPE, body: JSON.stringify({ ...rest, code }) };
+  const { code, ...status } = toStatus(new StatusError('Forbidden', `forbidden: ${reason ? `${msg}: ${reason}` : msg}`));
+  // Kubernetes' non-resource Forbidden carries an empty details object (before the code, as Go orders the fields).
+  return { status: 403, contentType: JSON_TYPE, body: JSON.stringify({ ...status, details: {}, code }) };
 }
 
 export function delegatingGuard(authn: DelegatingAuthenticator, authz: DelegatingAuthorizer, logger: Logger): HealthGuard {

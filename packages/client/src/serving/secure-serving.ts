@@ -6,8 +6,7 @@
 // settings are looked up in kube-system/extension-apiserver-authentication, which kube-apiserver writes.
 import fs from 'node:fs';
 import type { HealthGuard, HealthTls, Logger } from '@kemu/base';
-import { R, type KubeObject } from '@kemu/api';
-import { StatusError } from '@kemu/api';
+import { R, StatusError, type KubeObject } from '@kemu/api';
 import { loadClientConfig } from '../config.ts';
 import { RestClient } from '../rest.ts';
 import { DelegatingAuthenticator, type ChainVerifier, type RequestHeaderConfig } from './authn.ts';
