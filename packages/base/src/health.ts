@@ -26,6 +26,8 @@ export interface HealthTls {
   key: string | Buffer;
   /** CA bundle(s) named in the certificate request; unverified certificates still connect (the guard decides). */
   clientCA?: string | Buffer;
+  /** Ask for a client certificate even with no clientCA yet (one may come later through setTls). */
+  requestClientCert?: boolean;
 }
 
 export interface GuardRefusal {
@@ -38,6 +40,8 @@ export type HealthGuard = (req: http.IncomingMessage, path: string) => Promise<G
 
 export interface HealthServer {
   port: number;
+  /** New certificate or client CAs for connections from now on (HTTPS servers only). */
+  setTls?(tls: HealthTls): void;
   close(): Promise<void>;
 }
 
@@ -56,15 +60,20 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
     });
   };
   const t = opts.tls;
-  const server = t
-    ? https.createServer({ cert: t.cert, key: t.key, ...(t.clientCA ? { ca: t.clientCA, requestCert: true, rejectUnauthorized: false } : {}) }, listener)
-    : http.createServer(listener);
+  const secure = (x: HealthTls) => ({
+    cert: x.cert,
+    key: x.key,
+    ...(x.clientCA ? { ca: x.clientCA } : {}),
+    ...(x.clientCA || x.requestClientCert ? { requestCert: true, rejectUnauthorized: false } : {}),
+  });
+  const server = t ? https.createServer(secure(t), listener) : http.createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.bindAddress, () => resolve());
   });
   return {
     port: (server.address() as AddressInfo).port,
+    ...(server instanceof https.Server ? { setTls: (x: HealthTls) => server.setSecureContext(secure(x)) } : {}),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

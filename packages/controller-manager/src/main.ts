@@ -84,8 +84,10 @@ async function main(): Promise<void> {
     ...serving,
   }).catch((e: unknown) => fail(`failed to listen on ${opts['bind-address']}:${opts['secure-port']}: ${String(e)}`, 1));
   if (health) logger.info({ port: health.port }, 'Serving healthz and metrics');
+  const unfollow = serving?.follow?.(health);
 
   await leading.start();
+  unfollow?.();
   await health?.close();
   process.exit(0);
 }

@@ -164,6 +164,7 @@ async function main(): Promise<void> {
     ...serving,
   }).catch((e: unknown) => fail(`failed to listen on ${flags['bind-address']}:${flags['secure-port']}: ${String(e)}`, 1));
   if (health) logger.info({ port: health.port }, 'Serving healthz and metrics');
+  const unfollow = serving?.follow?.(health);
 
   const informersStop = new AbortController();
   factory.start(informersStop.signal);
@@ -171,6 +172,7 @@ async function main(): Promise<void> {
   await leading.start();
   informersStop.abort();
   await Promise.all([...recorders.values()].map((r) => r.flush().catch(() => undefined)));
+  unfollow?.();
   await health?.close();
   process.exit(0);
 }

@@ -78,11 +78,22 @@ export class DelegatingAuthenticator {
   private readonly tokenCache = new Map<string, { until: number; user: ServingUser | undefined }>();
   private readonly now: () => number;
 
+  private requestHeaderConfig: RequestHeaderConfig | undefined;
+  private clientCertVerifier: ChainVerifier | undefined;
+
   constructor(private readonly o: DelegatingAuthenticatorOptions) {
     this.now = o.now ?? Date.now;
-    if (o.requestHeader) this.chain.push((req) => Promise.resolve(this.requestHeader(o.requestHeader!, req)));
-    if (o.clientCert) this.chain.push((req) => Promise.resolve(this.clientCert(o.clientCert!, req)));
+    this.requestHeaderConfig = o.requestHeader;
+    this.clientCertVerifier = o.clientCert;
+    this.chain.push((req) => Promise.resolve(this.requestHeaderConfig && this.requestHeader(this.requestHeaderConfig, req)));
+    this.chain.push((req) => Promise.resolve(this.clientCertVerifier && this.clientCert(this.clientCertVerifier, req)));
     if (o.tokenReviewClient) this.chain.push((req) => this.bearerToken(o.tokenReviewClient!, req));
+  }
+
+  /** New CAs (a changed extension-apiserver-authentication ConfigMap), for requests from now on. */
+  setCertificateAuthorities(c: { requestHeader?: RequestHeaderConfig | undefined; clientCert?: ChainVerifier | undefined }): void {
+    this.requestHeaderConfig = c.requestHeader;
+    this.clientCertVerifier = c.clientCert;
   }
 
   /** The user, or ANONYMOUS; throws CredentialError when a credential was bad and none was good. */

@@ -225,6 +225,25 @@ describe('the extension-apiserver-authentication lookup', () => {
     reviewer.setConfigMap('kube-system', 'extension-apiserver-authentication', undefined);
   });
 
+  it('picks up a ConfigMap written after start-up (the apiserver came up later), for new connections', async () => {
+    const flags = parseFlags(servingFlags({ port: 10257, tolerateLookupFailure: false }), [`--authentication-kubeconfig=${path.join(dir, 'reviewer.kubeconfig')}`]);
+    const serving = await secureServing(flags, { pairName: 'kube-controller-manager', logger: silentLogger(), userAgent: 'test' });
+    const h = (await startHealthServer({ bindAddress: '127.0.0.1', port: await freePort(), checks: {}, registry: newMetricsRegistry(), ...serving }))!;
+    servers.push(h);
+    const unfollow = serving!.follow!(h, 50);
+    try {
+      expect((await get(h.port, '/metrics', { cred: creds.admin })).status).toBe(403);
+      reviewer.setConfigMap('kube-system', 'extension-apiserver-authentication', { 'client-ca-file': certificatePem(ca.cert) });
+      const deadline = Date.now() + 10_000;
+      let status = 0;
+      while (Date.now() < deadline && (status = (await get(h.port, '/metrics', { cred: creds.admin })).status) !== 200) await new Promise((r) => setTimeout(r, 50));
+      expect(status).toBe(200);
+    } finally {
+      unfollow();
+      reviewer.setConfigMap('kube-system', 'extension-apiserver-authentication', undefined);
+    }
+  });
+
   it('fails start-up when the lookup is refused, unless told to tolerate it', async () => {
     reviewer.forbidConfigMaps = true;
     try {

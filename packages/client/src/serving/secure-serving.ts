@@ -5,7 +5,7 @@
 // --authorization-kubeconfig only system:masters and the always-allowed paths get through). Missing client CA
 // settings are looked up in kube-system/extension-apiserver-authentication, which kube-apiserver writes.
 import fs from 'node:fs';
-import type { HealthGuard, HealthTls, Logger } from '@kemu/base';
+import type { HealthGuard, HealthServer, HealthTls, Logger } from '@kemu/base';
 import { R, StatusError, type KubeObject } from '@kemu/api';
 import { loadClientConfig } from '../config.ts';
 import { RestClient } from '../rest.ts';
@@ -29,6 +29,11 @@ export interface SecureServingOptions {
 export interface SecureServing {
   tls: HealthTls;
   guard: HealthGuard;
+  /**
+   * Keeps the server's client CAs in step with extension-apiserver-authentication when they come from it (a
+   * no-op otherwise); returns the function that stops following.
+   */
+  follow?(server: HealthServer | undefined, refreshMs?: number): () => void;
 }
 
 function reviewClient(kubeconfig: string, what: 'authentication' | 'authorization', o: SecureServingOptions, logger: Logger): RestClient | undefined {
@@ -73,6 +78,42 @@ async function lookup(client: RestClient): Promise<Record<string, string> | unde
   }
 }
 
+interface CAState {
+  clientCert?: ChainVerifier;
+  requestHeader?: RequestHeaderConfig;
+  /** Both bundles, named in the TLS certificate request. */
+  pool: string;
+}
+
+/** The verifiers from the flags' bundles, completed from the ConfigMap's data where a flag is not given. */
+async function caState(f: ServingFlagValues, fromFlags: { clientCA?: string; requestHeaderCA?: string }, data: Record<string, string> | undefined): Promise<CAState> {
+  const clientCAPem = fromFlags.clientCA ?? (data?.['client-ca-file'] || undefined);
+  let requestHeaderPem = fromFlags.requestHeaderCA;
+  let headers: Omit<RequestHeaderConfig, 'verify'> = {
+    usernameHeaders: f['requestheader-username-headers'],
+    groupHeaders: f['requestheader-group-headers'],
+    extraHeaderPrefixes: f['requestheader-extra-headers-prefix'],
+    allowedNames: f['requestheader-allowed-names'],
+  };
+  if (requestHeaderPem === undefined && data?.['requestheader-client-ca-file']) {
+    requestHeaderPem = data['requestheader-client-ca-file'];
+    headers = {
+      usernameHeaders: jsonList(data['requestheader-username-headers']),
+      groupHeaders: jsonList(data['requestheader-group-headers']),
+      extraHeaderPrefixes: jsonList(data['requestheader-extra-headers-prefix']),
+      allowedNames: jsonList(data['requestheader-allowed-names']),
+    };
+  }
+  const state: CAState = { pool: [clientCAPem, requestHeaderPem].filter((p): p is string => !!p).join('\n') };
+  try {
+    if (clientCAPem) state.clientCert = await caVerifier(clientCAPem, f['client-ca-file'] || `client-ca-file in ${CM}`);
+    if (requestHeaderPem) state.requestHeader = { ...headers, verify: await caVerifier(requestHeaderPem, f['requestheader-client-ca-file'] || `requestheader-client-ca-file in ${CM}`) };
+  } catch (e) {
+    throw new Error(`unable to load client CA provider: ${(e as Error).message}`);
+  }
+  return state;
+}
+
 /** undefined when --secure-port is 0. Throws with Kubernetes' start-up messages on bad files or a failed lookup. */
 export async function secureServing(f: ServingFlagValues, o: SecureServingOptions): Promise<SecureServing | undefined> {
   if (f['secure-port'] === 0) return undefined;
@@ -91,26 +132,23 @@ export async function secureServing(f: ServingFlagValues, o: SecureServingOption
   const authzClient = reviewClient(f['authorization-kubeconfig'], 'authorization', o, log);
   const skipLookup = f['authentication-skip-lookup'];
 
-  let clientCAPem = f['client-ca-file'] ? readBundle(f['client-ca-file']) : undefined;
-  let requestHeaderPem = f['requestheader-client-ca-file'] ? readBundle(f['requestheader-client-ca-file']) : undefined;
-  let requestHeader: Omit<RequestHeaderConfig, 'verify'> = {
-    usernameHeaders: f['requestheader-username-headers'],
-    groupHeaders: f['requestheader-group-headers'],
-    extraHeaderPrefixes: f['requestheader-extra-headers-prefix'],
-    allowedNames: f['requestheader-allowed-names'],
+  const fromFlags = {
+    ...(f['client-ca-file'] ? { clientCA: readBundle(f['client-ca-file']) } : {}),
+    ...(f['requestheader-client-ca-file'] ? { requestHeaderCA: readBundle(f['requestheader-client-ca-file']) } : {}),
   };
-  const lookUpClientCA = clientCAPem === undefined && !skipLookup;
-  const lookUpRequestHeader = requestHeaderPem === undefined && !skipLookup;
+  const lookUpClientCA = fromFlags.clientCA === undefined && !skipLookup;
+  const lookUpRequestHeader = fromFlags.requestHeaderCA === undefined && !skipLookup;
   if (lookUpClientCA && !authnClient) {
     log.warn(`No authentication-kubeconfig provided in order to lookup client-ca-file in ${CM}, so client certificate authentication won't work.`);
   }
   if (lookUpRequestHeader && !authnClient) {
     log.warn(`No authentication-kubeconfig provided in order to lookup requestheader-client-ca-file in ${CM}, so request-header client certificate authentication won't work.`);
   }
-  if (authnClient && (lookUpClientCA || lookUpRequestHeader)) {
-    let data: Record<string, string> | undefined;
+  const lookupClient = authnClient && (lookUpClientCA || lookUpRequestHeader) ? authnClient : undefined;
+  let data: Record<string, string> | undefined;
+  if (lookupClient) {
     try {
-      data = await lookup(authnClient);
+      data = await lookup(lookupClient);
     } catch (e) {
       const msg = (e as Error).message;
       if (!lookUpRequestHeader) {
@@ -123,30 +161,16 @@ export async function secureServing(f: ServingFlagValues, o: SecureServingOption
         throw new Error(`unable to load configmap based request-header-client-ca-file: ${msg}`);
       }
     }
-    if (data && lookUpClientCA && data['client-ca-file']) clientCAPem = data['client-ca-file'];
-    if (data && lookUpRequestHeader && data['requestheader-client-ca-file']) {
-      requestHeaderPem = data['requestheader-client-ca-file'];
-      requestHeader = {
-        usernameHeaders: jsonList(data['requestheader-username-headers']),
-        groupHeaders: jsonList(data['requestheader-group-headers']),
-        extraHeaderPrefixes: jsonList(data['requestheader-extra-headers-prefix']),
-        allowedNames: jsonList(data['requestheader-allowed-names']),
-      };
-    }
   }
+  const keep = (d: Record<string, string> | undefined) =>
+    d && Object.fromEntries(Object.entries(d).filter(([k]) => (k === 'client-ca-file' ? lookUpClientCA : k.startsWith('requestheader-') && lookUpRequestHeader)));
+  let seen = JSON.stringify(keep(data) ?? {});
+  const cas = await caState(f, fromFlags, keep(data));
   if (!authzClient) log.warn("No authorization-kubeconfig provided, so SubjectAccessReview of authorization tokens won't work.");
 
-  let clientCert: ChainVerifier | undefined;
-  let requestHeaderVerify: ChainVerifier | undefined;
-  try {
-    if (clientCAPem) clientCert = await caVerifier(clientCAPem, f['client-ca-file'] || `client-ca-file in ${CM}`);
-    if (requestHeaderPem) requestHeaderVerify = await caVerifier(requestHeaderPem, f['requestheader-client-ca-file'] || `requestheader-client-ca-file in ${CM}`);
-  } catch (e) {
-    throw new Error(`unable to load client CA provider: ${(e as Error).message}`);
-  }
   const authn = new DelegatingAuthenticator({
-    ...(requestHeaderVerify ? { requestHeader: { ...requestHeader, verify: requestHeaderVerify } } : {}),
-    ...(clientCert ? { clientCert } : {}),
+    ...(cas.requestHeader ? { requestHeader: cas.requestHeader } : {}),
+    ...(cas.clientCert ? { clientCert: cas.clientCert } : {}),
     ...(authnClient ? { tokenReviewClient: authnClient } : {}),
     cacheTtlMs: f['authentication-token-webhook-cache-ttl'],
   });
@@ -157,9 +181,27 @@ export async function secureServing(f: ServingFlagValues, o: SecureServingOption
     allowTtlMs: f['authorization-webhook-cache-authorized-ttl'],
     denyTtlMs: f['authorization-webhook-cache-unauthorized-ttl'],
   });
-  const caPool = [clientCAPem, requestHeaderPem].filter((p): p is string => !!p).join('\n');
+  const tlsOf = (pool: string): HealthTls => ({ cert: cert.cert, key: cert.key, ...(pool ? { clientCA: pool } : {}), ...(lookupClient ? { requestClientCert: true } : {}) });
   return {
-    tls: { cert: cert.cert, key: cert.key, ...(caPool ? { clientCA: caPool } : {}) },
+    tls: tlsOf(cas.pool),
     guard: delegatingGuard(authn, authz, log),
+    // Kubernetes watches the ConfigMap; kemu reads it again every refreshMs and swaps the CAs when it changed.
+    follow(server, refreshMs = 10_000) {
+      if (!lookupClient || !server) return () => undefined;
+      const timer = setInterval(() => {
+        void (async () => {
+          const next = keep(await lookup(lookupClient));
+          const text = JSON.stringify(next ?? {});
+          if (text === seen) return;
+          const state = await caState(f, fromFlags, next);
+          seen = text;
+          authn.setCertificateAuthorities({ requestHeader: state.requestHeader, clientCert: state.clientCert });
+          server.setTls?.(tlsOf(state.pool));
+          log.info(`Loaded a new client CA from ${CM}`);
+        })().catch((e: unknown) => log.warn(`Unable to refresh the authentication configuration from ${CM}: ${(e as Error).message}`));
+      }, refreshMs);
+      timer.unref();
+      return () => clearInterval(timer);
+    },
   };
 }
