@@ -8,6 +8,7 @@ import { BIN, waitFor } from '@kemu/base/testing/processes';
 import { pidAlive, leaseHolder } from '@kemu/kemu';
 import { startLab, missing, hasKubectl, run, type Lab } from './lab.ts';
 import { LeaseWatch } from './api.ts';
+import { secureGet } from '../support/secure-port.ts';
 
 const skip = missing('apiserver');
 if (skip) console.warn(`test/lab/kemu-cli.test.ts: ${skip}`);
@@ -99,7 +100,7 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
     const block = lab.address.split('.').slice(0, 3).join('.');
     const ips = Object.fromEntries(nodes.items.map((n) => [n.metadata.name, n.status.addresses.find((a) => a.type === 'InternalIP')?.address]));
     expect(ips).toEqual({ 'worker-0': `${block}.100`, 'worker-1': `${block}.101` });
-    expect((await fetch(`${lab.url('worker-1')}/healthz`)).status).toBe(200);
+    expect((await secureGet(`${lab.url('worker-1')}/healthz`)).status).toBe(200);
   });
 
   it.skipIf(noCm)('shows the Lease holder and moves it when the holder is stopped; a stopped one stays down', async () => {

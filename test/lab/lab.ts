@@ -66,7 +66,7 @@ export interface Lab {
   kubeconfig: string;
   proc: Proc;
   state(): LabState;
-  /** http://<address>:<port> of a component (an apiserver's own URL, past the balancer). */
+  /** http(s)://<address>:<port> of a component (an apiserver's own URL, past the balancer; https for the others). */
   url(name: string): string;
   kemu(...args: string[]): Promise<RunResult>;
   kubectl(...args: string[]): Promise<RunResult>;
@@ -126,7 +126,8 @@ export async function startLab(o: LabOptions = {}): Promise<Lab> {
     url(name) {
       const c = state().components.find((x) => x.name === name);
       if (!c?.address) throw new Error(`no component ${name} with an address in kemu.json`);
-      return `http://${c.address}:${c.ports['secure-port'] ?? c.ports.port}`;
+      const scheme = c.healthUrl?.startsWith('https:') ? 'https' : 'http';
+      return `${scheme}://${c.address}:${c.ports['secure-port'] ?? c.ports.port}`;
     },
     kemu: (...a) => run(process.execPath, [BIN.kemu, ...a, `--data-dir=${dir}`]),
     kubectl: (...a) => run('kubectl', [`--kubeconfig=${kubeconfig}`, ...a], { HOME: dir }),

@@ -1,5 +1,5 @@
 // kube-scheduler's command line: bad configuration and bad flags exit 2 with a message naming the problem;
-// --secure-port serves /healthz and /metrics.
+// --secure-port serves /healthz to anyone and /metrics to whom delegated authorization allows, over HTTPS.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '@kemu/base/testing/ports';
 import { BIN, killAll, startProcess, waitFor } from '@kemu/base/testing/processes';
 import { createNode, createPod, podSpec, startEnv, waitBound, type Env } from './cluster.ts';
+import { secureGet, testClientCA } from '../support/secure-port.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'kemu-sched-bin-'));
 let env: Env | undefined;
@@ -57,18 +58,24 @@ describe('kube-scheduler binary', () => {
     env = await startEnv();
     await createNode(env.client, 'n1');
     const port = await freePort();
-    env.startScheduler('metrics', ['--leader-elect=false', `--secure-port=${port}`, '--bind-address=127.0.0.1']);
+    const ca = await testClientCA();
+    env.startScheduler('metrics', ['--leader-elect=false', `--secure-port=${port}`, '--bind-address=127.0.0.1', `--client-ca-file=${ca.caFile}`]);
     await createPod(env.client, podSpec('m1'));
     await waitBound(env.client, 'm1');
     const health = await waitFor('healthz', async () => {
-      const r = await fetch(`http://127.0.0.1:${port}/healthz`);
-      return r.status === 200 ? r.text() : undefined;
+      const r = await secureGet(`https://127.0.0.1:${port}/healthz`).catch(() => undefined);
+      return r?.status === 200 ? r.body : undefined;
     });
     expect(health).toBe('ok');
+    // Without --authorization-kubeconfig only system:masters gets past the always-allowed paths.
+    const anon = await secureGet(`https://127.0.0.1:${port}/metrics`);
+    expect(anon.status).toBe(403);
+    expect(JSON.parse(anon.body).message).toBe('forbidden: User "system:anonymous" cannot get path "/metrics"');
     const body = await waitFor('metrics', async () => {
-      const t = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const t = (await secureGet(`https://127.0.0.1:${port}/metrics`, { cred: ca.admin })).body;
       return t.includes('scheduler_schedule_attempts_total{result="scheduled",profile="default-scheduler"} 1') ? t : undefined;
     });
+    ca.cleanup();
     expect(body).toContain('scheduler_pending_pods{queue="active"}');
     expect(body).toContain('scheduler_scheduling_attempt_duration_seconds_bucket');
     expect(body).toContain('scheduler_pod_scheduling_sli_duration_seconds_bucket');

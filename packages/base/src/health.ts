@@ -1,6 +1,9 @@
 // The /healthz, /livez, /readyz and /metrics endpoints every component serves on --secure-port
-// (port 0 turns the server off, as in Kubernetes).
+// (port 0 turns the server off, as in Kubernetes). With `tls` it serves HTTPS (asking for, never requiring, a
+// client certificate when a client CA is given) and every request first passes the `guard` — the component's
+// delegated authentication and authorization (see @kemu/client's serving module), which may refuse it.
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -12,10 +15,33 @@ export interface HealthServerOptions {
   /** Named checks, reported by /healthz?verbose; all must pass for 200. */
   checks: Record<string, HealthCheck>;
   registry?: Registry;
+  /** Serve HTTPS with this certificate (chain) and key. */
+  tls?: HealthTls;
+  /** Asked before every request is served: a refusal is sent as it is. */
+  guard?: HealthGuard;
 }
+
+export interface HealthTls {
+  cert: string | Buffer;
+  key: string | Buffer;
+  /** CA bundle(s) named in the certificate request; unverified certificates still connect (the guard decides). */
+  clientCA?: string | Buffer;
+  /** Ask for a client certificate even with no clientCA yet (one may come later through setTls). */
+  requestClientCert?: boolean;
+}
+
+export interface GuardRefusal {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+export type HealthGuard = (req: http.IncomingMessage, path: string) => Promise<GuardRefusal | undefined>;
 
 export interface HealthServer {
   port: number;
+  /** New certificate or client CAs for connections from now on (HTTPS servers only). */
+  setTls?(tls: HealthTls): void;
   close(): Promise<void>;
 }
 
@@ -27,24 +53,45 @@ export function newMetricsRegistry(): Registry {
 
 export async function startHealthServer(opts: HealthServerOptions): Promise<HealthServer | undefined> {
   if (opts.port === 0) return undefined;
-  const server = http.createServer((req, res) => {
-    void handle(opts, req, res).catch(() => {
+  const listener = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    void guarded(opts, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
       res.end('internal error\n');
     });
+  };
+  const t = opts.tls;
+  const secure = (x: HealthTls) => ({
+    cert: x.cert,
+    key: x.key,
+    ...(x.clientCA ? { ca: x.clientCA } : {}),
+    ...(x.clientCA || x.requestClientCert ? { requestCert: true, rejectUnauthorized: false } : {}),
   });
+  const server = t ? https.createServer(secure(t), listener) : http.createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.bindAddress, () => resolve());
   });
   return {
     port: (server.address() as AddressInfo).port,
+    ...(server instanceof https.Server ? { setTls: (x: HealthTls) => server.setSecureContext(secure(x)) } : {}),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+async function guarded(opts: HealthServerOptions, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  if (opts.guard) {
+    const refusal = await opts.guard(req, new URL(req.url ?? '/', 'http://x').pathname);
+    if (refusal) {
+      res.writeHead(refusal.status, { 'content-type': refusal.contentType, 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache, private' });
+      res.end(refusal.body);
+      return;
+    }
+  }
+  await handle(opts, req, res);
 }
 
 async function handle(opts: HealthServerOptions, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

@@ -36,3 +36,12 @@ export * from './leaderelection/flags.ts';
 export * from './leaderelection/watchdog.ts';
 export * from './leaderelection/fence.ts';
 export * from './leaderelection/run.ts';
+// - Secure serving: a component's HTTPS health/metrics port with Kubernetes' delegated authentication
+//   (request headers, client certificates, TokenReview) and authorization (SubjectAccessReview), and its flags.
+export * from './serving/flags.ts';
+export * from './serving/authn.ts';
+export * from './serving/authz.ts';
+export * from './serving/guard.ts';
+export * from './serving/serving-cert.ts';
+export * from './serving/secure-serving.ts';
+export * from './serving/kubelet-serving.ts';

@@ -5,7 +5,7 @@
 import os from 'node:os';
 import fs from 'node:fs';
 import { Registry } from 'prom-client';
-import { RestClient, loadClientConfig, leaderElectedRun, EventRecorder } from '@kemu/client';
+import { RestClient, loadClientConfig, leaderElectedRun, EventRecorder, secureServing } from '@kemu/client';
 import { createLogger, type LoggingFormat, newMetricsRegistry, parseCommandLine, startHealthServer, realClock } from '@kemu/base';
 import { FLAGS, validateOptions, type ControllerManagerOptions } from './options.ts';
 import { selectControllers, ControllerSelectionError } from './registry.ts';
@@ -73,15 +73,21 @@ async function main(): Promise<void> {
     drainTimeoutMs: 2000,
   });
 
+  const serving = await secureServing(opts, { pairName: PROGRAM, logger, userAgent: config.userAgent ?? PROGRAM }).catch((e: unknown) =>
+    fail((e as Error).message, 1),
+  );
   const health = await startHealthServer({
     bindAddress: opts['bind-address'],
     port: opts['secure-port'],
     checks: { leaderElection: () => leading.healthCheck() },
     registry: Registry.merge([registry, controllerRegistry]),
+    ...serving,
   }).catch((e: unknown) => fail(`failed to listen on ${opts['bind-address']}:${opts['secure-port']}: ${String(e)}`, 1));
   if (health) logger.info({ port: health.port }, 'Serving healthz and metrics');
+  const unfollow = serving?.follow?.(health);
 
   await leading.start();
+  unfollow?.();
   await health?.close();
   process.exit(0);
 }

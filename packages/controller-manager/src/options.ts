@@ -1,6 +1,6 @@
 // kube-controller-manager's flags: Kubernetes' names and 1.31 defaults (durations in milliseconds).
 import { LOGGING_FORMAT_FLAG, loggingFormatError, parseFlags, type FlagValues } from '@kemu/base';
-import { leaderElectionFlags } from '@kemu/client';
+import { leaderElectionFlags, servingFlags } from '@kemu/client';
 
 export const FLAGS = {
   master: { type: 'string', default: '', usage: 'The address of the Kubernetes API server (overrides any value in kubeconfig).' },
@@ -41,8 +41,8 @@ export const FLAGS = {
     default: 12500,
     usage: 'Number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled.',
   },
-  'bind-address': { type: 'string', default: '0.0.0.0', usage: 'The IP address on which to listen for the --secure-port port.' },
-  'secure-port': { type: 'int', default: 10257, usage: 'The port on which to serve HTTPS with authentication and authorization. If 0, don\'t serve HTTPS at all.' },
+  // The secure port's serving, authentication and authorization flags (kube-controller-manager's defaults).
+  ...servingFlags({ port: 10257, tolerateLookupFailure: false }),
   'hostname-override': { type: 'string', default: '', usage: 'If non-empty, will use this string as identification instead of the actual hostname.' },
   'concurrent-deployment-syncs': { type: 'int', default: 5, usage: 'The number of deployment objects that are allowed to sync concurrently.' },
   'concurrent-replicaset-syncs': { type: 'int', default: 5, usage: 'The number of replica sets that are allowed to sync concurrently.' },

@@ -120,7 +120,8 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
     kind,
     command: process.execPath,
     args: [binPath(kind), ...args],
-    healthUrl: `http://${address}:${port}${probe}`,
+    // kube-controller-manager, kube-scheduler and kubelets serve only HTTPS (self-signed; /healthz is open).
+    healthUrl: `${kind === 'apiserver' ? 'http' : 'https'}://${address}:${port}${probe}`,
     address,
     ports: { 'secure-port': port },
   });

@@ -2,11 +2,11 @@
 // /healthz and /metrics on --secure-port, and stops on SIGTERM/SIGINT (killing it is a node failure).
 import fs from 'node:fs';
 import { Gauge } from 'prom-client';
-import { RestClient, loadClientConfig } from '@kemu/client';
+import { RestClient, kubeletSecureServing, loadClientConfig } from '@kemu/client';
 import { createLogger, loggingFormatFlag, newMetricsRegistry, parseCommandLine, realClock, startHealthServer } from '@kemu/base';
 import { FLAGS, resolveOptions, type KubeletOptions } from './options.ts';
 import { Kubelet } from './kubelet.ts';
-import { KUBELET_VERSION } from './node/status.ts';
+import { KUBELET_VERSION, nodeIdentities } from './node/status.ts';
 import { capYoungGeneration } from './heap.ts';
 
 const PROGRAM = 'kubelet';
@@ -59,8 +59,11 @@ async function main(): Promise<void> {
       this.set(pods);
     },
   });
+  // Bad serving or authentication flags stop the kubelet, as Kubernetes' does.
+  const nodeName = nodeIdentities(opts.hostname, n, flags['node-ip'], flags['pod-cidr'])[0]?.name ?? opts.hostname;
+  const serving = await kubeletSecureServing(flags, { nodeName, hostname: opts.hostname, client, logger }).catch((e: unknown) => fail((e as Error).message, 1));
   try {
-    const health = await startHealthServer({ bindAddress: flags['bind-address'], port: flags['secure-port'], checks: { syncloop: () => true }, registry });
+    const health = await startHealthServer({ bindAddress: flags['bind-address'], port: flags['secure-port'], checks: { syncloop: () => true }, registry, ...serving });
     if (health) logger.info({ port: health.port }, 'Serving healthz and metrics');
   } catch (e) {
     // Several kubelets on one host would fight over 10250: keep running without the endpoint.

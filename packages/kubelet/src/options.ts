@@ -3,6 +3,7 @@
 import os from 'node:os';
 import { LOGGING_FORMAT_FLAG, parseFlags, type FlagValues } from '@kemu/base';
 import { tryParseQuantity, type Taint, type TaintEffect } from '@kemu/api';
+import { kubeletServingFlags } from '@kemu/client';
 
 export const FLAGS = {
   master: { type: 'string', default: '', usage: 'The address of the Kubernetes API server (overrides any value in kubeconfig).' },
@@ -26,7 +27,9 @@ export const FLAGS = {
   'preloaded-images': { type: 'stringArray', default: ['registry.k8s.io/pause:3.10'], usage: 'Emulation: images already present on every node.' },
   'node-count': { type: 'int', default: 1, usage: 'Emulation: run N nodes named <hostname>-0..N-1 in this process (1: one node named <hostname>).' },
   'bind-address': { type: 'string', default: '0.0.0.0', usage: 'The IP address for the Kubelet to serve on.' },
-  'secure-port': { type: 'int', default: 10250, usage: 'The port for the Kubelet\'s /healthz and /metrics (0 disables).' },
+  'secure-port': { type: 'int', default: 10250, usage: 'The port on which the Kubelet serves HTTPS: /healthz and /metrics (0 disables).' },
+  // TLS, client certificate and webhook authentication, AlwaysAllow/Webhook authorization (the kubelet's flags).
+  ...kubeletServingFlags(),
   v: { type: 'int', default: 0, usage: 'number for the log level verbosity' },
   ...LOGGING_FORMAT_FLAG,
 } as const;

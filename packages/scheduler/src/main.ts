@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { KubeObject, Namespace, Node, Pod, Service } from '@kemu/api';
 import { R } from '@kemu/api';
-import { EventRecorder, RestClient, SharedInformerFactory, leaderElectedRun, loadClientConfig, unwrapDeleted } from '@kemu/client';
+import { EventRecorder, RestClient, SharedInformerFactory, leaderElectedRun, loadClientConfig, secureServing, unwrapDeleted } from '@kemu/client';
 import { createLogger, loggingFormatFlag, newMetricsRegistry, parseCommandLine, realClock, startHealthServer } from '@kemu/base';
 import { restSchedulerClient } from './api-client.ts';
 import { defaultConfiguration } from './config/defaults.ts';
@@ -153,13 +153,18 @@ async function main(): Promise<void> {
     drainTimeoutMs: 1000,
   });
 
+  const serving = await secureServing(flags, { pairName: PROGRAM, logger, userAgent: clientConfig.userAgent ?? PROGRAM }).catch((e: unknown) =>
+    fail((e as Error).message, 1),
+  );
   const health = await startHealthServer({
     bindAddress: flags['bind-address'],
     port: flags['secure-port'],
     checks: { leaderElection: () => leading.healthCheck() },
     registry,
+    ...serving,
   }).catch((e: unknown) => fail(`failed to listen on ${flags['bind-address']}:${flags['secure-port']}: ${String(e)}`, 1));
   if (health) logger.info({ port: health.port }, 'Serving healthz and metrics');
+  const unfollow = serving?.follow?.(health);
 
   const informersStop = new AbortController();
   factory.start(informersStop.signal);
@@ -167,6 +172,7 @@ async function main(): Promise<void> {
   await leading.start();
   informersStop.abort();
   await Promise.all([...recorders.values()].map((r) => r.flush().catch(() => undefined)));
+  unfollow?.();
   await health?.close();
   process.exit(0);
 }

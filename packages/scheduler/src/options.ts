@@ -1,7 +1,7 @@
 // kube-scheduler's flags (Kubernetes' names and defaults; durations in milliseconds). Flags given on the
 // command line override the matching fields of the --config file.
 import { LOGGING_FORMAT_FLAG, type FlagValues } from '@kemu/base';
-import { leaderElectionFlags } from '@kemu/client';
+import { leaderElectionFlags, servingFlags } from '@kemu/client';
 import type { KubeSchedulerConfiguration } from './config/types.ts';
 
 export const FLAGS = {
@@ -11,8 +11,8 @@ export const FLAGS = {
   'kube-api-qps': { type: 'float', default: 50, usage: 'DEPRECATED: QPS to use while talking with kubernetes apiserver.' },
   'kube-api-burst': { type: 'int', default: 100, usage: 'DEPRECATED: burst to use while talking with kubernetes apiserver.' },
   ...leaderElectionFlags('kube-scheduler'),
-  'bind-address': { type: 'string', default: '0.0.0.0', usage: 'The IP address on which to listen for the --secure-port port.' },
-  'secure-port': { type: 'int', default: 10259, usage: "The port on which to serve HTTPS with authentication and authorization. If 0, don't serve HTTPS at all." },
+  // The secure port's serving, authentication and authorization flags (kube-scheduler tolerates a failed lookup).
+  ...servingFlags({ port: 10259, tolerateLookupFailure: true }),
   'hostname-override': { type: 'string', default: '', usage: 'If non-empty, will use this string as identification instead of the actual hostname.' },
   'pod-max-in-unschedulable-pods-duration': {
     type: 'duration',

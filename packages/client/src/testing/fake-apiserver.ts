@@ -20,7 +20,8 @@ interface Watcher {
   res: http.ServerResponse;
 }
 
-export type Interceptor = (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
+/** Sees every request (with its body read) first; true = it answered. */
+export type Interceptor = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => boolean;
 
 const PATH = /^(\/api\/v1|\/apis\/[^/]+\/[^/]+)(?:\/namespaces\/([^/]+))?\/([^/]+)(?:\/([^/]+))?$/;
 
@@ -132,7 +133,7 @@ export class FakeApiserver {
   private handle(req: http.IncomingMessage, res: http.ServerResponse, body: string): void {
     const url = new URL(req.url ?? '/', 'http://x');
     this.requests.push(`${req.method} ${url.pathname}${url.search}`);
-    if (this.intercept?.(req, res)) return;
+    if (this.intercept?.(req, res, body)) return;
     const m = PATH.exec(url.pathname);
     if (!m) return status(res, 404, 'NotFound', 'the server could not find the requested resource');
     const [, prefix, ns, plural, name] = m;
