@@ -13,6 +13,7 @@ import { COMPAT_FLAGS, checkCompatFlags, logNotInEffect } from './compat-flags.t
 import { EVENT_TTL_FLAGS, startEventTTL } from './event-ttl.ts';
 import { AUTHN_FLAGS, buildAuthenticator, CLIENT_CA_FLAG, loadCaBundle, validateAuthnFlags, type BuiltAuthentication } from './authn/options.ts';
 import { registryLookups } from './authn/lookups.ts';
+import { writeClientCAConfigMap } from './bootstrap/extension-apiserver-authentication.ts';
 import type { Registry } from './registry/registry.ts';
 import { advertisedIP } from './bootstrap/advertise-address.ts';
 import { ENDPOINT_ANNOTATION, formatEndpoint, parseEndpoint, startEndpointReconciler } from './bootstrap/endpoint-reconciler.ts';
@@ -230,6 +231,22 @@ async function main(): Promise<void> {
   if (authn.tokenIssuer) srv.ctx.tokenIssuer = authn.tokenIssuer;
   await srv.start();
   await ensureSystemNamespaces(srv.ctx.registry);
+  // kube-apiserver's ClientCARegistrationHook: components find the CAs to trust for delegated authentication here.
+  const rh = flags['requestheader-client-ca-file'];
+  await writeClientCAConfigMap(srv.ctx.registry, {
+    ...(flags['client-ca-file'] ? { clientCA: readFileSync(flags['client-ca-file'], 'utf8') } : {}),
+    ...(rh
+      ? {
+          requestHeader: {
+            clientCA: readFileSync(rh, 'utf8'),
+            usernameHeaders: flags['requestheader-username-headers'],
+            groupHeaders: flags['requestheader-group-headers'],
+            extraHeaderPrefixes: flags['requestheader-extra-headers-prefix'],
+            allowedNames: flags['requestheader-allowed-names'],
+          },
+        }
+      : {}),
+  });
   await ensureBootstrapPolicy(srv.ctx.registry, logger);
   rbacHook.done();
   await ensureKubernetesService(srv.ctx.registry, clusterIP, port);
