@@ -8,6 +8,7 @@ import path from 'node:path';
 import { startProcess, waitFor, BIN, type Proc } from '@kemu/base/testing/processes';
 import { freeLabAddress } from '@kemu/base/testing/ports';
 import { isImplemented, BINARIES, readState, pidAlive, type ComponentKind, type LabState } from '@kemu/kemu';
+import { trustLab } from './api.ts';
 
 type NodeKind = Exclude<ComponentKind, 'lb'>;
 
@@ -66,7 +67,7 @@ export interface Lab {
   kubeconfig: string;
   proc: Proc;
   state(): LabState;
-  /** http://<address>:<port> of a component (an apiserver's own URL, past the balancer). */
+  /** https://<address>:<port> of an apiserver (its own URL, past the balancer), http:// of the others' health ports. */
   url(name: string): string;
   kemu(...args: string[]): Promise<RunResult>;
   kubectl(...args: string[]): Promise<RunResult>;
@@ -115,18 +116,21 @@ export async function startLab(o: LabOptions = {}): Promise<Lab> {
     return s;
   };
   const kubeconfig = path.join(dir, 'kubeconfig');
+  // HTTPS: call() and labFetch() use the lab's CA and admin certificate for every address of its /24.
+  trustLab(`${address.split('.').slice(0, 3).join('.')}.`, dir);
   const lab: Lab = {
     dir,
     address,
     port,
-    server: `http://${address}:${port}`,
+    server: `https://${address}:${port}`,
     kubeconfig,
     proc,
     state,
     url(name) {
       const c = state().components.find((x) => x.name === name);
       if (!c?.address) throw new Error(`no component ${name} with an address in kemu.json`);
-      return `http://${c.address}:${c.ports['secure-port'] ?? c.ports.port}`;
+      const scheme = c.healthUrl?.startsWith('https:') ? 'https' : 'http';
+      return `${scheme}://${c.address}:${c.ports['secure-port'] ?? c.ports.port}`;
     },
     kemu: (...a) => run(process.execPath, [BIN.kemu, ...a, `--data-dir=${dir}`]),
     kubectl: (...a) => run('kubectl', [`--kubeconfig=${kubeconfig}`, ...a], { HOME: dir }),
