@@ -36,6 +36,8 @@ export interface LabPkiOptions {
   extraSans?: readonly string[];
   /** Node names of the emulated kubelets. */
   nodes: readonly string[];
+  /** The user's kubeconfig server when it differs from the components' (the compose lab's published port). */
+  userServer?: string;
 }
 
 /** Where the lab's files are, as the components' flags name them. */
@@ -113,7 +115,8 @@ export async function ensureLabPki(o: LabPkiOptions): Promise<PkiAction[]> {
     }),
   );
   // The user's kubeconfig is the admin's (CN kubernetes-admin, O system:masters), as kubeadm's admin.conf.
-  writeIfChanged(files.userKubeconfig, fs.readFileSync(path.join(o.dataDir, 'admin.kubeconfig'), 'utf8'));
+  const admin = fs.readFileSync(path.join(o.dataDir, 'admin.kubeconfig'), 'utf8');
+  writeIfChanged(files.userKubeconfig, o.userServer ? admin.replace(`server: ${o.server}\n`, `server: ${o.userServer}\n`) : admin);
   return actions;
 }
 
