@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import { Agent, request } from 'undici';
+import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { certificatePem, generatePrivateKey, issueCertificate, privateKeyPem, type Signer, type X509Certificate } from '@kemu/pki';
 import { DEFAULT_CONNECTION_LIMITS } from './connection-limits.ts';
@@ -109,6 +110,17 @@ describe('authnRequestOf and isInsecureRequest', () => {
     const ns = await request(`http://${insecure.address}/api/v1/namespaces/default`);
     expect(ns.statusCode).toBe(200);
     expect(((await ns.body.json()) as { metadata: { name: string } }).metadata.name).toBe('default');
+  });
+
+  it('the insecure port: WebSocket watches upgrade there too', async () => {
+    const ws = new WebSocket(`ws://${insecure.address}/api/v1/namespaces?watch=true`);
+    const first = await new Promise<{ type: string; object: { metadata: { name: string } } }>((resolve, reject) => {
+      ws.once('message', (d: Buffer) => resolve(JSON.parse(d.toString()) as { type: string; object: { metadata: { name: string } } }));
+      ws.once('error', reject);
+    });
+    ws.close();
+    expect(first.type).toBe('ADDED');
+    expect(first.object.metadata.name).toBeTruthy();
   });
 });
 
