@@ -53,7 +53,7 @@ async function startReplicas(n: number, dir: string): Promise<string[]> {
   const urls: string[] = [];
   for (let i = 0; i < n; i++) {
     const port = await freePort();
-    const p = startProcess(`apiserver-${i}`, BIN.apiserver, ['--bind-address=127.0.0.1', `--secure-port=${port}`, `--datastore-endpoint=sqlite://${db}`, `--hostname-override=apiserver-${i}`, '--max-requests-inflight=0', '--max-mutating-requests-inflight=0']);
+    const p = startProcess(`apiserver-${i}`, BIN.apiserver, ['--bind-address=127.0.0.1', '--secure-port=0', `--insecure-port=${port}`, `--datastore-endpoint=sqlite://${db}`, `--hostname-override=apiserver-${i}`, '--max-requests-inflight=0', '--max-mutating-requests-inflight=0']);
     procs.push(p);
     const url = `http://127.0.0.1:${port}`;
     await waitFor(`apiserver-${i}`, async () => {

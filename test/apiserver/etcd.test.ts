@@ -30,7 +30,8 @@ describe.skipIf(missing)(`kube-apiserver --etcd-servers${missing ? ` (skipped: $
     url = `http://127.0.0.1:${port}`;
     apiserver = startProcess('kube-apiserver-etcd', BIN.apiserver, [
       '--bind-address=127.0.0.1',
-      `--secure-port=${port}`,
+      '--secure-port=0',
+      `--insecure-port=${port}`,
       '--storage-backend=etcd3',
       `--etcd-servers=${etcd.url},${deadServer}`,
       '--etcd-healthcheck-timeout=1s',
@@ -139,7 +140,8 @@ describe.skipIf(missing || opensslMissing())('kube-apiserver --etcd-servers over
     const base = `http://127.0.0.1:${port}`;
     proc = startProcess('kube-apiserver-etcd-tls', BIN.apiserver, [
       '--bind-address=127.0.0.1',
-      `--secure-port=${port}`,
+      '--secure-port=0',
+      `--insecure-port=${port}`,
       `--etcd-servers=${secure.url}`,
       `--etcd-cafile=${tls.caFile}`,
       `--etcd-certfile=${tls.certFile}`,

@@ -22,7 +22,9 @@ beforeAll(async () => {
     procs.push(
       startProcess(`apiserver-${i}`, BIN.apiserver, [
         `--bind-address=${ip}`,
-        `--secure-port=${port}`,
+        '--secure-port=0',
+        `--insecure-bind-address=${ip}`,
+        `--insecure-port=${port}`,
         `--datastore-endpoint=sqlite://${db}`,
         `--hostname-override=apiserver-${i}`,
         '--identity-lease-renew-interval=200ms',

@@ -1,41 +1,53 @@
-// HTTPS with --tls-cert-file/--tls-private-key-file (self-signed, insecure-skip-tls-verify), used by
-// kubectl and by @kubernetes/client-node's informer (list, then watch from the list's resourceVersion).
+// HTTPS as Kubernetes serves it: with --tls-cert-file/--tls-private-key-file (the lab's PKI, made by @kemu/pki)
+// and --client-ca-file, used by kubectl and by @kubernetes/client-node's informer (list, then watch from the
+// list's resourceVersion) with the admin kubeconfig, the CA verified; a self-signed pair in --cert-dir when no
+// certificate is given; a client certificate from another CA does not break the handshake; a serving, key or CA
+// file it cannot use stops start-up with exit 1 and the file named.
 import * as k8s from '@kubernetes/client-node';
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePort } from '@kemu/base/testing/ports';
+import { BIN, startProcess, waitFor } from '@kemu/base/testing/processes';
+import { ensureClusterPki, selfSignedServingCert } from '@kemu/pki';
+import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReplica, type Replica } from './cluster.ts';
+import { startApiserver, type ApiserverProc } from '../support/apiserver.ts';
 
 let dir: string;
-let A: Replica;
+let pki: string;
+let A: ApiserverProc;
 let kubeconfig: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'kemu-tls-'));
-  const cert = path.join(dir, 'tls.crt');
-  const key = path.join(dir, 'tls.key');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=kube-apiserver', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
-  A = await startReplica(path.join(dir, 'state.db'), 'apiserver-0', [`--tls-cert-file=${cert}`, `--tls-private-key-file=${key}`], 'https');
-  kubeconfig = path.join(dir, 'kubeconfig');
-  writeFileSync(
-    kubeconfig,
-    `apiVersion: v1\nkind: Config\nclusters: [{name: k, cluster: {server: "${A.url}", insecure-skip-tls-verify: true}}]\ncontexts: [{name: k, context: {cluster: k, user: k, namespace: default}}]\ncurrent-context: k\nusers: [{name: k, user: {token: t}}]\n`,
-  );
+  const port = await freePort();
+  await ensureClusterPki({ dataDir: dir, server: `https://127.0.0.1:${port}` });
+  pki = path.join(dir, 'pki');
+  A = await startApiserver('apiserver-0', path.join(dir, 'state.db'), {
+    port,
+    scheme: 'https',
+    extra: ['--hostname-override=apiserver-0', `--tls-cert-file=${pki}/apiserver.pem`, `--tls-private-key-file=${pki}/apiserver-key.pem`, `--client-ca-file=${pki}/ca.pem`],
+  });
+  kubeconfig = path.join(dir, 'admin.kubeconfig');
 }, 60_000);
 afterAll(async () => {
   await A?.proc.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
 
+function kubectl(args: string[], config = kubeconfig): Promise<string> {
+  const home = path.join(dir, 'home');
+  mkdirSync(home, { recursive: true });
+  return new Promise<string>((resolve, reject) =>
+    execFile('kubectl', args, { env: { ...process.env, HOME: home, KUBECONFIG: config } }, (e, so, se) => (e ? reject(new Error(se)) : resolve(so))),
+  );
+}
+
 describe('HTTPS', () => {
-  it('serves kubectl over TLS', async () => {
-    const home = path.join(dir, 'home');
-    mkdirSync(home, { recursive: true });
-    const out = await new Promise<string>((resolve, reject) =>
-      execFile('kubectl', ['get', 'namespaces', '-o', 'name'], { env: { ...process.env, HOME: home, KUBECONFIG: kubeconfig } }, (e, so, se) => (e ? reject(new Error(se)) : resolve(so))),
-    );
+  it('serves kubectl over TLS (the admin kubeconfig: CA verified, client certificate sent)', async () => {
+    const out = await kubectl(['get', 'namespaces', '-o', 'name']);
     expect(out).toContain('namespace/default');
   });
 
@@ -59,5 +71,61 @@ describe('HTTPS', () => {
     } finally {
       await informer.stop();
     }
+  });
+
+  it('a client certificate from another CA does not break the handshake', async () => {
+    const stranger = await selfSignedServingCert({ host: 'mallory' });
+    const agent = new Agent({ connect: { ca: readFileSync(`${pki}/ca.pem`), cert: stranger.certPem, key: stranger.keyPem } });
+    try {
+      const r = await request(`${A.url}/readyz`, { dispatcher: agent });
+      expect(await r.body.text()).toBe('ok');
+      expect(r.statusCode).toBe(200);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('the seed 000 curl recipe, from the pki directory', async () => {
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile('curl', ['-s', '--cacert', 'ca.pem', '--cert', 'admin.pem', '--key', 'admin-key.pem', `${A.url}/apis/coordination.k8s.io/v1/namespaces/kube-system/leases`], { cwd: pki }, (e, so, se) => (e ? reject(new Error(se)) : resolve(so))),
+    );
+    const list = JSON.parse(out) as { kind: string; items: Array<{ metadata: { name: string } }> };
+    expect(list.kind).toBe('LeaseList');
+    expect(list.items.map((l) => l.metadata.name).some((n) => n.startsWith('apiserver-'))).toBe(true);
+  });
+
+  it('without --tls-cert-file: a self-signed apiserver.crt/apiserver.key in --cert-dir, reused on restart', async () => {
+    const certDir = path.join(dir, 'cert-dir');
+    const start = () => startApiserver('apiserver-self-signed', path.join(dir, 'self.db'), { scheme: 'https', extra: [`--cert-dir=${certDir}`] });
+    const first = await start();
+    const cert = readFileSync(path.join(certDir, 'apiserver.crt'), 'utf8');
+    expect(existsSync(path.join(certDir, 'apiserver.key'))).toBe(true);
+    expect(first.proc.output()).toContain(`Generated self-signed cert (${certDir}/apiserver.crt, ${certDir}/apiserver.key)`);
+    await first.proc.kill();
+    const second = await start();
+    expect(readFileSync(path.join(certDir, 'apiserver.crt'), 'utf8')).toBe(cert);
+    expect(second.proc.output()).not.toContain('Generated self-signed cert');
+    await second.proc.kill();
+  }, 60_000);
+});
+
+describe('bad serving files: exit 1, the file named', () => {
+  const cases: Array<[string, () => string[], RegExp]> = [
+    ['a malformed certificate', () => [`--tls-cert-file=${write('bad.crt', 'not a certificate\n')}`, `--tls-private-key-file=${pki}/apiserver-key.pem`], /unable to load server certificate: .*bad\.crt: no CERTIFICATE block found/],
+    ['a missing key', () => [`--tls-cert-file=${pki}/apiserver.pem`, `--tls-private-key-file=${dir}/missing-key.pem`], /unable to load server certificate: .*missing-key\.pem: no such file/],
+    ['a key of another certificate', () => [`--tls-cert-file=${pki}/apiserver.pem`, `--tls-private-key-file=${pki}/admin-key.pem`], /admin-key\.pem: the private key does not match the certificate/],
+    ['an unreadable client CA', () => [`--tls-cert-file=${pki}/apiserver.pem`, `--tls-private-key-file=${pki}/apiserver-key.pem`, `--client-ca-file=${dir}/no-ca.pem`], /unable to load client CA file ".*no-ca\.pem": open .*no-ca\.pem: no such file or directory/],
+    ['a malformed client CA', () => [`--tls-cert-file=${pki}/apiserver.pem`, `--tls-private-key-file=${pki}/apiserver-key.pem`, `--client-ca-file=${write('ca-garbage.pem', '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n')}`], /unable to load client CA file ".*ca-garbage\.pem": .*does not parse/],
+  ];
+  function write(name: string, text: string): string {
+    const f = path.join(dir, name);
+    writeFileSync(f, text);
+    return f;
+  }
+  it.each(cases)('%s', async (_what, flags, message) => {
+    const p = startProcess('apiserver-bad-tls', BIN.apiserver, ['--bind-address=127.0.0.1', `--secure-port=${await freePort()}`, '--datastore-endpoint=memory://', ...flags()]);
+    const code = await waitFor('exit', () => p.child.exitCode ?? undefined, 30_000);
+    expect(code).toBe(1);
+    expect(p.output()).toMatch(message);
   });
 });

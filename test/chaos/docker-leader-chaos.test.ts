@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@kemu/base/testing/processes';
 import { missing } from '../lab/lab.ts';
-import { LeaseWatch } from '../lab/api.ts';
+import { LeaseWatch, labFetch } from '../lab/api.ts';
 import { planDocker, startEngine, startComposeLab, waitAllHealthy, waitNodesReady, type ComposeLab } from '../lab/compose-lab.ts';
 
 const plan = planDocker('test/chaos/docker-leader-chaos.test.ts', missing('apiserver', 'controller-manager', 'scheduler', 'worker'));
@@ -27,7 +27,7 @@ describe.skipIf(plan.skip)('leader chaos (docker-compose)', () => {
     if (!(await startEngine(plan))) return;
     engineUp = true;
     lab = await startComposeLab(plan, { KEMU_LEASE_DURATION: `${LEASE_MS / 1000}s`, KEMU_RENEW_DEADLINE: '4s', KEMU_RETRY_PERIOD: `${RETRY_MS / 1000}s` });
-    await waitFor('the balancer answers /readyz', async () => (await fetch(`${lab.server}/readyz`).catch(() => undefined))?.status === 200, 120_000, 500);
+    await waitFor('the balancer answers /readyz', async () => (await labFetch(`${lab.server}/readyz`).catch(() => undefined))?.status === 200, 120_000, 500);
     cmLease = new LeaseWatch(lab.server, 'kube-controller-manager');
     schedLease = new LeaseWatch(lab.server, 'kube-scheduler');
     await cmLease.start();

@@ -85,7 +85,7 @@ async function startCluster(): Promise<Cluster> {
     'current-context: kemu',
     '',
   ].join('\n'));
-  const api = startProcess('kube-apiserver', BIN.apiserver, ['--bind-address=127.0.0.1', `--secure-port=${port}`, `--datastore-endpoint=sqlite://${path.join(dir, 'state.db')}`]);
+  const api = startProcess('kube-apiserver', BIN.apiserver, ['--bind-address=127.0.0.1', '--secure-port=0', `--insecure-port=${port}`, `--datastore-endpoint=sqlite://${path.join(dir, 'state.db')}`]);
   procs.push(api);
   await waitFor('kube-apiserver ready', async () => {
     if (api.child.exitCode !== null) throw new Error(`kube-apiserver exited: ${api.output()}`);

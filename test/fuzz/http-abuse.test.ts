@@ -12,7 +12,7 @@ let url: string;
 
 beforeAll(async () => {
   port = await freePort();
-  proc = startProcess('apiserver', BIN.apiserver, ['--secure-port', String(port), '--bind-address', '127.0.0.1', '--datastore-endpoint', 'memory://']);
+  proc = startProcess('apiserver', BIN.apiserver, ['--secure-port=0', '--insecure-port', String(port), '--bind-address', '127.0.0.1', '--datastore-endpoint', 'memory://']);
   url = `http://127.0.0.1:${port}`;
   await waitFor('apiserver ready', async () => {
     if (proc.child.exitCode !== null) throw new Error(proc.output());

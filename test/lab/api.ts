@@ -1,6 +1,43 @@
 // Test helper: tiny REST calls and a pod watch against the lab's balancer, each on a fresh TCP connection
 // (so a stopped apiserver costs a request at most one reconnect, as a client would see through HAProxy).
+// The lab serves HTTPS: an https:// URL of a lab registered with trustLab is called with the lab's CA and its
+// admin certificate (what DIR/kubeconfig holds), as kubectl does.
+import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
+import path from 'node:path';
+import { Agent, fetch as undiciFetch, type RequestInit, type Response } from 'undici';
+
+interface LabTrust {
+  pki: string;
+  agent?: Agent;
+}
+const trusted = new Map<string, LabTrust>();
+
+/** URLs whose host starts with `hostPrefix` (a lab's /24, e.g. "127.123.45.") are the lab in dataDir's. */
+export function trustLab(hostPrefix: string, dataDir: string): void {
+  trusted.set(hostPrefix, { pki: path.join(dataDir, 'pki') });
+}
+
+/** The CA and admin certificate for an https:// URL of a trusted lab (read when first needed: kemu up makes them). */
+export function labTlsFor(url: string): { ca: Buffer; cert: Buffer; key: Buffer } | undefined {
+  const u = new URL(url);
+  if (u.protocol !== 'https:') return undefined;
+  for (const [prefix, t] of trusted) {
+    if (!u.hostname.startsWith(prefix)) continue;
+    return { ca: fs.readFileSync(path.join(t.pki, 'ca.pem')), cert: fs.readFileSync(path.join(t.pki, 'admin.pem')), key: fs.readFileSync(path.join(t.pki, 'admin-key.pem')) };
+  }
+  return undefined;
+}
+
+/** fetch() for the lab: its CA and admin certificate on https:// URLs. */
+export function labFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  const tls = labTlsFor(url);
+  if (!tls) return undiciFetch(url, init);
+  const t = [...trusted].find(([p]) => new URL(url).hostname.startsWith(p))?.[1] as LabTrust;
+  t.agent ??= new Agent({ connect: tls });
+  return undiciFetch(url, { ...init, dispatcher: t.agent });
+}
 
 export interface Reply {
   status: number;
@@ -10,9 +47,11 @@ export interface Reply {
 export function call(server: string, method: string, path: string, body?: unknown, timeoutMs = 10_000): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(`${server}${path}`, {
+    const url = `${server}${path}`;
+    const req = (url.startsWith('https:') ? https : http).request(url, {
       method,
       agent: false,
+      ...(labTlsFor(url) ?? {}),
       timeout: timeoutMs,
       headers: { accept: 'application/json', ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) },
     }, (res) => {
@@ -140,7 +179,7 @@ export class Watch<T extends { name: string }> {
   private async loop(): Promise<void> {
     while (!this.ac.signal.aborted) {
       try {
-        const res = await fetch(`${this.server}${this.collection}?watch=true&allowWatchBookmarks=true&resourceVersion=${this.rv}&${this.query}`, { signal: this.ac.signal });
+        const res = await labFetch(`${this.server}${this.collection}?watch=true&allowWatchBookmarks=true&resourceVersion=${this.rv}&${this.query}`, { signal: this.ac.signal });
         if (!res.body) throw new Error('no body');
         let buf = '';
         const decoder = new TextDecoder();

@@ -80,7 +80,9 @@ describe('docker-compose.yml', () => {
     for (const n of names.filter((x) => x !== 'lb')) {
       const cmd = compose.services[n]?.command ?? [];
       expect(cmd, n).toContain(`--hostname-override=${n}`);
-      if (!n.startsWith('apiserver')) expect(cmd, n).toContain('--master=http://lb:6443');
+      // Over HTTPS, each with its own kubeconfig (server https://lb:6443) from the mounted data dir.
+      if (!n.startsWith('apiserver')) expect(cmd.find((a) => a.startsWith('--kubeconfig=/etc/kubernetes/')), n).toBeTruthy();
+      else expect(cmd, n).toEqual(expect.arrayContaining(['--tls-cert-file=/etc/kubernetes/pki/apiserver.pem', '--client-ca-file=/etc/kubernetes/pki/ca.pem']));
     }
   });
 

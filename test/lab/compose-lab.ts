@@ -9,6 +9,7 @@ import { waitFor } from '@kemu/base/testing/processes';
 import { freePort } from '@kemu/base/testing/ports';
 import { KEMU_BIN, ROOT } from '@kemu/kemu';
 import { run, type RunResult } from './lab.ts';
+import { trustLab } from './api.ts';
 import { dockerGate, ensureEngine, variantLine, type Engine } from './docker.ts';
 
 export interface DockerPlan {
@@ -73,10 +74,12 @@ export interface ComposeLab {
 export async function startComposeLab(plan: DockerPlan, env: Record<string, string> = {}, upArgs: string[] = []): Promise<ComposeLab> {
   const project = `kemulab${process.pid}`;
   const port = await freePort();
-  const server = `http://127.0.0.1:${port}`;
+  const server = `https://127.0.0.1:${port}`;
   const fullEnv = { KEMU_LB_PORT: String(port), KEMU_STATS_PORT: String(await freePort()), ...env };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kemu-docker-'));
   const kubeconfig = path.join(dir, 'kubeconfig');
+  // HTTPS: call() and labFetch() use the PKI kemu compose up makes in the data dir.
+  trustLab('127.0.0.1', dir);
   const kemuCompose = (sub: string, ...args: string[]) =>
     run(process.execPath, [KEMU_BIN, 'compose', sub, `--project-name=${project}`, `--data-dir=${dir}`, ...(sub === 'up' ? [`--port=${port}`, `--stats-port=${fullEnv.KEMU_STATS_PORT}`, ...upArgs] : []), ...args], fullEnv, 1_800_000);
   const compose = (...args: string[]) => run('docker-compose', ['-p', project, '-f', path.join(ROOT, 'docker-compose.yml'), ...args], fullEnv, 900_000);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@kemu/base/testing/processes';
 import { leaseHolder } from '@kemu/kemu';
 import { missing, hasKubectl } from './lab.ts';
+import { labFetch, labTlsFor } from './api.ts';
 import { planDocker, startEngine, startComposeLab, waitNodesReady, type ComposeLab } from './compose-lab.ts';
 
 const plan = planDocker('test/lab/docker-lab.test.ts', missing('apiserver', 'controller-manager', 'scheduler', 'worker') ?? (hasKubectl() ? undefined : 'kubectl is not installed'));
@@ -49,15 +50,15 @@ describe.skipIf(plan.skip)('docker-compose lab (kemu compose up)', () => {
     expect(nodes.code, nodes.stderr).toBe(0);
     expect(nodes.stdout.split('\n').filter((x) => /^worker-\d\s+Ready\s/.test(x))).toHaveLength(3);
     await waitNodesReady(l);
-    const cm = await waitFor('controller-manager leader', async () => (await leaseHolder(l.server, 'kube-controller-manager')).component, 60_000, 500);
-    const sched = await waitFor('scheduler leader', async () => (await leaseHolder(l.server, 'kube-scheduler')).component, 60_000, 500);
+    const cm = await waitFor('controller-manager leader', async () => (await leaseHolder(l.server, 'kube-controller-manager', labTlsFor(l.server))).component, 60_000, 500);
+    const sched = await waitFor('scheduler leader', async () => (await leaseHolder(l.server, 'kube-scheduler', labTlsFor(l.server))).component, 60_000, 500);
     expect(cm).toMatch(/^controller-manager-[0-2]$/);
     expect(sched).toMatch(/^scheduler-[0-2]$/);
     const leases = await l.kubectl('-n', 'kube-system', 'get', 'lease', 'kube-controller-manager', 'kube-scheduler', '--no-headers');
     expect(leases.stdout).toContain(`${cm}_`);
     // As in the seed walkthrough: the raw Lease list through the published port also holds the three
     // apiserver identity Leases (apiserver-<hash>, labelled with the replica's hostname = its container).
-    const res = await fetch(`${l.server}/apis/coordination.k8s.io/v1/namespaces/kube-system/leases`);
+    const res = await labFetch(`${l.server}/apis/coordination.k8s.io/v1/namespaces/kube-system/leases`);
     expect(res.status).toBe(200);
     const items = ((await res.json()) as { items: { metadata: { name: string; labels?: Record<string, string> } }[] }).items;
     expect(items.map((i) => i.metadata.name)).toEqual(expect.arrayContaining(['kube-controller-manager', 'kube-scheduler']));
@@ -66,7 +67,7 @@ describe.skipIf(plan.skip)('docker-compose lab (kemu compose up)', () => {
     // Each replica advertises its own container address (no --advertise-address in the compose file), so the
     // `kubernetes` Service's Endpoints hold three distinct non-loopback IPs on 6443.
     const ips = await waitFor('three apiserver addresses in default/kubernetes', async () => {
-      const r = await fetch(`${l.server}/api/v1/namespaces/default/endpoints/kubernetes`);
+      const r = await labFetch(`${l.server}/api/v1/namespaces/default/endpoints/kubernetes`);
       const ep = (await r.json()) as { subsets?: { addresses?: { ip: string }[]; ports?: { port: number }[] }[] };
       const got = (ep.subsets ?? []).flatMap((s) => (s.ports ?? []).some((p) => p.port === 6443) ? (s.addresses ?? []).map((a) => a.ip) : []);
       return new Set(got).size === 3 ? got : undefined;

@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { BIN, waitFor } from '@kemu/base/testing/processes';
 import { pidAlive, leaseHolder } from '@kemu/kemu';
 import { startLab, missing, hasKubectl, run, type Lab } from './lab.ts';
-import { LeaseWatch } from './api.ts';
+import { LeaseWatch, labFetch, labTlsFor } from './api.ts';
 import { secureGet } from '../support/secure-port.ts';
 
 const skip = missing('apiserver');
@@ -39,17 +39,32 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
     }
   });
 
-  it('writes a kubeconfig that points at the balancer', () => {
+  it('writes a kubeconfig that points at the balancer over HTTPS: the admin certificate and the CA embedded', () => {
     const kc = parse(fs.readFileSync(lab.kubeconfig, 'utf8')) as {
-      clusters: { cluster: { server: string; 'insecure-skip-tls-verify': boolean } }[];
-      users: { user: { token: string } }[];
+      clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
+      users: { name: string; user: { 'client-certificate-data': string; 'client-key-data': string } }[];
     };
-    expect(kc.clusters[0]?.cluster).toEqual({ server: lab.server, 'insecure-skip-tls-verify': true });
-    expect(kc.users[0]?.user.token).toBeTruthy();
+    const pki = path.join(lab.dir, 'pki');
+    const b64 = (f: string) => fs.readFileSync(path.join(pki, f)).toString('base64');
+    expect(kc.clusters[0]?.cluster).toEqual({ server: lab.server, 'certificate-authority-data': b64('ca.pem') });
+    expect(kc.users[0]).toEqual({ name: 'kubernetes-admin', user: { 'client-certificate-data': b64('admin.pem'), 'client-key-data': b64('admin-key.pem') } });
+    // The same as admin.kubeconfig; each component has its own (a kubelet's: CN system:node:<node>, O system:nodes).
+    expect(fs.readFileSync(lab.kubeconfig, 'utf8')).toBe(fs.readFileSync(path.join(lab.dir, 'admin.kubeconfig'), 'utf8'));
+    for (const f of ['controller-manager.kubeconfig', 'scheduler.kubeconfig', 'kubelet-worker-0.kubeconfig', 'kubelet-worker-1.kubeconfig']) {
+      expect((parse(fs.readFileSync(path.join(lab.dir, f), 'utf8')) as { clusters: { cluster: { server: string } }[] }).clusters[0]?.cluster.server, f).toBe(lab.server);
+    }
+    const kubelet = parse(fs.readFileSync(path.join(lab.dir, 'kubelet-worker-1.kubeconfig'), 'utf8')) as { users: { name: string }[] };
+    expect(kubelet.users[0]?.name).toBe('system:node:worker-1');
+  });
+
+  it('the seed 000 curl recipe works as written from the data dir\'s pki/', async () => {
+    const r = await run('sh', ['-c', `cd ${path.join(lab.dir, 'pki')} && curl -s --cacert ca.pem --cert admin.pem --key admin-key.pem https://${lab.address}:${lab.port}/apis/coordination.k8s.io/v1/namespaces/kube-system/leases | python3 -c 'import json,sys; print(json.load(sys.stdin)["kind"])'`]);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe('LeaseList');
   });
 
   it('answers /readyz through the balancer and from every apiserver', async () => {
-    const r = await fetch(`${lab.server}/readyz`);
+    const r = await labFetch(`${lab.server}/readyz`);
     expect(r.status).toBe(200);
     const st = await lab.kemu('status', '-o', 'json');
     expect(st.code).toBe(0);
@@ -63,10 +78,10 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
     expect(apis.map((c) => c.address)).toEqual([`${block}.10`, `${block}.11`, `${block}.12`]);
     const port = apis[0]?.ports['secure-port'];
     expect(apis.every((c) => c.ports['secure-port'] === port)).toBe(true);
-    for (const c of apis) expect((await fetch(`${lab.url(c.name)}/readyz`)).status, c.name).toBe(200);
+    for (const c of apis) expect((await labFetch(`${lab.url(c.name)}/readyz`)).status, c.name).toBe(200);
     type Slice = { metadata: { name: string }; endpoints?: { addresses: string[] }[]; ports?: { port: number }[] };
     const slices = await waitFor('one kubernetes EndpointSlice with three endpoints', async () => {
-      const r = await fetch(`${lab.server}/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dkubernetes`);
+      const r = await labFetch(`${lab.server}/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dkubernetes`);
       const items = ((await r.json()) as { items: Slice[] }).items;
       return items.length === 1 && items[0]?.endpoints?.length === 3 ? items : undefined;
     }, 30_000, 200);
@@ -104,7 +119,7 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
   });
 
   it.skipIf(noCm)('shows the Lease holder and moves it when the holder is stopped; a stopped one stays down', async () => {
-    const first = await waitFor('a controller-manager leader', async () => (await leaseHolder(lab.server, 'kube-controller-manager')).component, 30_000, 200);
+    const first = await waitFor('a controller-manager leader', async () => (await leaseHolder(lab.server, 'kube-controller-manager', labTlsFor(lab.server))).component, 30_000, 200);
     expect(first).toMatch(/^controller-manager-[01]$/);
     const text = await lab.kemu('status');
     expect(text.stdout).toMatch(new RegExp(`kube-controller-manager\\s+${first}\\s+${first}_`));
@@ -113,7 +128,7 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
     const stopped = await lab.kemu('stop', first);
     expect(stopped.code, stopped.stderr).toBe(0);
     const next = await waitFor('the lease to move', async () => {
-      const c = (await leaseHolder(lab.server, 'kube-controller-manager')).component;
+      const c = (await leaseHolder(lab.server, 'kube-controller-manager', labTlsFor(lab.server))).component;
       return c && c !== first ? c : undefined;
     }, 20_000, 100);
     const movedMs = Date.now() - t0;
@@ -136,7 +151,7 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
     expect(started.code).toBe(0);
     await lab.waitRunning([first], 30_000);
     // It comes back as a follower: the lease stays with the new leader.
-    expect((await leaseHolder(lab.server, 'kube-controller-manager')).component).toBe(next);
+    expect((await leaseHolder(lab.server, 'kube-controller-manager', labTlsFor(lab.server))).component).toBe(next);
   });
 
   it('kill holds a component down until start; pause and unpause report their state', async () => {

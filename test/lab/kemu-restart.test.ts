@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@kemu/base/testing/processes';
 import { pidAlive } from '@kemu/kemu';
 import { startLab, missing, type Lab } from './lab.ts';
-import { call, rec } from './api.ts';
+import { call, labFetch, rec } from './api.ts';
 
 const skip = missing('apiserver');
 if (skip) console.warn(`test/lab/kemu-restart.test.ts: ${skip}`);
@@ -33,7 +33,7 @@ describe.skipIf(skip)('kemu up restarted on the same data dir', () => {
       }
     }, 30_000, 100);
     await lab.waitRunning(undefined, 120_000);
-    await waitFor('the balancer serves /readyz', async () => (await fetch(`${lab.server}/readyz`).catch(() => undefined))?.status === 200, 30_000, 100);
+    await waitFor('the balancer serves /readyz', async () => (await labFetch(`${lab.server}/readyz`).catch(() => undefined))?.status === 200, 30_000, 100);
     return lab;
   };
 

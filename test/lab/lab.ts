@@ -8,6 +8,7 @@ import path from 'node:path';
 import { startProcess, waitFor, BIN, type Proc } from '@kemu/base/testing/processes';
 import { freeLabAddress } from '@kemu/base/testing/ports';
 import { isImplemented, BINARIES, readState, pidAlive, type ComponentKind, type LabState } from '@kemu/kemu';
+import { trustLab } from './api.ts';
 
 type NodeKind = Exclude<ComponentKind, 'lb'>;
 
@@ -115,11 +116,13 @@ export async function startLab(o: LabOptions = {}): Promise<Lab> {
     return s;
   };
   const kubeconfig = path.join(dir, 'kubeconfig');
+  // HTTPS: call() and labFetch() use the lab's CA and admin certificate for every address of its /24.
+  trustLab(`${address.split('.').slice(0, 3).join('.')}.`, dir);
   const lab: Lab = {
     dir,
     address,
     port,
-    server: `http://${address}:${port}`,
+    server: `https://${address}:${port}`,
     kubeconfig,
     proc,
     state,

@@ -11,7 +11,7 @@ const KLOG = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [\w.-]+\.ts:\d+\] /;
 
 async function apiserver(args: string[]): Promise<{ proc: Proc; url: string }> {
   const port = await freePort();
-  const proc = startProcess('apiserver', BIN.apiserver, ['--bind-address=127.0.0.1', `--secure-port=${port}`, '--datastore-endpoint=memory://', ...args]);
+  const proc = startProcess('apiserver', BIN.apiserver, ['--bind-address=127.0.0.1', '--secure-port=0', `--insecure-port=${port}`, '--datastore-endpoint=memory://', ...args]);
   const url = `http://127.0.0.1:${port}`;
   await waitFor('apiserver ready', async () => {
     if (proc.child.exitCode !== null) throw new Error(`apiserver exited: ${proc.output()}`);

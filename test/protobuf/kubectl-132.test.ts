@@ -45,7 +45,7 @@ describe.skipIf(!kubectl132)('kubectl 1.32 typed creates (protobuf bodies)', () 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'kemu-kubectl132-'));
     port = await freePort();
-    proc = startProcess('kube-apiserver', BIN.apiserver, ['--secure-port', String(port), '--bind-address', '127.0.0.1', '--datastore-endpoint', 'memory://']);
+    proc = startProcess('kube-apiserver', BIN.apiserver, ['--secure-port=0', '--insecure-port', String(port), '--bind-address', '127.0.0.1', '--datastore-endpoint', 'memory://']);
     writeFileSync(path.join(dir, 'kubeconfig'), kubeconfigFor(port));
     await waitFor('apiserver ready', async () => {
       if (proc?.child.exitCode !== null) throw new Error(`apiserver exited: ${proc?.output()}`);

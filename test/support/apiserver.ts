@@ -2,6 +2,7 @@
 // (or failing at once with its output if it exits first). Every fixture that starts apiservers goes through it.
 import { freePort } from '@kemu/base/testing/ports';
 import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
+import path from 'node:path';
 import { Agent, request } from 'undici';
 
 export interface ApiserverProc {
@@ -15,13 +16,18 @@ export interface ApiserverOptions {
   port?: number;
   /** More flags, after the bind address, port and datastore. */
   extra?: string[];
-  /** 'https' when extra gives it a certificate; readiness then skips verifying it. */
+  /**
+   * 'http' (the default): plain HTTP on --insecure-port (HTTPS off: --secure-port=0), no authentication or
+   * authorization, as the tests that are not about either want. 'https': --secure-port (extra gives it a
+   * certificate, or it makes a self-signed one in a temporary --cert-dir); readiness then skips verifying it.
+   */
   scheme?: 'http' | 'https';
 }
 
 export async function startApiserver(name: string, db: string, o: ApiserverOptions = {}): Promise<ApiserverProc> {
   const port = o.port ?? (await freePort());
-  const proc = startProcess(name, BIN.apiserver, ['--bind-address=127.0.0.1', `--secure-port=${port}`, `--datastore-endpoint=sqlite://${db}`, ...(o.extra ?? [])]);
+  const serving = o.scheme === 'https' ? [`--secure-port=${port}`, `--cert-dir=${path.join(path.dirname(db), `${name}-certs`)}`] : ['--secure-port=0', `--insecure-port=${port}`];
+  const proc = startProcess(name, BIN.apiserver, ['--bind-address=127.0.0.1', ...serving, `--datastore-endpoint=sqlite://${db}`, ...(o.extra ?? [])]);
   const url = `${o.scheme ?? 'http'}://127.0.0.1:${port}`;
   const dispatcher = o.scheme === 'https' ? new Agent({ connect: { rejectUnauthorized: false } }) : undefined;
   await waitFor(

@@ -1,17 +1,17 @@
 // kube-apiserver: flags with Kubernetes' names and defaults, the store from --etcd-servers or
 // --datastore-endpoint (storage-backend.ts), the bootstrap objects (system namespaces, default/kubernetes Service, this replica's identity Lease),
-// then HTTPS (with --tls-cert-file/--tls-private-key-file) or plain HTTP on --bind-address:--secure-port.
+// then HTTPS on --bind-address:--secure-port and, when asked, plain HTTP on --insecure-port (serving.ts).
 import { LOGGING_FORMAT_FLAG, createLogger, loggingFormatFlag, onShutdown, parseCommandLine, parseServiceClusterIPRanges } from '@kemu/base';
 import { openBackend } from '@kemu/store';
-import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { AUDIT_FLAGS, auditFromFlags, validateAuditFlags } from './audit/options.ts';
 import { AUTHZ_FLAGS, parseAuthorizationModes } from './authz/modes.ts';
 import { aggregateMessage } from './authz/union.ts';
 import { COMPAT_FLAGS, checkCompatFlags, logNotInEffect } from './compat-flags.ts';
 import { EVENT_TTL_FLAGS, startEventTTL } from './event-ttl.ts';
-import { AUTHN_FLAGS, buildAuthenticator, CLIENT_CA_FLAG, loadCaBundle, validateAuthnFlags, type BuiltAuthentication } from './authn/options.ts';
+import { AUTHN_FLAGS, buildAuthenticator, loadCaBundle, validateAuthnFlags, type BuiltAuthentication } from './authn/options.ts';
 import { registryLookups } from './authn/lookups.ts';
 import { writeClientCAConfigMap } from './bootstrap/extension-apiserver-authentication.ts';
 import type { Registry } from './registry/registry.ts';
@@ -25,12 +25,13 @@ import { admissionChain, ALL_ORDERED_PLUGINS, validateAdmissionFlags } from './a
 import { createMetrics } from './metrics.ts';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connection-limits.ts';
 import { createApiServer } from './server.ts';
+import { isInsecureRequest, loadServingTls, serveInsecure, SERVING_FLAGS, ServingError, validateServingFlags, type InsecureServer } from './serving.ts';
 import { chooseStorage } from './storage-backend.ts';
 import { DEFAULT_MAX_WATCH_BUFFER_BYTES, DEFAULT_WATCH_BOOKMARK_INTERVAL_MS, DEFAULT_WATCH_UNRESPONSIVE_TIMEOUT_MS } from './watch/hub.ts';
 
 const flags = parseCommandLine('kube-apiserver', {
   'bind-address': { type: 'string', default: '0.0.0.0', usage: 'The IP address on which to listen for the --secure-port port.' },
-  'secure-port': { type: 'int', default: 6443, usage: 'The port on which to serve HTTPS (plain HTTP without --tls-cert-file).' },
+  'secure-port': { type: 'int', default: 6443, usage: 'The port on which to serve HTTPS with authentication and authorization. If 0, don\'t serve HTTPS at all.' },
   'datastore-endpoint': { type: 'string', default: '', usage: 'Storage endpoint: sqlite:///path/state.db (k3s style) or memory://. Not with --etcd-servers.' },
   'storage-backend': { type: 'string', default: '', usage: 'The storage backend for persistence. Options: \'etcd3\' (needs --etcd-servers). Unset: etcd3 when --etcd-servers is given, else --datastore-endpoint.' },
   'etcd-servers': { type: 'stringArray', default: [], usage: 'List of etcd servers to connect with (scheme://ip:port), comma separated.' },
@@ -41,8 +42,6 @@ const flags = parseCommandLine('kube-apiserver', {
   'advertise-address': { type: 'string', default: '', usage: 'The IP address on which to advertise the apiserver to members of the cluster.' },
   'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12', usage: 'A CIDR notation IP range from which to assign service cluster IPs.' },
   'service-node-port-range': { type: 'string', default: '30000-32767', usage: 'A port range to reserve for services with NodePort visibility.' },
-  'tls-cert-file': { type: 'string', default: '', usage: 'File containing the default x509 certificate for HTTPS.' },
-  'tls-private-key-file': { type: 'string', default: '', usage: 'File containing the default x509 private key matching --tls-cert-file.' },
   'max-requests-inflight': { type: 'int', default: 400, usage: 'The maximum number of non-mutating requests in flight at a given time. 0 means no limit.' },
   'max-mutating-requests-inflight': { type: 'int', default: 200, usage: 'The maximum number of mutating requests in flight at a given time. 0 means no limit.' },
   'request-timeout': { type: 'duration', default: DEFAULT_CONNECTION_LIMITS.requestTimeoutMs, usage: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.' },
@@ -73,7 +72,7 @@ const flags = parseCommandLine('kube-apiserver', {
   ...COMPAT_FLAGS,
   ...EVENT_TTL_FLAGS,
   ...AUTHN_FLAGS,
-  ...CLIENT_CA_FLAG,
+  ...SERVING_FLAGS,
   ...LOGGING_FORMAT_FLAG,
 });
 
@@ -180,16 +179,23 @@ async function main(): Promise<void> {
     process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);
   }
-  const https =
-    flags['tls-cert-file'] && flags['tls-private-key-file']
-      ? { cert: readFileSync(flags['tls-cert-file']), key: readFileSync(flags['tls-private-key-file']) }
-      : undefined;
-  if (!!flags['tls-cert-file'] !== !!flags['tls-private-key-file']) {
-    process.stderr.write('Error: --tls-cert-file and --tls-private-key-file must be given together\n');
+  for (const err of validateServingFlags(flags)) {
+    process.stderr.write(`Error: ${err}\n`);
     process.exit(2);
   }
-  const port = flags['secure-port'];
+  // The port advertised in the kubernetes Service and endpoints: the secure one, or the insecure one alone.
+  const port = flags['secure-port'] || flags['insecure-port'];
   const advertiseHost = advertisedIP(flags['advertise-address'], flags['bind-address']);
+  let tls;
+  try {
+    tls = await loadServingTls(flags, { publicAddress: advertiseHost, serviceIP: clusterIP });
+  } catch (e) {
+    // Kubernetes fails start-up with exit code 1 on a serving or client-CA file it cannot use.
+    process.stderr.write(`Error: ${e instanceof ServingError ? e.message : String(e)}\n`);
+    process.exit(1);
+  }
+  if (tls?.generated) logger.info({}, `Generated self-signed cert (${tls.certFile}, ${tls.keyFile})`);
+  const https = tls?.https;
   const reconcilerType = flags['endpoint-reconciler-type'];
   if (reconcilerType !== 'lease' && reconcilerType !== 'none') {
     process.stderr.write(`Error: --endpoint-reconciler-type: unsupported value "${reconcilerType}" (supported: lease, none)\n`);
@@ -221,7 +227,7 @@ async function main(): Promise<void> {
     defaultUnreachableTolerationSeconds: flags['default-unreachable-toleration-seconds'],
     admissionPlugins: admission.plugins,
     authorizationModes: authz.modes,
-    authentication: { authenticator: authn.authenticator },
+    authentication: { authenticator: authn.authenticator, trusted: isInsecureRequest },
     allowPrivileged: flags['allow-privileged'],
     ...(https ? { https } : {}),
     ...(audit ? { audit } : {}),
@@ -271,12 +277,23 @@ async function main(): Promise<void> {
   // Kubernetes takes any --event-ttl; kemu reads 0 or less as "keep Events forever".
   const eventTTL = flags['event-ttl'] > 0 ? startEventTTL({ registry: srv.ctx.registry, clock: srv.ctx.clock, logger, ttlMs: flags['event-ttl'] }) : undefined;
   await endpoints?.reconcile().catch((e: unknown) => logger.warn({ err: String(e) }, 'reconciling default/kubernetes endpoints failed'));
-  const address = await srv.app.listen({ host: flags['bind-address'], port });
-  logger.info({ address, https: !!https, identity: leaseName, hostname: host, datastore: storage.kind === 'etcd3' ? `etcd3 ${storage.etcd.servers} prefix ${storage.etcd.prefix ?? ''}` : endpoint || 'sqlite://./db/state.db' }, https ? 'Serving securely' : 'Serving insecurely (plain HTTP: no --tls-cert-file given)');
+  const where = { identity: leaseName, hostname: host, datastore: storage.kind === 'etcd3' ? `etcd3 ${storage.etcd.servers} prefix ${storage.etcd.prefix ?? ''}` : endpoint || 'sqlite://./db/state.db' };
+  let insecure: InsecureServer | undefined;
+  if (flags['insecure-port'] > 0) {
+    insecure = await serveInsecure(srv.app, srv.upgrade, { host: flags['insecure-bind-address'], port: flags['insecure-port'], limits: connectionLimits });
+    logger.info(where, `Serving insecurely on ${insecure.address}`);
+  }
+  if (https) {
+    const address = await srv.app.listen({ host: flags['bind-address'], port: flags['secure-port'] });
+    logger.info(where, `Serving securely on ${new URL(address).host}`);
+  } else if (!insecure) {
+    logger.info(where, 'Serving nothing: --secure-port and --insecure-port are both 0');
+  }
   onShutdown(async () => {
     lease.stop();
     endpoints?.stop();
     eventTTL?.stop();
+    await insecure?.close();
     await srv.close();
     audit?.sink.close();
     await backend.close();

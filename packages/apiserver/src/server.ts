@@ -41,6 +41,7 @@ import { decodeObject, objectKey } from './storage.ts';
 import { handleRest, requestVerb } from './routes/rest.ts';
 import { boolParam, type ApiRequest, type ResourceTarget } from './routes/request.ts';
 import { requestUrl } from './routes/request-url.ts';
+import type { HttpsServing, UpgradeHandler } from './serving.ts';
 import { parseTarget } from './routes/target.ts';
 import { VERSION_INFO } from './version.ts';
 import { Cacher } from './watch/cacher.ts';
@@ -70,8 +71,8 @@ export interface ApiServerOptions {
   /** --service-cluster-ip-range and --service-node-port-range (allocation of ClusterIPs and NodePorts). */
   serviceClusterIPRange?: string;
   serviceNodePortRange?: string;
-  /** Serve HTTPS with this certificate and key (plain HTTP otherwise). */
-  https?: { cert: Buffer; key: Buffer };
+  /** Serve HTTPS with this certificate and key, and --client-ca-file (plain HTTP otherwise; see serving.ts). */
+  https?: HttpsServing;
   /** Deadlines for receiving and answering requests (--request-timeout and kemu's read timeouts). */
   connectionLimits?: Partial<ConnectionLimits>;
   /** DefaultTolerationSeconds admission: --default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds. */
@@ -96,6 +97,8 @@ export interface ApiServerOptions {
 export interface ApiServer {
   app: FastifyInstance;
   ctx: ApiContext;
+  /** WebSocket watches: app.server's 'upgrade' listener, for another server (--insecure-port) to attach too. */
+  upgrade: UpgradeHandler;
   /** Fills the watch cache; call before serving. */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -381,7 +384,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
 
   // WebSocket watches on the same URLs.
   const wss = new WebSocketServer({ noServer: true });
-  app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+  const upgrade: UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     void (async () => {
       const u = requestUrl(req.url ?? '/');
       let target: ResourceTarget;
@@ -417,11 +420,13 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
           });
       });
     })();
-  });
+  };
+  app.server.on('upgrade', upgrade);
 
   return {
     app,
     ctx,
+    upgrade,
     async start() {
       await cacher.start();
     },

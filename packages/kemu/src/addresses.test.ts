@@ -42,8 +42,13 @@ describe('planTopology', () => {
     const t = await planTopology(opts(address, port), new Set([`${address}:${port}`]));
     expect(t.apiservers.map((a) => `${a.address}:${a.ports['secure-port']}`)).toEqual([10, 11, 12].map((h) => `${block}.${h}:6443`));
     expect(t.apiservers[1]?.args).toEqual(expect.arrayContaining([`--bind-address=${block}.11`, `--advertise-address=${block}.11`, '--secure-port=6443', '--allow-privileged=true']));
+    // HTTPS with the lab's PKI; every other component reaches the balancer with a kubeconfig of its own.
+    expect(t.apiservers[1]?.args).toEqual(expect.arrayContaining(['--tls-cert-file=/tmp/x/pki/apiserver.pem', '--tls-private-key-file=/tmp/x/pki/apiserver-key.pem', '--client-ca-file=/tmp/x/pki/ca.pem']));
+    expect(t.apiservers[1]?.healthUrl).toBe(`https://${block}.11:6443/readyz`);
+    expect(t.controllerManagers[0]?.args).toContain('--kubeconfig=/tmp/x/controller-manager.kubeconfig');
+    expect(t.workers[1]?.args).toContain('--kubeconfig=/tmp/x/kubelet-worker-1.kubeconfig');
     expect(t.controllerManagers.map((c) => `${c.address}:${c.ports['secure-port']}`)).toEqual([`${block}.20:10257`, `${block}.21:10257`]);
-    expect(t.schedulers[0]?.args).toEqual(expect.arrayContaining([`--master=http://${address}:${port}`, `--bind-address=${block}.30`, '--secure-port=10259']));
+    expect(t.schedulers[0]?.args).toEqual(expect.arrayContaining(['--kubeconfig=/tmp/x/scheduler.kubeconfig', `--bind-address=${block}.30`, '--secure-port=10259']));
     expect(t.workers[1]?.args).toEqual(expect.arrayContaining([`--node-ip=${block}.101`, `--bind-address=${block}.101`, '--secure-port=10250']));
     expect(t.workers[1]?.healthUrl).toBe(`https://${block}.101:10250/healthz`);
   });

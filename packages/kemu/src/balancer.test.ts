@@ -1,4 +1,6 @@
 import http from 'node:http';
+import https from 'node:https';
+import { selfSignedServingCert } from '@kemu/pki';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Balancer } from './balancer.ts';
@@ -72,6 +74,31 @@ describe('built-in balancer', () => {
     cleanup.unshift(() => lb.close());
     return { backends, lb, port };
   }
+
+  it('--check-ssl: checks /readyz over TLS (not verified) and passes the TLS traffic through untouched', async () => {
+    const pair = await selfSignedServingCert({ host: '127.0.0.1' });
+    const server = https.createServer({ cert: pair.certPem, key: pair.keyPem }, (req, res) => res.writeHead(req.url === '/readyz' ? 200 : 201).end(req.url === '/readyz' ? 'ok' : 'tls'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    cleanup.push(() => new Promise((r) => server.close(() => r())));
+    const plain = new Balancer({ host: '127.0.0.1', port: 0, backends: [{ name: 'tls', host: '127.0.0.1', port: (server.address() as AddressInfo).port }], intervalMs: 100 });
+    const lb = new Balancer({ host: '127.0.0.1', port: 0, backends: [{ name: 'tls', host: '127.0.0.1', port: (server.address() as AddressInfo).port }], intervalMs: 100, checkSsl: true });
+    const port = await lb.listen();
+    await plain.listen();
+    cleanup.unshift(() => lb.close(), () => plain.close());
+    await until('the TLS backend up', () => lb.upBackends().includes('tls'));
+    // The server's own certificate reaches the client: the balancer only forwards bytes.
+    const got = await new Promise<{ status: number; issuer: string }>((resolve, reject) =>
+      https.get({ host: '127.0.0.1', port, path: '/x', agent: false, ca: pair.certPem.slice(pair.certPem.indexOf('-----END CERTIFICATE-----') + 26) }, (res) => {
+        const issuer = String((res.socket as import('node:tls').TLSSocket).getPeerCertificate().issuer.CN);
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, issuer });
+      }).on('error', reject),
+    );
+    expect(got).toEqual({ status: 201, issuer: expect.stringMatching(/^127\.0\.0\.1-ca@\d+$/) });
+    // Without it, a plain-HTTP check of a TLS backend fails: never in rotation.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(plain.upBackends()).toEqual([]);
+  });
 
   it('spreads connections round-robin over healthy backends', async () => {
     const { port } = await setup(3);

@@ -23,6 +23,8 @@ export interface BalancerOptions {
   port: number;
   backends: Backend[];
   healthPath?: string;
+  /** Check health over TLS without verifying the server (HAProxy's `check-ssl verify none`). */
+  checkSsl?: boolean;
   intervalMs?: number;
   fall?: number;
   rise?: number;
@@ -58,6 +60,7 @@ export class Balancer {
       port: o.port,
       backends: o.backends,
       healthPath: o.healthPath ?? '/readyz',
+      checkSsl: o.checkSsl ?? false,
       intervalMs: o.intervalMs ?? 1000,
       fall: o.fall ?? 2,
       rise: o.rise ?? 1,
@@ -135,7 +138,7 @@ export class Balancer {
   }
 
   private async check(s: BackendState): Promise<void> {
-    const r = await probe(`http://${s.b.host}:${s.b.port}${this.opts.healthPath}`, Math.max(500, this.opts.intervalMs));
+    const r = await probe(`${this.opts.checkSsl ? 'https' : 'http'}://${s.b.host}:${s.b.port}${this.opts.healthPath}`, Math.max(500, this.opts.intervalMs));
     if (!s.checked) {
       // The first check decides at once, as HAProxy does for a fresh server.
       s.checked = true;

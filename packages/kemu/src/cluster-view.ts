@@ -1,6 +1,8 @@
 // What `kemu status` asks the cluster (through the balancer): the leader-election Leases and the Nodes'
 // Ready condition. Plain GETs with a deadline; every field read from the reply is narrowed, nothing trusted.
 import http from 'node:http';
+import https from 'node:https';
+import { tlsRequestOptions, type ProbeTls } from './probe.ts';
 
 export interface LeaseView {
   name: string;
@@ -24,9 +26,10 @@ export interface ClusterView {
 
 export const LEADER_LEASES = ['kube-controller-manager', 'kube-scheduler'] as const;
 
-export function getJson(url: string, timeoutMs = 3000): Promise<{ status: number; body: unknown }> {
+export function getJson(url: string, timeoutMs = 3000, tls?: ProbeTls): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
-    const req = http.get(url, { timeout: timeoutMs, agent: false, headers: { accept: 'application/json' } }, (res) => {
+    const get = url.startsWith('https:') ? https.get : http.get;
+    const req = get(url, { timeout: timeoutMs, agent: false, headers: { accept: 'application/json' }, ...tlsRequestOptions(url, tls) }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (text += d));
@@ -60,8 +63,8 @@ export function holderComponent(holder: string | null): string | null {
   return i > 0 ? holder.slice(0, i) : holder;
 }
 
-export async function leaseHolder(server: string, name: string): Promise<LeaseView> {
-  const r = await getJson(`${server}/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${name}`);
+export async function leaseHolder(server: string, name: string, tls?: ProbeTls): Promise<LeaseView> {
+  const r = await getJson(`${server}/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${name}`, 3000, tls);
   if (r.status === 404) return { name, holder: null, component: null, renewTime: null };
   if (r.status !== 200) throw new Error(`GET lease ${name}: HTTP ${r.status}`);
   const spec = rec(rec(r.body).spec);
@@ -69,8 +72,8 @@ export async function leaseHolder(server: string, name: string): Promise<LeaseVi
   return { name, holder, component: holderComponent(holder), renewTime: strOrNull(spec.renewTime) };
 }
 
-export async function nodes(server: string): Promise<NodeView[]> {
-  const r = await getJson(`${server}/api/v1/nodes`);
+export async function nodes(server: string, tls?: ProbeTls): Promise<NodeView[]> {
+  const r = await getJson(`${server}/api/v1/nodes`, 3000, tls);
   if (r.status !== 200) throw new Error(`GET nodes: HTTP ${r.status}`);
   const items = rec(r.body).items;
   if (!Array.isArray(items)) return [];
@@ -82,9 +85,9 @@ export async function nodes(server: string): Promise<NodeView[]> {
   });
 }
 
-export async function clusterView(server: string): Promise<ClusterView> {
+export async function clusterView(server: string, tls?: ProbeTls): Promise<ClusterView> {
   try {
-    const [leases, ns] = await Promise.all([Promise.all(LEADER_LEASES.map((n) => leaseHolder(server, n))), nodes(server)]);
+    const [leases, ns] = await Promise.all([Promise.all(LEADER_LEASES.map((n) => leaseHolder(server, n, tls))), nodes(server, tls)]);
     return { leases, nodes: ns };
   } catch (e) {
     return { leases: [], nodes: [], error: e instanceof Error ? e.message : String(e) };

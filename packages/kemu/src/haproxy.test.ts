@@ -1,12 +1,14 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freeLabAddress } from '@kemu/base/testing/ports';
 import { waitFor } from '@kemu/base/testing/processes';
+import { selfSignedServingCert } from '@kemu/pki';
 import { COMPOSE_CONFIG, checkHaproxyConfig, composeHaproxyParams, findHaproxy, localHaproxyParams, renderHaproxyConfig } from './haproxy.ts';
 
 const haproxy = findHaproxy();
@@ -24,7 +26,8 @@ describe('haproxy config', () => {
     expect(cfg).toContain('timeout tunnel 1h');
     expect(cfg).toContain('balance roundrobin');
     expect(cfg).toContain('bind 127.0.0.1:6443');
-    expect(cfg).toContain('server apiserver-0 127.0.0.10:6443 check');
+    // Checked over TLS without verifying (the apiservers serve HTTPS); the traffic itself passes through.
+    expect(cfg).toContain('server apiserver-0 127.0.0.10:6443 check check-ssl verify none');
     // No replica up: connections are refused, and a refused connect takes a replica out at once.
     expect(cfg).toContain('tcp-request connection reject if { nbsrv(kube-apiservers) eq 0 }');
     expect(cfg).toMatch(/default-server .* observe layer4 error-limit 1 on-error mark-down/);
@@ -50,7 +53,9 @@ describe('haproxy config', () => {
     const { address, port, block } = await freeLabAddress();
     let ready = true;
     let hits = 0;
-    const backend = http.createServer((req, res) => {
+    // An HTTPS backend, as the apiservers are: HAProxy checks it over TLS and passes the clients' TLS through.
+    const pair = await selfSignedServingCert({ host: `${block}.10` });
+    const backend = https.createServer({ cert: pair.certPem, key: pair.keyPem }, (req, res) => {
       if (req.url === '/readyz') return void res.writeHead(ready ? 200 : 500).end(ready ? 'ok' : 'not ready');
       hits++;
       res.writeHead(201).end('created');
@@ -68,7 +73,7 @@ describe('haproxy config', () => {
     const proc = spawn(haproxy!, ['-db', '-f', cfg], { stdio: 'ignore' });
     const post = () =>
       new Promise<string>((resolve) => {
-        const req = http.request({ host: address, port, method: 'POST', path: '/api/v1/namespaces/default/configmaps', agent: false }, (res) => {
+        const req = https.request({ host: address, port, method: 'POST', path: '/api/v1/namespaces/default/configmaps', agent: false, rejectUnauthorized: false }, (res) => {
           res.resume();
           resolve(String(res.statusCode));
         });

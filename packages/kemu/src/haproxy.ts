@@ -28,7 +28,8 @@ export function renderHaproxyConfig(p: HaproxyParams, template = fs.readFileSync
     stats_bind: p.statsBind,
     resolvers,
     server_options: serverOptions,
-    servers: p.servers.map((s) => `    server ${s.name} ${s.address} check`).join('\n'),
+    // Health checks over TLS, the certificate not verified (a check, not a client); traffic stays TCP pass-through.
+    servers: p.servers.map((s) => `    server ${s.name} ${s.address} check check-ssl verify none`).join('\n'),
   };
   const out = template.replace(/\{\{(\w+)\}\}/g, (m, key: string) => {
     const v = values[key];

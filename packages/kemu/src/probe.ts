@@ -1,6 +1,6 @@
-// One HTTP GET with a deadline: the health probe used for status lines, `kemu status` and the built-in balancer.
-// An https:// URL is probed without verifying the server's certificate: a health check asks "are you up", as
-// kubeadm's liveness probes of the components' self-signed ports do.
+// One HTTP(S) GET with a deadline: the health probe used for status lines, `kemu status` and the built-in balancer.
+// https:// URLs are checked against the lab's CA when one is given (and send its client certificate), else
+// without verifying the server (HAProxy's `check-ssl verify none`: a health check, not a credential exchange).
 import http from 'node:http';
 import https from 'node:https';
 
@@ -11,10 +11,22 @@ export interface ProbeResult {
   error?: string;
 }
 
-export function probe(url: string, timeoutMs = 1000): Promise<ProbeResult> {
+export interface ProbeTls {
+  ca?: Buffer | string;
+  cert?: Buffer | string;
+  key?: Buffer | string;
+}
+
+/** The options of an http(s).get: for https, the CA (or no verification) and the client certificate. */
+export function tlsRequestOptions(url: string, tls?: ProbeTls): https.RequestOptions {
+  if (!url.startsWith('https:')) return {};
+  return tls?.ca ? { ca: tls.ca, ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}) } : { rejectUnauthorized: false };
+}
+
+export function probe(url: string, timeoutMs = 1000, tls?: ProbeTls): Promise<ProbeResult> {
   return new Promise((resolve) => {
-    const get = url.startsWith('https:') ? (u: string, o: https.RequestOptions, cb: (res: http.IncomingMessage) => void) => https.get(u, { ...o, rejectUnauthorized: false }, cb) : http.get;
-    const req = get(url, { timeout: timeoutMs, agent: false }, (res) => {
+    const get = url.startsWith('https:') ? https.get : http.get;
+    const req = get(url, { timeout: timeoutMs, agent: false, ...tlsRequestOptions(url, tls) }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => {

@@ -6,7 +6,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ComponentSpec } from './topology.ts';
 import type { ComponentRecord, ProcessState } from './state.ts';
-import { probe } from './probe.ts';
+import { probe, type ProbeTls } from './probe.ts';
+
+/** The CA a health check verifies against, when the file is there yet. */
+function caOf(file: string | undefined): ProbeTls | undefined {
+  if (!file) return undefined;
+  try {
+    return { ca: fs.readFileSync(file) };
+  } catch {
+    return undefined;
+  }
+}
 
 export interface SupervisorOptions {
   logDir: string;
@@ -143,7 +153,7 @@ export class Supervisor {
     const url = m.spec.healthUrl;
     for (;;) {
       if (m.generation !== gen || m.state !== 'starting') return;
-      const ok = url ? (await probe(url, 1000)).ok : true;
+      const ok = url ? (await probe(url, 1000, caOf(m.spec.healthCaFile))).ok : true;
       if (m.generation !== gen || m.state !== 'starting') return;
       if (ok) {
         m.state = 'running';

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { formatDuration } from '@kemu/base';
 import { pickPort, pickSharedPort } from './ports.ts';
 import { labAddresses } from './addresses.ts';
+import { labPkiFiles, type LabPkiFiles } from './lab-pki.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -19,6 +20,8 @@ export interface ComponentSpec {
   args: string[];
   /** GET this URL; 200 means the component is up. */
   healthUrl?: string;
+  /** For an https:// healthUrl: the CA file to verify it with (read at each check: it may be made later). */
+  healthCaFile?: string;
   /** The loopback address it listens on (its ports are on this address). */
   address: string;
   ports: Record<string, number>;
@@ -85,6 +88,21 @@ function auditFlags(policyFile: string, logPath: string): string[] {
   return [`--audit-policy-file=${policyFile}`, `--audit-log-path=${logPath}`, '--audit-log-maxsize=100', '--audit-log-maxbackup=2'];
 }
 
+/** Every apiserver's serving flags: HTTPS with apiserver.pem, client certificates checked against ca.pem. */
+export function labApiserverTlsFlags(f: LabPkiFiles): string[] {
+  return [`--tls-cert-file=${f.apiserverCert}`, `--tls-private-key-file=${f.apiserverKey}`, `--client-ca-file=${f.ca}`];
+}
+
+/**
+ * The service-account token flags of every apiserver (seed 003's). Empty until kube-apiserver accepts them (the
+ * authn work adds them): then this returns [`--service-account-key-file=${f.saPub}`,
+ * `--service-account-signing-key-file=${f.saKey}`, `--service-account-issuer=${LAB_SERVICE_ACCOUNT_ISSUER}`].
+ */
+export const LAB_SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
+export function labApiserverServiceAccountFlags(_f: LabPkiFiles): string[] {
+  return [];
+}
+
 /** Kubernetes' default ports, each process on its own address (addresses.ts). */
 export const DEFAULT_PORTS = { apiserver: 6443, 'controller-manager': 10257, scheduler: 10259, worker: 10250 } as const;
 
@@ -108,7 +126,8 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
     worker: wanted('worker', o.workers),
   };
   const addr = labAddresses(o.address, counts);
-  const master = `http://${o.address}:${o.port}`;
+  // Every component reaches the balancer over HTTPS with its own kubeconfig (its certificate and the CA embedded).
+  const pki = labPkiFiles(o.dataDir);
   const v = ['--v', String(o.v), `--logging-format=${o.loggingFormat}`];
   const leaderFlags = [
     `--leader-elect-lease-duration=${formatDuration(o.leaseDurationMs)}`,
@@ -120,8 +139,9 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
     kind,
     command: process.execPath,
     args: [binPath(kind), ...args],
-    // kube-controller-manager, kube-scheduler and kubelets serve only HTTPS (self-signed; /healthz is open).
-    healthUrl: `${kind === 'apiserver' ? 'http' : 'https'}://${address}:${port}${probe}`,
+    // Every component serves HTTPS: the apiservers on the lab's CA, the others self-signed (/healthz is open).
+    healthUrl: `https://${address}:${port}${probe}`,
+    ...(kind === 'apiserver' ? { healthCaFile: pki.ca } : {}),
     address,
     ports: { 'secure-port': port },
   });
@@ -135,6 +155,8 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
         `--bind-address=${a}`,
         `--advertise-address=${a}`,
         `--secure-port=${apiPort}`,
+        ...labApiserverTlsFlags(pki),
+        ...labApiserverServiceAccountFlags(pki),
         `--datastore-endpoint=sqlite://${path.join(o.dataDir, 'state.db')}`,
         `--hostname-override=apiserver-${i}`,
         `--default-not-ready-toleration-seconds=${o.defaultNotReadyTolerationSeconds}`,
@@ -152,7 +174,7 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
     const p = await pickPort(taken, a, DEFAULT_PORTS['controller-manager']);
     controllerManagers.push(
       node('controller-manager', `controller-manager-${i}`, [
-        `--master=${master}`,
+        `--kubeconfig=${pki.controllerManagerKubeconfig}`,
         `--hostname-override=controller-manager-${i}`,
         `--bind-address=${a}`,
         `--secure-port=${p}`,
@@ -172,7 +194,7 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
     const p = await pickPort(taken, a, DEFAULT_PORTS.scheduler);
     schedulers.push(
       node('scheduler', `scheduler-${i}`, [
-        `--master=${master}`,
+        `--kubeconfig=${pki.schedulerKubeconfig}`,
         `--hostname-override=scheduler-${i}`,
         `--bind-address=${a}`,
         `--secure-port=${p}`,
@@ -188,7 +210,7 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
     const p = await pickPort(taken, a, DEFAULT_PORTS.worker);
     workers.push(
       node('worker', `worker-${i}`, [
-        `--master=${master}`,
+        `--kubeconfig=${pki.kubeletKubeconfig(`worker-${i}`)}`,
         `--hostname-override=worker-${i}`,
         `--node-ip=${a}`,
         `--bind-address=${a}`,

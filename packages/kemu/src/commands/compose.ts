@@ -8,8 +8,8 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { parseFlags, type FlagSpecs } from '@kemu/base';
 import { ROOT } from '../topology.ts';
-import { writeKubeconfig } from '../kubeconfig.ts';
 import { probe } from '../probe.ts';
+import { ensureLabPki, readLabTls } from '../lab-pki.ts';
 import { COMPOSE_FIX, checkDocker, containerStates, findCompose, imageExists, runLogged, type Compose } from '../compose/docker.ts';
 import { Progress } from '../compose/progress.ts';
 import { UsageError } from './errors.ts';
@@ -37,7 +37,7 @@ const ENV_FLAGS: Record<string, string> = {
 
 export const COMPOSE_UP_FLAGS = {
   ...COMMON_FLAGS,
-  port: { type: 'int', default: 0, usage: 'Host port of the balancer (the kubeconfig\'s server is http://127.0.0.1:PORT); 0: $KEMU_LB_PORT, else 6443' },
+  port: { type: 'int', default: 0, usage: 'Host port of the balancer (the kubeconfig\'s server is https://127.0.0.1:PORT); 0: $KEMU_LB_PORT, else 6443' },
   'stats-port': { type: 'int', default: 0, usage: 'Host port of HAProxy\'s stats page; 0: $KEMU_STATS_PORT, else 8404' },
   'base-images': { type: 'string', default: 'auto', usage: 'Missing node:20-bookworm-slim / haproxy:2.6: pull, build (offline stand-ins, needs root and debootstrap), or auto (pull, else build)' },
   timeout: { type: 'duration', default: 180_000, usage: 'How long to wait for every container to be healthy and every Node Ready' },
@@ -141,7 +141,8 @@ async function composeUp(argv: string[]): Promise<number> {
   fs.mkdirSync(dataDir, { recursive: true });
   const log = path.join(dataDir, 'compose.log');
   fs.writeFileSync(log, `kemu compose up, ${new Date().toISOString()}\n`);
-  const env: NodeJS.ProcessEnv = { ...process.env, KEMU_LB_PORT: String(ports.port), KEMU_STATS_PORT: String(ports['stats-port']), COMPOSE_DOCKER_CLI_BUILD: '0', DOCKER_BUILDKIT: '0' };
+  // The data dir holds the PKI and kubeconfigs the containers mount at /etc/kubernetes.
+  const env: NodeJS.ProcessEnv = { ...process.env, KEMU_DATA_DIR: dataDir, KEMU_LB_PORT: String(ports.port), KEMU_STATS_PORT: String(ports['stats-port']), COMPOSE_DOCKER_CLI_BUILD: '0', DOCKER_BUILDKIT: '0' };
   const flagValues = f as unknown as Record<string, string>;
   for (const [flag, name] of Object.entries(ENV_FLAGS)) if (flagValues[flag]) env[name] = flagValues[flag];
   const p = new Progress();
@@ -173,6 +174,21 @@ async function composeUp(argv: string[]): Promise<number> {
     p.say(`kemu image ready in ${p.elapsed(tb)}${total ? ` (${total} steps, cached ones are instant)` : ''}`);
 
     const services = composeServices();
+    // The PKI, as kemu up makes it: SANs for the containers' names (and 127.0.0.1, the published port), the
+    // components' kubeconfigs on https://lb:6443, the user's on the published port.
+    const tp = Date.now();
+    const server = `https://127.0.0.1:${ports.port}`;
+    const pkiActions = await ensureLabPki({
+      dataDir,
+      server: 'https://lb:6443',
+      userServer: server,
+      lbAddress: 'lb',
+      apiserverAddresses: services.filter((s) => s.service.startsWith('apiserver-')).map((s) => s.container),
+      nodes: services.filter((s) => s.service.startsWith('worker-')).map((s) => s.container),
+    });
+    const made = pkiActions.filter((a) => a.action !== 'kept').length;
+    p.say(`pki in ${path.join(dataDir, 'pki')}/ (mounted at /etc/kubernetes): ${made ? `${made} files made in ${p.elapsed(tp)}` : 'kept'}`);
+    const tls = readLabTls(dataDir);
     const ts = Date.now();
     p.say(`starting ${services.length} containers (${services.map((s) => s.container).join(', ')})`);
     let started = 0;
@@ -193,7 +209,6 @@ async function composeUp(argv: string[]): Promise<number> {
 
     const deadline = Date.now() + f.timeout;
     const names = services.map((s) => s.container);
-    const server = `http://127.0.0.1:${ports.port}`;
     let healthyAt = 0;
     for (;;) {
       const states = await containerStates(names);
@@ -203,7 +218,7 @@ async function composeUp(argv: string[]): Promise<number> {
       let nodes = '';
       if (waiting.length === 0) {
         if (!healthyAt) healthyAt = Date.now();
-        const r = await probe(`${server}/api/v1/nodes`, 2000);
+        const r = await probe(`${server}/api/v1/nodes`, 2000, tls);
         const ready = r.ok ? countReadyNodes(r.body ?? '') : 0;
         const want = services.filter((s) => s.service.startsWith('worker-')).length;
         if (ready >= want) break;
@@ -222,7 +237,6 @@ async function composeUp(argv: string[]): Promise<number> {
     }
     p.clear();
     const kubeconfig = path.join(dataDir, 'kubeconfig');
-    writeKubeconfig(kubeconfig, server);
     p.say(`all ${names.length} containers healthy and every Node Ready in ${p.elapsed(ts)} (total ${p.elapsed(t0)})`);
     p.say(`export KUBECONFIG=${kubeconfig}`);
     p.say('kubectl get nodes   |   kubectl -n kube-system get leases   (holder controller-manager-N_<uuid> is container controller-manager-N)');

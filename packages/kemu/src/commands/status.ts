@@ -5,6 +5,7 @@ import { DATA_DIR_FLAG } from '../options.ts';
 import { pidAlive, type ComponentRecord } from '../state.ts';
 import { probe } from '../probe.ts';
 import { clusterView, type ClusterView } from '../cluster-view.ts';
+import { readLabTls, type LabTls } from '../lab-pki.ts';
 import { loadLab, supervisorRunning } from './lab.ts';
 import { UsageError } from './errors.ts';
 
@@ -32,14 +33,14 @@ export interface StatusView {
   cluster: ClusterView;
 }
 
-async function processView(c: ComponentRecord, supervisorUp: boolean): Promise<ProcessView> {
+async function processView(c: ComponentRecord, supervisorUp: boolean, tls: LabTls | undefined): Promise<ProcessView> {
   const alive = pidAlive(c.pid);
   let state: string = c.state;
   if (!supervisorUp) state = alive ? 'orphaned' : 'stopped';
   else if ((state === 'running' || state === 'starting') && !alive) state = 'dead';
   let health = '-';
   if (alive && c.healthUrl && state !== 'paused') {
-    const r = await probe(c.healthUrl, 1500);
+    const r = await probe(c.healthUrl, 1500, tls);
     health = r.ok ? (c.kind === 'apiserver' ? 'ready' : 'healthy') : r.status ? `HTTP ${r.status}` : 'no answer';
   } else if (state === 'paused') health = 'paused';
   const port = c.ports['secure-port'] ?? c.ports.port ?? null;
@@ -50,8 +51,9 @@ async function processView(c: ComponentRecord, supervisorUp: boolean): Promise<P
 export async function collectStatus(dataDirFlag: string): Promise<StatusView> {
   const lab = loadLab(dataDirFlag);
   const running = supervisorRunning(lab);
-  const processes = await Promise.all(lab.components.map((c) => processView(c, running)));
-  const cluster: ClusterView = running ? await clusterView(lab.server) : { leases: [], nodes: [], error: 'lab not running' };
+  const tls = readLabTls(lab.dataDir);
+  const processes = await Promise.all(lab.components.map((c) => processView(c, running, tls)));
+  const cluster: ClusterView = running ? await clusterView(lab.server, tls) : { leases: [], nodes: [], error: 'lab not running' };
   return { dataDir: lab.dataDir, running, supervisorPid: lab.supervisorPid, server: lab.server, lb: lab.lb, processes, cluster };
 }
 

@@ -11,7 +11,7 @@ import { AddressError, parseLoopback } from '../addresses.ts';
 import { planLb, parseLbChoice } from '../lb.ts';
 import { Supervisor } from '../supervisor.ts';
 import { serveControl, controlSocketPath, type Action } from '../control.ts';
-import { writeKubeconfig } from '../kubeconfig.ts';
+import { ensureLabPki, labPkiFiles, readLabTls } from '../lab-pki.ts';
 import { readState, writeState, pidAlive, type LabState } from '../state.ts';
 import { probe } from '../probe.ts';
 import { UsageError } from './errors.ts';
@@ -86,6 +86,19 @@ export async function up(argv: string[]): Promise<number> {
   });
   if (topo.apiservers.length === 0)
     throw new UsageError('kube-apiserver is not implemented yet (packages/apiserver/src/main.ts is missing): nothing to run');
+  const server = `https://${f.address}:${f.port}`;
+  const kubeconfig = path.join(dataDir, 'kubeconfig');
+  const pkiFiles = labPkiFiles(dataDir);
+  // The PKI before anything starts (kept when there and still fitting: a restart reuses it).
+  const pkiStarted = Date.now();
+  const pkiActions = await ensureLabPki({
+    dataDir,
+    server,
+    lbAddress: f.address,
+    apiserverAddresses: topo.apiservers.map((a) => a.address),
+    nodes: topo.workers.map((w) => w.name),
+  });
+  const made = pkiActions.filter((a) => a.action !== 'kept').map((a) => a.name);
   const statsPort = await pickPort(taken, f.address, 8404);
   const lb = planLb(
     lbChoice,
@@ -94,11 +107,8 @@ export async function up(argv: string[]): Promise<number> {
     { host: f.address, port: statsPort },
     topo.apiservers.map((a) => ({ name: a.name, host: a.address, port: a.ports['secure-port'] ?? 0 })),
     f['logging-format'],
+    pkiFiles.ca,
   );
-
-  const server = `http://${f.address}:${f.port}`;
-  const kubeconfig = path.join(dataDir, 'kubeconfig');
-  writeKubeconfig(kubeconfig, server);
 
   let changed = false;
   const sup = new Supervisor({
@@ -136,6 +146,7 @@ export async function up(argv: string[]): Promise<number> {
 
   say(`data dir ${dataDir} (state ${path.join(dataDir, 'state.db')}, logs ${path.join(dataDir, 'logs')}/)`);
   if (auditPolicyFile) say(`audit logs ${path.join(dataDir, 'logs')}/audit-apiserver-*.log (policy ${auditPolicyFile})`);
+  say(`pki ${pkiFiles.dir}/: ${made.length ? `made ${made.join(', ')} in ${((Date.now() - pkiStarted) / 1000).toFixed(1)}s` : 'kept every certificate'}; each component has its own kubeconfig in ${dataDir}/`);
   say(`load balancer on ${f.address}:${f.port}: ${lb.reason}`);
   const where = (specs: ComponentSpec[]) => specs.map((c) => `${c.address}:${c.ports['secure-port']}`).join(' ');
   say(`apiservers ${where(topo.apiservers)}${topo.workers.length ? `; nodes (InternalIP:kubelet port) ${where(topo.workers)}` : ''}`);
@@ -196,7 +207,8 @@ export async function up(argv: string[]): Promise<number> {
   sup.start('lb');
   // Clients go through the balancer, so they start once it forwards to a ready apiserver.
   const deadline = Date.now() + 120_000;
-  while (!stopping && !(await probe(`${server}/readyz`, 1000)).ok) {
+  const tls = readLabTls(dataDir);
+  while (!stopping && !(await probe(`${server}/readyz`, 1000, tls)).ok) {
     if (Date.now() > deadline) {
       say(`no apiserver became ready through ${server} within 120s; starting the rest anyway (see ${path.join(dataDir, 'logs')}/apiserver-*.log)`);
       break;

@@ -1,0 +1,143 @@
+// The lab's PKI, made by `kemu up` and `kemu compose up` before anything starts: the cluster PKI of `kemu pki`
+// (@kemu/pki's ensureClusterPki: CA, apiserver.pem for every apiserver address and the balancer, the admin,
+// controller-manager and scheduler certificates and kubeconfigs, sa.key/sa.pub), plus one client certificate and
+// kubeconfig per emulated kubelet (CN system:node:<node>, O system:nodes) until TLS bootstrapping makes them,
+// and the user's DIR/kubeconfig (admin.kubeconfig's content). Files that are there and still fit are kept.
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  KUBERNETES_PROFILE,
+  PRIVATE_MODE,
+  PUBLIC_MODE,
+  certificatePem,
+  embeddedKubeconfigYaml,
+  ensureClusterPki,
+  generatePrivateKey,
+  issueCertificate,
+  pkiDir,
+  privateKeyPem,
+  readCertAndKey,
+  readSigner,
+  templateFromProfile,
+  verifyCertificate,
+  writeFileAtomic,
+  type PkiAction,
+} from '@kemu/pki';
+
+export interface LabPkiOptions {
+  dataDir: string;
+  /** The balancer URL every kubeconfig points at (https://). */
+  server: string;
+  /** The balancer's address (a SAN). */
+  lbAddress: string;
+  /** Every apiserver's address (SANs). */
+  apiserverAddresses: readonly string[];
+  /** More SANs (container names in the compose lab). */
+  extraSans?: readonly string[];
+  /** Node names of the emulated kubelets. */
+  nodes: readonly string[];
+  /** The user's kubeconfig server when it differs from the components' (the compose lab's published port). */
+  userServer?: string;
+}
+
+/** Where the lab's files are, as the components' flags name them. */
+export interface LabPkiFiles {
+  dir: string;
+  ca: string;
+  apiserverCert: string;
+  apiserverKey: string;
+  saKey: string;
+  saPub: string;
+  adminCert: string;
+  adminKey: string;
+  controllerManagerKubeconfig: string;
+  schedulerKubeconfig: string;
+  kubeletKubeconfig(node: string): string;
+  /** The user's kubeconfig: DIR/kubeconfig. */
+  userKubeconfig: string;
+}
+
+export function labPkiFiles(dataDir: string, root = dataDir): LabPkiFiles {
+  // `root` is where the data dir is seen by the components (the compose lab mounts it elsewhere).
+  const pki = pkiDir(root);
+  return {
+    dir: pki,
+    ca: path.join(pki, 'ca.pem'),
+    apiserverCert: path.join(pki, 'apiserver.pem'),
+    apiserverKey: path.join(pki, 'apiserver-key.pem'),
+    saKey: path.join(pki, 'sa.key'),
+    saPub: path.join(pki, 'sa.pub'),
+    adminCert: path.join(pki, 'admin.pem'),
+    adminKey: path.join(pki, 'admin-key.pem'),
+    controllerManagerKubeconfig: path.join(root, 'controller-manager.kubeconfig'),
+    schedulerKubeconfig: path.join(root, 'scheduler.kubeconfig'),
+    kubeletKubeconfig: (node) => path.join(root, `kubelet-${node}.kubeconfig`),
+    userKubeconfig: path.join(root, 'kubeconfig'),
+  };
+}
+
+/** Makes or completes the lab's PKI and kubeconfigs; returns what it did (for the start-up lines). */
+export async function ensureLabPki(o: LabPkiOptions): Promise<PkiAction[]> {
+  const actions = await ensureClusterPki({
+    dataDir: o.dataDir,
+    server: o.server,
+    lbAddress: o.lbAddress,
+    apiserverAddresses: o.apiserverAddresses,
+    ...(o.extraSans ? { extraSans: o.extraSans } : {}),
+  });
+  const files = labPkiFiles(o.dataDir);
+  const ca = readSigner(files.ca, path.join(files.dir, 'ca-key.pem'));
+  const caPem = fs.readFileSync(files.ca, 'utf8');
+  await Promise.all(
+    o.nodes.map(async (node) => {
+      const name = `kubelet-${node}`;
+      const certFile = path.join(files.dir, `${name}.pem`);
+      const keyFile = path.join(files.dir, `${name}-key.pem`);
+      const user = `system:node:${node}`;
+      let action: PkiAction['action'] = 'kept';
+      let reason: string | undefined;
+      try {
+        const kept = readCertAndKey(certFile, keyFile);
+        const v = verifyCertificate(kept.cert, { roots: [ca.cert], usage: 'clientAuth' });
+        if (!v.ok) [action, reason] = ['renewed', v.reason];
+      } catch (e) {
+        [action, reason] = fs.existsSync(certFile) ? ['renewed', (e as Error).message] : ['created', undefined];
+      }
+      if (action !== 'kept') {
+        const key = await generatePrivateKey();
+        const cert = await issueCertificate(templateFromProfile(KUBERNETES_PROFILE, { subject: { O: ['system:nodes'], CN: user }, publicKey: key, nowMs: Date.now() }), ca);
+        writeFileAtomic(keyFile, privateKeyPem(key), PRIVATE_MODE);
+        writeFileAtomic(certFile, certificatePem(cert), PUBLIC_MODE);
+      }
+      actions.push({ name, kind: 'cert', file: path.relative(o.dataDir, certFile), action, ...(reason ? { reason } : {}) });
+      const kubeconfig = embeddedKubeconfigYaml({ server: o.server, caPem, user, clientCertPem: fs.readFileSync(certFile, 'utf8'), clientKeyPem: fs.readFileSync(keyFile, 'utf8') });
+      writeIfChanged(files.kubeletKubeconfig(node), kubeconfig);
+    }),
+  );
+  // The user's kubeconfig is the admin's (CN kubernetes-admin, O system:masters), as kubeadm's admin.conf.
+  const admin = fs.readFileSync(path.join(o.dataDir, 'admin.kubeconfig'), 'utf8');
+  writeIfChanged(files.userKubeconfig, o.userServer ? admin.replace(`server: ${o.server}\n`, `server: ${o.userServer}\n`) : admin);
+  return actions;
+}
+
+function writeIfChanged(file: string, text: string): void {
+  if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text) return;
+  writeFileAtomic(file, text, PRIVATE_MODE);
+}
+
+/** TLS material for kemu's own requests to the lab (probes, `kemu status`): the CA and the admin certificate. */
+export interface LabTls {
+  ca: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+}
+
+/** The lab's TLS material when its PKI exists, else undefined. */
+export function readLabTls(dataDir: string): LabTls | undefined {
+  const f = labPkiFiles(dataDir);
+  try {
+    return { ca: fs.readFileSync(f.ca), cert: fs.readFileSync(f.adminCert), key: fs.readFileSync(f.adminKey) };
+  } catch {
+    return undefined;
+  }
+}
