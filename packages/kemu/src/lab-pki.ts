@@ -44,6 +44,7 @@ export interface LabPkiOptions {
 export interface LabPkiFiles {
   dir: string;
   ca: string;
+  frontProxyCa: string;
   apiserverCert: string;
   apiserverKey: string;
   saKey: string;
@@ -63,6 +64,7 @@ export function labPkiFiles(dataDir: string, root = dataDir): LabPkiFiles {
   return {
     dir: pki,
     ca: path.join(pki, 'ca.pem'),
+    frontProxyCa: path.join(pki, 'front-proxy-ca.pem'),
     apiserverCert: path.join(pki, 'apiserver.pem'),
     apiserverKey: path.join(pki, 'apiserver-key.pem'),
     saKey: path.join(pki, 'sa.key'),

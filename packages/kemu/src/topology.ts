@@ -93,14 +93,28 @@ export function labApiserverTlsFlags(f: LabPkiFiles): string[] {
   return [`--tls-cert-file=${f.apiserverCert}`, `--tls-private-key-file=${f.apiserverKey}`, `--client-ca-file=${f.ca}`];
 }
 
-/**
- * The service-account token flags of every apiserver (seed 003's). Empty until kube-apiserver accepts them (the
- * authn work adds them): then this returns [`--service-account-key-file=${f.saPub}`,
- * `--service-account-signing-key-file=${f.saKey}`, `--service-account-issuer=${LAB_SERVICE_ACCOUNT_ISSUER}`].
- */
+/** The ServiceAccount token flags of every apiserver, as seed 003's unit has them. */
 export const LAB_SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
-export function labApiserverServiceAccountFlags(_f: LabPkiFiles): string[] {
-  return [];
+export function labApiserverServiceAccountFlags(f: LabPkiFiles): string[] {
+  return [`--service-account-key-file=${f.saPub}`, `--service-account-signing-key-file=${f.saKey}`, `--service-account-issuer=${LAB_SERVICE_ACCOUNT_ISSUER}`];
+}
+
+/** Authentication and authorization as kubeadm and seed 003 run them: Node and RBAC, front-proxy headers, bootstrap tokens. */
+export function labApiserverAccessFlags(f: LabPkiFiles): string[] {
+  return [
+    '--authorization-mode=Node,RBAC',
+    '--enable-bootstrap-token-auth=true',
+    `--requestheader-client-ca-file=${f.frontProxyCa}`,
+    '--requestheader-allowed-names=front-proxy-client',
+    '--requestheader-username-headers=X-Remote-User',
+    '--requestheader-group-headers=X-Remote-Group',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+  ];
+}
+
+/** A controller-manager's or scheduler's secure port: delegated authentication and authorization, as kubeadm sets it up. */
+export function labDelegatedAuthFlags(f: LabPkiFiles, kubeconfig: string): string[] {
+  return [`--authentication-kubeconfig=${kubeconfig}`, `--authorization-kubeconfig=${kubeconfig}`, `--client-ca-file=${f.ca}`, `--requestheader-client-ca-file=${f.frontProxyCa}`];
 }
 
 /** Kubernetes' default ports, each process on its own address (addresses.ts). */
@@ -157,6 +171,7 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
         `--secure-port=${apiPort}`,
         ...labApiserverTlsFlags(pki),
         ...labApiserverServiceAccountFlags(pki),
+        ...labApiserverAccessFlags(pki),
         `--datastore-endpoint=sqlite://${path.join(o.dataDir, 'state.db')}`,
         `--hostname-override=apiserver-${i}`,
         `--default-not-ready-toleration-seconds=${o.defaultNotReadyTolerationSeconds}`,
@@ -175,6 +190,7 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
     controllerManagers.push(
       node('controller-manager', `controller-manager-${i}`, [
         `--kubeconfig=${pki.controllerManagerKubeconfig}`,
+        ...labDelegatedAuthFlags(pki, pki.controllerManagerKubeconfig),
         `--hostname-override=controller-manager-${i}`,
         `--bind-address=${a}`,
         `--secure-port=${p}`,
@@ -195,6 +211,7 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
     schedulers.push(
       node('scheduler', `scheduler-${i}`, [
         `--kubeconfig=${pki.schedulerKubeconfig}`,
+        ...labDelegatedAuthFlags(pki, pki.schedulerKubeconfig),
         `--hostname-override=scheduler-${i}`,
         `--bind-address=${a}`,
         `--secure-port=${p}`,
