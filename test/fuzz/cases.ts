@@ -71,6 +71,14 @@ export function validObject(r: ResourceInfo, name = TARGET): Record<string, unkn
     case 'SubjectAccessReview':
     case 'LocalSubjectAccessReview':
       return { ...base, metadata: { labels: {} }, spec: { user: 'jane', resourceAttributes: { verb: 'get', resource: 'pods', namespace: NS } } };
+    case 'TokenReview':
+      return { ...base, metadata: { labels: {} }, spec: { token: 'not-a-token' } };
+    case 'Role':
+    case 'ClusterRole':
+      return { ...base, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] };
+    case 'RoleBinding':
+    case 'ClusterRoleBinding':
+      return { ...base, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'jane' }] };
     default:
       return base;
   }
@@ -135,7 +143,7 @@ function deepPatches(): Array<[string, string, string, '4xx' | 'no5xx']> {
   return out;
 }
 
-const KINDS_WITH_SPEC = new Set(['Pod', 'Service', 'Node', 'Namespace', 'Deployment', 'ReplicaSet', 'Lease', 'SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'SubjectAccessReview', 'LocalSubjectAccessReview']);
+const KINDS_WITH_SPEC = new Set(['Pod', 'Service', 'Node', 'Namespace', 'Deployment', 'ReplicaSet', 'Lease', 'SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'SubjectAccessReview', 'LocalSubjectAccessReview', 'TokenReview']);
 
 /** Bodies for create/update whose metadata is wrong in one way each; all must be 4xx. */
 function badObjectBodies(r: ResourceInfo, name: string): Array<[string, string | Buffer, '4xx' | 'no5xx']> {
@@ -210,12 +218,17 @@ function badObjectBodies(r: ResourceInfo, name: string): Array<[string, string |
     ['status as number', J({ ...ok, status: 5 }), 'no5xx'],
   ];
   // Reviews are never named (metadata must be empty), so a missing name is valid for them.
-  if (['SelfSubjectAccessReview', 'SelfSubjectReview', 'SubjectAccessReview', 'LocalSubjectAccessReview'].includes(r.kind)) {
+  if (['SelfSubjectAccessReview', 'SelfSubjectReview', 'SubjectAccessReview', 'LocalSubjectAccessReview', 'TokenReview'].includes(r.kind)) {
     for (const c of out) if (c[0] === 'metadata null (no name)' || c[0] === 'name as null') c[2] = 'no5xx';
   }
   // Kubernetes never validates a SelfSubjectRulesReview's metadata (it answers with a fresh object), so only
   // the bodies its decoder refuses (wrong JSON types) are 4xx there.
-  if (r.kind === 'SelfSubjectRulesReview') {
+  // RBAC names are path segments only (no '/', '%', '.', '..'), as in Kubernetes: any length, any character else.
+  if (['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'].includes(r.kind)) {
+    for (const c of out) if (['name 1 MiB long', 'invalid UTF-8 in name', 'lone surrogate in name'].includes(c[0])) c[2] = 'no5xx';
+  }
+  // Nor a TokenReview's (its REST create looks at the token alone).
+  if (r.kind === 'SelfSubjectRulesReview' || r.kind === 'TokenReview') {
     const accepted = new Set(['metadata null (no name)', 'name as null', 'name with NUL byte', 'name 1 MiB long', 'name with slash', 'name ..', 'label key invalid', 'annotations over 256 KiB', 'ownerReferences empty entry']);
     for (const c of out) if (accepted.has(c[0])) c[2] = 'no5xx';
   }

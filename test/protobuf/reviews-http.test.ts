@@ -88,7 +88,7 @@ describe('protobuf SelfSubjectAccessReview and SelfSubjectReview', () => {
     const r = await postProtobuf(SSR, 'authentication.k8s.io/v1', 'SelfSubjectReview', cat(msg(1), msg(2, msg(1))));
     expect(r.status).toBe(201);
     expect(r.body.kind).toBe('SelfSubjectReview');
-    expect(r.body.status).toEqual({ userInfo: { username: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] } });
+    expect(r.body.status).toEqual({ userInfo: { username: 'system:unsecured', groups: ['system:masters', 'system:authenticated'] } });
   });
 
   it('a SubjectAccessReview (what delegated authorizers post) and a LocalSubjectAccessReview are decoded and answered', async () => {

@@ -164,21 +164,6 @@ async function main(): Promise<void> {
     ...(storage.kind === 'etcd3' ? { etcd: storage.etcd } : {}),
   });
   const metrics = createMetrics(true);
-  for (const err of validateAuthnFlags(flags)) {
-    process.stderr.write(`Error: ${err}\n`);
-    process.exit(2);
-  }
-  // The lookups read through the registry, which exists once the server does; nothing asks before it serves.
-  let registry: Registry | undefined;
-  const lookups = registryLookups({ get: (r, ns, name) => (registry as Registry).get(r, ns, name) });
-  let authn: BuiltAuthentication;
-  try {
-    const clientCA = flags['client-ca-file'] ? loadCaBundle(flags['client-ca-file']) : undefined;
-    authn = buildAuthenticator(flags, lookups, clientCA, { log: { warn: (m) => logger.warn(m) } });
-  } catch (e) {
-    process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
-  }
   for (const err of validateServingFlags(flags)) {
     process.stderr.write(`Error: ${err}\n`);
     process.exit(2);
@@ -196,6 +181,21 @@ async function main(): Promise<void> {
   }
   if (tls?.generated) logger.info({}, `Generated self-signed cert (${tls.certFile}, ${tls.keyFile})`);
   const https = tls?.https;
+  for (const err of validateAuthnFlags(flags)) {
+    process.stderr.write(`Error: ${err}\n`);
+    process.exit(2);
+  }
+  // The lookups read through the registry, which exists once the server does; nothing asks before it serves.
+  let registry: Registry | undefined;
+  const lookups = registryLookups({ get: (r, ns, name) => (registry as Registry).get(r, ns, name) });
+  let authn: BuiltAuthentication;
+  try {
+    const clientCA = flags['client-ca-file'] ? loadCaBundle(flags['client-ca-file']) : undefined;
+    authn = buildAuthenticator(flags, lookups, clientCA, { log: { warn: (m) => logger.warn(m) } });
+  } catch (e) {
+    process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  }
   const reconcilerType = flags['endpoint-reconciler-type'];
   if (reconcilerType !== 'lease' && reconcilerType !== 'none') {
     process.stderr.write(`Error: --endpoint-reconciler-type: unsupported value "${reconcilerType}" (supported: lease, none)\n`);

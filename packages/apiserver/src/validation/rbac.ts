@@ -7,18 +7,21 @@ import { GoValue } from './goformat.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
 import { isDNS1123Subdomain, isValidPathSegmentName } from './names.ts';
 
+/** Kubernetes' RBAC name rule (a path segment), plus NUL, which no store key may hold (etcd would take it; kemu's SQLite keys cannot). */
+const rbacName = (v: string): string[] => [...isValidPathSegmentName(v), ...(v.includes('\0') ? ["may not contain '\\x00'"] : [])];
+
 const strings = (v: unknown): string[] => (asArray(v) ?? []).filter((x): x is string => typeof x === 'string');
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 const record = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
 
 function meta(o: KubeObject, namespaced: boolean): StatusCause[] {
-  return validateObjectMeta(o.metadata, { namespaced, nameFn: isValidPathSegmentName });
+  return validateObjectMeta(o.metadata, { namespaced, nameFn: rbacName });
 }
 
 /** ValidateRole (metadata included) then ValidateObjectMetaUpdate: what the first already said is not repeated. */
 function withMetaUpdate(causes: StatusCause[], o: KubeObject, old: KubeObject, namespaced: boolean): StatusCause[] {
   const seen = new Set(causes.map((c) => `${c.field ?? ''}\0${c.message ?? ''}`));
-  const more = validateObjectMetaUpdate(o.metadata, old.metadata, { namespaced, nameFn: isValidPathSegmentName });
+  const more = validateObjectMetaUpdate(o.metadata, old.metadata, { namespaced, nameFn: rbacName });
   return [...causes, ...more.filter((c) => !seen.has(`${c.field ?? ''}\0${c.message ?? ''}`))];
 }
 
