@@ -49,23 +49,6 @@ export const SEED_003_APISERVER_FLAGS = [
   '--enable-aggregator-routing=true',
 ];
 
-/**
- * INTEGRATOR: flags other branches of issue 10 add (authn, authz, service accounts, front proxy); this
- * branch drops them before starting. Once they are merged, empty this list so the seed runs whole.
- */
-export const FLAGS_ADDED_BY_OTHER_BRANCHES = [
-  'client-ca-file',
-  'service-account-key-file',
-  'service-account-signing-key-file',
-  'service-account-issuer',
-  'authorization-mode',
-  'enable-bootstrap-token-auth',
-  'requestheader-client-ca-file',
-  'requestheader-allowed-names',
-  'requestheader-group-headers',
-  'requestheader-extra-headers-prefix',
-  'requestheader-username-headers',
-];
 
 const missing = etcdMissing() ?? opensslMissing();
 const flagName = (arg: string): string => arg.replace(/^--/, '').split('=')[0] as string;
@@ -102,7 +85,7 @@ describe.skipIf(missing)(`seed 003's kube-apiserver unit${missing ? ` (skipped: 
       '/etc/etcd/ssl/etcd.pem': tls.certFile,
       '/etc/etcd/ssl/etcd-key.pem': tls.keyFile,
     };
-    const args = SEED_003_APISERVER_FLAGS.filter((a) => !FLAGS_ADDED_BY_OTHER_BRANCHES.includes(flagName(a))).map((a) => {
+    const args = SEED_003_APISERVER_FLAGS.map((a) => {
       const name = flagName(a);
       if (name === 'bind-address') return '--bind-address=127.0.0.1';
       if (name === 'secure-port') return `--secure-port=${port}`;
