@@ -16,6 +16,7 @@ describe('ServiceAccountClientBuilder (--use-service-account-credentials)', () =
   const tokenRequests: { name: string; body: { kind?: string; spec?: { expirationSeconds?: number } } }[] = [];
   const seen: { method: string; path: string; authorization?: string; userAgent?: string }[] = [];
   let refuseNext401 = false;
+  let failTokenRequests = 0;
 
   beforeEach(async () => {
     now = Date.parse('2026-12-03T12:00:00Z');
@@ -27,6 +28,12 @@ describe('ServiceAccountClientBuilder (--use-service-account-credentials)', () =
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       seen.push({ method: req.method ?? '', path, authorization: req.headers.authorization, userAgent: req.headers['user-agent'] });
       const m = TOKEN_PATH.exec(path);
+      if (m && req.method === 'POST' && failTokenRequests > 0) {
+        failTokenRequests--;
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'boom', reason: 'InternalError', code: 500 }));
+        return true;
+      }
       if (m && req.method === 'POST') {
         const parsed = JSON.parse(body) as (typeof tokenRequests)[number]['body'];
         tokenRequests.push({ name: m[1] ?? '', body: parsed });
@@ -105,6 +112,16 @@ describe('ServiceAccountClientBuilder (--use-service-account-credentials)', () =
     expect(tokenRequests.map((t) => t.name)).toEqual(['node-controller', 'node-controller']);
     expect(podReads().at(-1)?.authorization).toBe('Bearer tok-node-controller-2');
     await ipam.close();
+  });
+
+  it('shares one TokenRequest among concurrent requests and retries a failed one with back-off', async () => {
+    failTokenRequests = 1;
+    const client = await builder().client('namespace-controller');
+    await Promise.all([client.list(R.pods, 'default'), client.list(R.pods, 'default'), client.list(R.pods, 'default')]);
+    const posts = seen.filter((s) => s.method === 'POST' && s.path.endsWith('/namespace-controller/token'));
+    expect(posts).toHaveLength(2); // the failed one, then one success shared by all three reads
+    expect(podReads().map((r) => r.authorization)).toEqual(Array(3).fill('Bearer tok-namespace-controller-1'));
+    await client.close();
   });
 
   it("fences the controllers' writes with the manager's fence", async () => {

@@ -36,23 +36,29 @@ export class ServiceAccountTokenSource implements TokenSource {
 
   token(signal?: AbortSignal): Promise<string> {
     if (this.cached && this.o.clock.now() < this.cached.expiry) return Promise.resolve(this.cached.token);
-    // One fetch at a time: every request waiting for a fresh token shares it.
-    this.inflight ??= this.fetch(signal).finally(() => (this.inflight = undefined));
-    return this.inflight;
+    // One fetch at a time, shared by every request waiting for a fresh token; a waiter's abort ends only its wait.
+    const shared = (this.inflight ??= this.fetch().finally(() => (this.inflight = undefined)));
+    if (!signal) return shared;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      shared.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
   }
 
   reset(): void {
     this.cached = undefined;
   }
 
-  private async fetch(signal?: AbortSignal): Promise<string> {
+  private async fetch(): Promise<string> {
     const { core, namespace, name, clock, logger } = this.o;
     const expirationSeconds = this.o.expirationSeconds ?? DEFAULT_EXPIRATION_SECONDS;
     let wait = BACKOFF.firstMs;
     let lastErr: unknown;
     for (let step = 0; step < BACKOFF.steps; step++) {
       if (step > 0) {
-        await clock.sleep(wait, signal);
+        await clock.sleep(wait);
         wait *= BACKOFF.factor;
       }
       try {
