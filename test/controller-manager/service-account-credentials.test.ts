@@ -49,10 +49,10 @@ function kubectl(...args: string[]): Promise<string> {
   );
 }
 
-function replicaSet(name: string): string {
+function replicaSet(name: string, kind = 'ReplicaSet'): string {
   return JSON.stringify({
     apiVersion: 'apps/v1',
-    kind: 'ReplicaSet',
+    kind,
     metadata: { name, namespace: 'default' },
     spec: { replicas: 2, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } },
   });
@@ -76,7 +76,7 @@ beforeAll(async () => {
   await ensureClusterPki({ dataDir: dir, server: `https://127.0.0.1:${port}` });
   const pki = path.join(dir, 'pki');
   const policy = path.join(dir, 'audit-policy.yaml');
-  writeFileSync(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{group: "", resources: [pods, serviceaccounts, serviceaccounts/token]}]\n- level: None\n');
+  writeFileSync(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  nonResourceURLs: ["/readyz*", "/healthz*", "/livez*"]\n- level: None\n  resources: [{group: coordination.k8s.io, resources: [leases]}]\n- level: Metadata\n');
   auditLog = path.join(dir, 'audit.log');
   A = await startApiserver('apiserver-sacreds', path.join(dir, 'state.db'), {
     port,
@@ -152,5 +152,22 @@ describe('kube-controller-manager --use-service-account-credentials under RBAC',
     for (const sa of ['service-account-controller', 'namespace-controller', 'generic-garbage-collector', 'deployment-controller', 'node-controller', 'endpoint-controller', 'endpointslice-controller', 'pod-garbage-collector', 'clusterrole-aggregation-controller']) {
       expect(sas).toContain(`serviceaccount/${sa}\n`);
     }
+  }, 90_000);
+
+  it('the deployment controller and the garbage collector work under their own roles too', async () => {
+    await apply(replicaSet('api', 'Deployment'));
+    await waitFor(
+      'revision 1, a ReplicaSet and two pods',
+      async () => {
+        const revision = (await kubectl('get', 'deployment', 'api', '-o', `jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}`)).trim();
+        const pods = (await kubectl('get', 'pods', '-l', 'app=api', '-o', 'name')).trim().split('\n').filter(Boolean);
+        return revision === '1' && pods.length === 2;
+      },
+      40_000,
+    );
+    await kubectl('delete', 'deployment', 'api', '--wait=false');
+    await waitFor('the ReplicaSet and pods collected', async () => (await kubectl('get', 'replicasets,pods', '-l', 'app=api', '-o', 'name')).trim() === '', 40_000);
+    const forbidden = audit().filter((e) => e.responseStatus?.code === 403 && e.user.username.startsWith('system:serviceaccount:'));
+    expect(forbidden).toEqual([]);
   }, 90_000);
 });
