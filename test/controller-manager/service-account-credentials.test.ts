@@ -117,7 +117,7 @@ describe('kube-controller-manager --use-service-account-credentials under RBAC',
   }, 60_000);
 
   it('with it the ReplicaSet controller creates its pods as kube-system/replicaset-controller', async () => {
-    const m = startManager('kcm-sa', ['--use-service-account-credentials', ...SHORT_LEASE]);
+    const m = startManager('kcm-sa', ['--use-service-account-credentials', '--allocate-node-cidrs=true', '--cluster-cidr=10.200.0.0/16', ...SHORT_LEASE]);
     await apply(replicaSet('web'));
     await waitFor(
       'two pods and status.replicas 2',
@@ -144,6 +144,10 @@ describe('kube-controller-manager --use-service-account-credentials under RBAC',
       expect(c.user.username).toBe(SA_USER);
       expect(c.userAgent).toMatch(new RegExp(`^kube-controller-manager/.*/${SA_USER}$`));
     }
+    // Its Events too are written with its own client.
+    await waitFor('a SuccessfulCreate Event by the ServiceAccount', () =>
+      audit().find((e) => e.verb === 'create' && e.objectRef?.resource === 'events' && e.user.username === SA_USER && e.responseStatus?.code === 201),
+    );
     // managedFields take the user agent's first segment, as in Kubernetes.
     const managers = (await kubectl('get', 'pods', '-l', 'app=web', '-o', 'jsonpath={.items[*].metadata.managedFields[*].manager}')).trim().split(' ');
     expect(new Set(managers)).toEqual(new Set(['kube-controller-manager']));
@@ -167,7 +171,26 @@ describe('kube-controller-manager --use-service-account-credentials under RBAC',
     );
     await kubectl('delete', 'deployment', 'api', '--wait=false');
     await waitFor('the ReplicaSet and pods collected', async () => (await kubectl('get', 'replicasets,pods', '-l', 'app=api', '-o', 'name')).trim() === '', 40_000);
+  }, 90_000);
+
+  it('namespace, endpoints, endpointslice and node-ipam controllers work under their own roles', async () => {
+    await kubectl('create', 'namespace', 'doomed');
+    await kubectl('create', 'configmap', 'c', '-n', 'doomed');
+    await kubectl('delete', 'namespace', 'doomed', '--wait=false');
+    await apply(JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } }));
+    await apply(JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } }));
+    await waitFor(
+      'Endpoints, an EndpointSlice, a podCIDR and the namespace gone',
+      async () => {
+        const ep = await kubectl('get', 'endpoints', 'web', '--ignore-not-found', '-o', 'name');
+        const slices = await kubectl('get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'name');
+        const cidr = (await kubectl('get', 'node', 'node-a', '-o', 'jsonpath={.spec.podCIDR}')).trim();
+        const ns = await kubectl('get', 'namespace', 'doomed', '--ignore-not-found', '-o', 'name');
+        return ep.trim() !== '' && slices.trim() !== '' && cidr !== '' && ns.trim() === '';
+      },
+      40_000,
+    );
     const forbidden = audit().filter((e) => e.responseStatus?.code === 403 && e.user.username.startsWith('system:serviceaccount:'));
-    expect(forbidden).toEqual([]);
+    expect(forbidden.map((e) => `${e.user.username} ${e.verb} ${e.objectRef?.resource ?? ''}/${e.objectRef?.subresource ?? ''}`)).toEqual([]);
   }, 90_000);
 });
