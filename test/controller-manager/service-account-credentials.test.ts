@@ -64,8 +64,8 @@ async function apply(manifest: string): Promise<void> {
   await kubectl('apply', '-f', file);
 }
 
-function startManager(name: string, extra: string[]): Proc {
-  const p = startProcess(name, BIN.controllerManager, [`--kubeconfig=${path.join(dir, 'controller-manager.kubeconfig')}`, '--secure-port=0', `--hostname-override=${name}`, ...extra]);
+function startManager(name: string, extra: string[], kubeconfig = 'controller-manager.kubeconfig'): Proc {
+  const p = startProcess(name, BIN.controllerManager, [`--kubeconfig=${path.join(dir, kubeconfig)}`, '--secure-port=0', `--hostname-override=${name}`, ...extra]);
   managers.push(p);
   return p;
 }
@@ -193,4 +193,12 @@ describe('kube-controller-manager --use-service-account-credentials under RBAC',
     const forbidden = audit().filter((e) => e.responseStatus?.code === 403 && e.user.username.startsWith('system:serviceaccount:'));
     expect(forbidden.map((e) => `${e.user.username} ${e.verb} ${e.objectRef?.resource ?? ''}/${e.objectRef?.subresource ?? ''}`)).toEqual([]);
   }, 90_000);
+
+  it('exits 1 when it may not provision a controller ServiceAccount, as ClientOrDie does', async () => {
+    // kube-scheduler's identity may not read or create ServiceAccounts.
+    const m = startManager('kcm-wrong-identity', ['--use-service-account-credentials', '--leader-elect=false', '--controllers=replicaset-controller'], 'scheduler.kubeconfig');
+    expect(await m.exited).toBe(1);
+    expect(m.output()).toContain('Error in getting client');
+    expect(m.output()).toContain('serviceaccounts "replicaset-controller" is forbidden: User "system:kube-scheduler" cannot get resource "serviceaccounts"');
+  }, 60_000);
 });

@@ -73,7 +73,12 @@ async function main(): Promise<void> {
       retryPeriodMs: opts['leader-elect-retry-period'],
     },
     metricsRegistry: registry,
-    work: (signal) => runControllers({ client, clientBuilder, descriptors, options: opts, logger, clock: realClock, signal, hostname }),
+    // A controller's client that cannot be built (its ServiceAccount neither found nor created) ends the
+    // process with 1, as Kubernetes' ClientOrDie does.
+    work: (signal) =>
+      runControllers({ client, clientBuilder, descriptors, options: opts, logger, clock: realClock, signal, hostname }).catch((e: unknown) =>
+        fail(`Error in getting client: ${(e as Error).message}`, 1),
+      ),
     drainTimeoutMs: 2000,
   });
 

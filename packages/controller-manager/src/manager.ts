@@ -34,7 +34,7 @@ export async function runControllers(o: RunControllersOptions): Promise<void> {
     try {
       client = await builder.client(d.serviceAccountName);
     } catch (e) {
-      // Kubernetes' ClientOrDie exits the process; here the term's work fails and the leader exits.
+      // Kubernetes' ClientOrDie exits the process: the term's work fails (main exits 1).
       o.logger.error({ controller: d.name, serviceAccount: d.serviceAccountName, err: String(e) }, 'Error in getting client');
       throw e;
     }
