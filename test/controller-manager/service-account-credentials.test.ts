@@ -117,7 +117,7 @@ describe('kube-controller-manager --use-service-account-credentials under RBAC',
   }, 60_000);
 
   it('with it the ReplicaSet controller creates its pods as kube-system/replicaset-controller', async () => {
-    const m = startManager('kcm-sa', ['--use-service-account-credentials', '--allocate-node-cidrs=true', '--cluster-cidr=10.200.0.0/16', ...SHORT_LEASE]);
+    const m = startManager('kcm-sa', ['--use-service-account-credentials', '--allocate-node-cidrs=true', '--cluster-cidr=10.200.0.0/16', '--node-monitor-period=500ms', '--node-startup-grace-period=2s', '--node-monitor-grace-period=2s', ...SHORT_LEASE]);
     await apply(replicaSet('web'));
     await waitFor(
       'two pods and status.replicas 2',
@@ -173,20 +173,21 @@ describe('kube-controller-manager --use-service-account-credentials under RBAC',
     await waitFor('the ReplicaSet and pods collected', async () => (await kubectl('get', 'replicasets,pods', '-l', 'app=api', '-o', 'name')).trim() === '', 40_000);
   }, 90_000);
 
-  it('namespace, endpoints, endpointslice and node-ipam controllers work under their own roles', async () => {
+  it('namespace, endpoints, endpointslice, node-ipam and node-lifecycle controllers work under their own roles', async () => {
     await kubectl('create', 'namespace', 'doomed');
     await kubectl('create', 'configmap', 'c', '-n', 'doomed');
     await kubectl('delete', 'namespace', 'doomed', '--wait=false');
     await apply(JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } }));
     await apply(JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } }));
     await waitFor(
-      'Endpoints, an EndpointSlice, a podCIDR and the namespace gone',
+      'Endpoints, an EndpointSlice, a podCIDR, an unreachable taint and the namespace gone',
       async () => {
         const ep = await kubectl('get', 'endpoints', 'web', '--ignore-not-found', '-o', 'name');
         const slices = await kubectl('get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'name');
         const cidr = (await kubectl('get', 'node', 'node-a', '-o', 'jsonpath={.spec.podCIDR}')).trim();
+        const taints = await kubectl('get', 'node', 'node-a', '-o', 'jsonpath={.spec.taints[*].key}');
         const ns = await kubectl('get', 'namespace', 'doomed', '--ignore-not-found', '-o', 'name');
-        return ep.trim() !== '' && slices.trim() !== '' && cidr !== '' && ns.trim() === '';
+        return ep.trim() !== '' && slices.trim() !== '' && cidr !== '' && taints.includes('node.kubernetes.io/unreachable') && ns.trim() === '';
       },
       40_000,
     );
