@@ -45,6 +45,15 @@ export interface RestClientOptions {
   retryBackoffMs?: number;
   /** Most connections open to the server at once (default: no limit); requests beyond it wait for one. */
   maxConnections?: number;
+  /** A bearer token that changes (e.g. a TokenRequest token): asked before every attempt, instead of config.token. */
+  tokenSource?: TokenSource;
+}
+
+/** client-go's oauth2 TokenSource behind ResettableTokenSourceWrapTransport: a cached, refreshed bearer token. */
+export interface TokenSource {
+  token(signal?: AbortSignal): Promise<string>;
+  /** The server answered 401: drop the cached token so the next request gets a fresh one. */
+  reset(): void;
 }
 
 interface SendOptions {
@@ -161,6 +170,7 @@ export class RestClient {
   /** Every request's timeout on one timer (watches have none: they carry only the caller's signal). */
   private readonly deadlines: DeadlineQueue;
   private fence: WriteFence | undefined;
+  private readonly tokenSource: TokenSource | undefined;
   /** The fence's own Lease object: its writes (renewals, the release) are never fenced. */
   private fenceExemptPath = '';
 
@@ -186,7 +196,19 @@ export class RestClient {
       ...(opts.maxConnections ? { connections: opts.maxConnections } : {}),
     });
     this.baseHeaders = { 'user-agent': config.userAgent ?? 'kemu/v0.1.0', accept: 'application/json' };
-    if (config.token) this.baseHeaders.authorization = `Bearer ${config.token}`;
+    this.tokenSource = opts.tokenSource;
+    if (config.token && !this.tokenSource) this.baseHeaders.authorization = `Bearer ${config.token}`;
+  }
+
+  /** The fence set by fenceWrites (clients built for the same component share it). */
+  get writeFence(): WriteFence | undefined {
+    return this.fence;
+  }
+
+  /** The request headers with the current bearer token when a token source is set. */
+  private async authHeaders(headers: Record<string, string>, signal: AbortSignal | undefined): Promise<Record<string, string>> {
+    if (!this.tokenSource) return headers;
+    return { ...headers, authorization: `Bearer ${await this.tokenSource.token(signal)}` };
   }
 
   /**
@@ -304,13 +326,15 @@ export class RestClient {
         let res: Dispatcher.ResponseData | undefined;
         try {
           await self.limiter.wait(opts.signal);
+          const headers = await self.authHeaders(self.baseHeaders, opts.signal);
           res = await request(self.config.server + p + buildQuery(query), {
             method: 'GET',
-            headers: self.baseHeaders,
+            headers,
             dispatcher: self.agent,
             signal,
           });
           idle.touch();
+          if (res.statusCode === 401) self.tokenSource?.reset();
           if (res.statusCode !== 200) throw statusErrorFromBody(res.statusCode, await res.body.text());
           yield* decodeWatchStream<T>(res.body, () => idle.touch());
         } catch (e) {
@@ -369,6 +393,7 @@ export class RestClient {
     const timeoutMs = this.config.timeoutMs ?? 60_000;
     for (let attempt = 0; ; attempt++) {
       await this.limiter.wait(callerSignal);
+      const sent = await this.authHeaders(headers, callerSignal);
       if (fence) {
         // Checked synchronously before the request leaves: nothing queued can run in between.
         let token = fence.admit();
@@ -376,7 +401,7 @@ export class RestClient {
           await fence.nextRenewal(callerSignal);
           token = fence.admit();
         }
-        headers[LEASE_FENCE_HEADER] = token;
+        sent[LEASE_FENCE_HEADER] = token;
       }
       const deadline = this.deadlines.start(callerSignal);
       const signal = deadline.signal;
@@ -384,7 +409,7 @@ export class RestClient {
       let text: string;
       let retryAfter: number | undefined;
       try {
-        const res = await request(url, { method: method as Dispatcher.HttpMethod, headers, body: payload, dispatcher: this.agent, signal });
+        const res = await request(url, { method: method as Dispatcher.HttpMethod, headers: sent, body: payload, dispatcher: this.agent, signal });
         status = res.statusCode;
         text = await res.body.text();
         retryAfter = retryAfterMs(res.headers['retry-after'], this.clock.now());
@@ -402,6 +427,7 @@ export class RestClient {
         await this.clock.sleep(wait, callerSignal);
         continue;
       }
+      if (status === 401) this.tokenSource?.reset();
       const throttled = status === 429 || (status === 503 && retryAfter !== undefined);
       const serverError = status >= 500 && READ_METHODS.has(method);
       if ((throttled || serverError) && attempt < this.maxRetries) {

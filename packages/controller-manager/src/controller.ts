@@ -5,7 +5,8 @@ import type { Clock, Logger } from '@kemu/base';
 import type { ControllerManagerOptions } from './options.ts';
 
 export interface ControllerContext {
-  /** Shared REST client (QPS/burst from --kube-api-qps/--kube-api-burst). */
+  /** The controller's REST client (QPS/burst from --kube-api-qps/--kube-api-burst): the manager's own, or with
+   * --use-service-account-credentials one authenticating as the descriptor's ServiceAccount. */
   client: RestClient;
   /** Shared informers: controllers ask for what they need in create(); the manager starts them all. */
   informers: SharedInformerFactory;
@@ -28,6 +29,9 @@ export interface ControllerDescriptor {
   name: string;
   /** Older names --controllers also accepts ("replicaset"). */
   aliases?: readonly string[];
+  /** The kube-system ServiceAccount it runs as with --use-service-account-credentials (Kubernetes' client
+   * name; its bootstrap ClusterRole is system:controller:<serviceAccountName>). */
+  serviceAccountName: string;
   enabledByDefault: boolean;
   /** Called before informers start, so that informers it asks for are part of the initial sync. */
   create(ctx: ControllerContext): Controller;

@@ -11,6 +11,7 @@ import { FLAGS, validateOptions, type ControllerManagerOptions } from './options
 import { selectControllers, ControllerSelectionError } from './registry.ts';
 import { runControllers } from './manager.ts';
 import { controllerRegistry } from './metrics.ts';
+import { ServiceAccountClientBuilder, rootClientBuilder } from './clientbuilder/client-builder.ts';
 
 const PROGRAM = 'kube-controller-manager';
 
@@ -48,6 +49,9 @@ async function main(): Promise<void> {
     fail(`invalid configuration: ${(e as Error).message}`, 1);
   }
   const client = new RestClient(config, { logger });
+  const clientBuilder = opts['use-service-account-credentials']
+    ? new ServiceAccountClientBuilder({ core: client, clock: realClock, logger })
+    : rootClientBuilder(client);
 
   const registry = newMetricsRegistry();
   // Shutdown order: stop the controllers (drain) and let in-flight requests finish, then (only with
@@ -69,7 +73,12 @@ async function main(): Promise<void> {
       retryPeriodMs: opts['leader-elect-retry-period'],
     },
     metricsRegistry: registry,
-    work: (signal) => runControllers({ client, descriptors, options: opts, logger, clock: realClock, signal, hostname }),
+    // A controller's client that cannot be built (its ServiceAccount neither found nor created) ends the
+    // process with 1, as Kubernetes' ClientOrDie does.
+    work: (signal) =>
+      runControllers({ client, clientBuilder, descriptors, options: opts, logger, clock: realClock, signal, hostname }).catch((e: unknown) =>
+        fail(`Error in getting client: ${(e as Error).message}`, 1),
+      ),
     drainTimeoutMs: 2000,
   });
 

@@ -5,9 +5,13 @@ import { EventRecorder, SharedInformerFactory, type RestClient } from '@kemu/cli
 import type { Clock, Logger } from '@kemu/base';
 import type { Controller, ControllerContext, ControllerDescriptor } from './controller.ts';
 import type { ControllerManagerOptions } from './options.ts';
+import { rootClientBuilder, type ControllerClientBuilder } from './clientbuilder/client-builder.ts';
 
 export interface RunControllersOptions {
+  /** The manager's own client: shared informers list and watch with it (Kubernetes' "shared-informers" root client). */
   client: RestClient;
+  /** Each controller's client (default: the manager's own client for all). */
+  clientBuilder?: ControllerClientBuilder;
   descriptors: readonly ControllerDescriptor[];
   options: ControllerManagerOptions;
   logger: Logger;
@@ -23,11 +27,21 @@ export async function runControllers(o: RunControllersOptions): Promise<void> {
   // Every controller, queue and informer listens on this one signal.
   setMaxListeners(0, o.signal);
   const informers = o.informers ?? new SharedInformerFactory(o.client, { clock: o.clock, logger: o.logger });
+  const builder = o.clientBuilder ?? rootClientBuilder(o.client);
   const started: { controller: Controller; ctx: ControllerContext }[] = [];
   for (const d of o.descriptors) {
-    const recorder = new EventRecorder(o.client, { component: d.name, host: o.hostname }, { clock: o.clock, logger: o.logger });
+    let client: RestClient;
+    try {
+      client = await builder.client(d.serviceAccountName);
+    } catch (e) {
+      // Kubernetes' ClientOrDie exits the process: the term's work fails (main exits 1).
+      o.logger.error({ controller: d.name, serviceAccount: d.serviceAccountName, err: String(e) }, 'Error in getting client');
+      throw e;
+    }
+    if (o.signal.aborted) return;
+    const recorder = new EventRecorder(client, { component: d.name, host: o.hostname }, { clock: o.clock, logger: o.logger });
     const ctx: ControllerContext = {
-      client: o.client,
+      client,
       informers,
       recorder,
       clock: o.clock,

@@ -15,6 +15,7 @@ export const FLAGS = {
     default: false,
     usage: 'kemu only: release the leader Lease on SIGTERM so a follower takes over at once, instead of after the lease duration.',
   },
+  'use-service-account-credentials': { type: 'bool', default: false, usage: 'If true, use individual service account credentials for each controller.' },
   controllers: {
     type: 'stringArray',
     default: ['*'],

@@ -5,6 +5,7 @@ import { parseOptions, validateOptions } from './options.ts';
 
 const d = (name: string, enabledByDefault: boolean, aliases: string[] = []): ControllerDescriptor => ({
   name,
+  serviceAccountName: name,
   aliases,
   enabledByDefault,
   create: () => {

@@ -74,6 +74,7 @@ export class ClusterRoleAggregationController implements Controller {
 
 export const clusterRoleAggregationDescriptor: ControllerDescriptor = {
   name: 'clusterrole-aggregation-controller',
+  serviceAccountName: 'clusterrole-aggregation-controller',
   aliases: ['clusterrole-aggregation'],
   enabledByDefault: true,
   create: (ctx) => new ClusterRoleAggregationController(ctx),

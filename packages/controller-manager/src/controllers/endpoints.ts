@@ -172,6 +172,7 @@ export class EndpointsController implements Controller {
 
 export const endpointsDescriptor: ControllerDescriptor = {
   name: 'endpoints-controller',
+  serviceAccountName: 'endpoint-controller',
   aliases: ['endpoint'],
   enabledByDefault: true,
   create: (ctx) => new EndpointsController(ctx),

@@ -141,6 +141,7 @@ export class EndpointSliceController implements Controller {
 
 export const endpointSliceDescriptor: ControllerDescriptor = {
   name: 'endpointslice-controller',
+  serviceAccountName: 'endpointslice-controller',
   aliases: ['endpointslice'],
   enabledByDefault: true,
   create: (ctx) => new EndpointSliceController(ctx),

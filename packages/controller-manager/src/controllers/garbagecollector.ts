@@ -212,6 +212,7 @@ export class GarbageCollector implements Controller {
 
 export const garbageCollectorDescriptor: ControllerDescriptor = {
   name: 'garbage-collector-controller',
+  serviceAccountName: 'generic-garbage-collector',
   aliases: ['garbagecollector'],
   enabledByDefault: true,
   create: (ctx) => {

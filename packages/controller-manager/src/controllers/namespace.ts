@@ -167,6 +167,7 @@ export class NamespaceController implements Controller {
 
 export const namespaceDescriptor: ControllerDescriptor = {
   name: 'namespace-controller',
+  serviceAccountName: 'namespace-controller',
   aliases: ['namespace'],
   enabledByDefault: true,
   create: (ctx) => new NamespaceController(ctx),

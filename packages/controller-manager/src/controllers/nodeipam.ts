@@ -131,6 +131,7 @@ export class NodeIpamController implements Controller {
 
 export const nodeIpamDescriptor: ControllerDescriptor = {
   name: 'node-ipam-controller',
+  serviceAccountName: 'node-controller',
   aliases: ['nodeipam'],
   enabledByDefault: true,
   create: (ctx) => new NodeIpamController(ctx),

@@ -256,6 +256,7 @@ export class NodeLifecycleController implements Controller {
 
 export const nodeLifecycleDescriptor: ControllerDescriptor = {
   name: 'node-lifecycle-controller',
+  serviceAccountName: 'node-controller',
   aliases: ['nodelifecycle'],
   enabledByDefault: true,
   create: (ctx) => new NodeLifecycleController(ctx),

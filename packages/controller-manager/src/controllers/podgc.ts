@@ -92,6 +92,7 @@ export class PodGCController implements Controller {
 
 export const podGCDescriptor: ControllerDescriptor = {
   name: 'pod-garbage-collector',
+  serviceAccountName: 'pod-garbage-collector',
   aliases: ['podgc'],
   enabledByDefault: true,
   create: (ctx) => new PodGCController(ctx),

@@ -331,6 +331,7 @@ export class ReplicaSetController implements Controller {
 
 export const replicaSetDescriptor: ControllerDescriptor = {
   name: 'replicaset-controller',
+  serviceAccountName: 'replicaset-controller',
   aliases: ['replicaset'],
   enabledByDefault: true,
   create: (ctx) => new ReplicaSetController(ctx),

@@ -62,6 +62,7 @@ function isForbiddenTerminating(e: unknown): boolean {
 
 export const serviceAccountDescriptor: ControllerDescriptor = {
   name: 'serviceaccount-controller',
+  serviceAccountName: 'service-account-controller',
   aliases: ['serviceaccount'],
   enabledByDefault: true,
   create: (ctx) => new ServiceAccountController(ctx),

@@ -188,6 +188,7 @@ export class DeploymentController implements Controller {
 
 export const deploymentDescriptor: ControllerDescriptor = {
   name: 'deployment-controller',
+  serviceAccountName: 'deployment-controller',
   aliases: ['deployment'],
   enabledByDefault: true,
   create: (ctx) => new DeploymentController(ctx),

@@ -28,14 +28,9 @@ export function deploymentKey(d: Deployment): string {
 export async function updateDeployment(deps: DeploymentDeps, d: Deployment, revisionChanged: boolean): Promise<Deployment> {
   let cur = d;
   if (revisionChanged) {
-    const patched = await deps.client.patch<Deployment>(
-      R.deployments,
-      d.metadata.namespace,
-      d.metadata.name ?? '',
-      { metadata: { resourceVersion: d.metadata.resourceVersion, annotations: { [u.REVISION]: d.metadata.annotations?.[u.REVISION] ?? null } } },
-      'merge',
-    );
-    cur = { ...d, metadata: { ...d.metadata, resourceVersion: patched.metadata.resourceVersion } };
+    // An update, not a patch: system:controller:deployment-controller may update deployments but not patch them.
+    const updated = await deps.client.update<Deployment>(R.deployments, d.metadata.namespace, d);
+    cur = { ...d, metadata: { ...d.metadata, resourceVersion: updated.metadata.resourceVersion } };
   }
   return deps.client.updateStatus<Deployment>(R.deployments, d.metadata.namespace, cur);
 }

@@ -1,0 +1,77 @@
+// Where each controller's client comes from (Kubernetes' ControllerClientBuilder). Without
+// --use-service-account-credentials every controller shares the manager's own client; with it each
+// controller gets a client that authenticates as system:serviceaccount:kube-system:<sa> with a TokenRequest
+// token (DynamicControllerClientBuilder): same server and CA, no client certificate, the user agent
+// suffixed with that username, and the manager's leader-election write fence.
+import { RestClient, type ClientConfig } from '@kemu/client';
+import type { Clock, Logger } from '@kemu/base';
+import { getOrCreateServiceAccount } from './service-account.ts';
+import { ServiceAccountTokenSource } from './token-source.ts';
+
+/** Kubernetes' metav1.NamespaceSystem: where the controllers' ServiceAccounts live. */
+export const CONTROLLER_SA_NAMESPACE = 'kube-system';
+
+export interface ControllerClientBuilder {
+  /** The client a controller running as ServiceAccount `serviceAccountName` uses. */
+  client(serviceAccountName: string): Promise<RestClient>;
+}
+
+/** Every controller uses the manager's own client (the default). */
+export function rootClientBuilder(client: RestClient): ControllerClientBuilder {
+  return { client: () => Promise.resolve(client) };
+}
+
+/** rest.AnonymousClientConfig: where the server is and how to trust it, without any credential. */
+export function anonymousClientConfig(c: ClientConfig): ClientConfig {
+  const { certData: _cert, keyData: _key, token: _token, ...rest } = c;
+  return rest;
+}
+
+export interface ServiceAccountClientBuilderOptions {
+  /** The manager's client: provisions ServiceAccounts, requests tokens, and lends its write fence. */
+  core: RestClient;
+  clock: Clock;
+  logger: Logger;
+  namespace?: string;
+  expirationSeconds?: number;
+  leewayPercent?: number;
+}
+
+export class ServiceAccountClientBuilder implements ControllerClientBuilder {
+  /** One client (and so one cached token) per ServiceAccount: node-controller serves two controllers. */
+  private readonly clients = new Map<string, Promise<RestClient>>();
+
+  constructor(private readonly o: ServiceAccountClientBuilderOptions) {}
+
+  client(serviceAccountName: string): Promise<RestClient> {
+    let c = this.clients.get(serviceAccountName);
+    if (!c) {
+      c = this.build(serviceAccountName);
+      c.catch(() => this.clients.delete(serviceAccountName));
+      this.clients.set(serviceAccountName, c);
+    }
+    return c;
+  }
+
+  private async build(name: string): Promise<RestClient> {
+    const { core, clock, logger } = this.o;
+    const namespace = this.o.namespace ?? CONTROLLER_SA_NAMESPACE;
+    await getOrCreateServiceAccount(core, namespace, name, logger);
+    const username = `system:serviceaccount:${namespace}:${name}`;
+    const base = core.config.userAgent;
+    const config = { ...anonymousClientConfig(core.config), userAgent: base ? `${base}/${username}` : username };
+    const tokenSource = new ServiceAccountTokenSource({
+      core,
+      namespace,
+      name,
+      clock,
+      logger: logger.child({ serviceAccount: name }),
+      expirationSeconds: this.o.expirationSeconds,
+      leewayPercent: this.o.leewayPercent,
+    });
+    const client = new RestClient(config, { clock, logger, tokenSource });
+    // A deposed leader's controllers must not write either.
+    client.fenceWrites(core.writeFence);
+    return client;
+  }
+}
