@@ -191,6 +191,8 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
       node('controller-manager', `controller-manager-${i}`, [
         `--kubeconfig=${pki.controllerManagerKubeconfig}`,
         ...labDelegatedAuthFlags(pki, pki.controllerManagerKubeconfig),
+        // As kubeadm and seed 003: each controller writes as its own ServiceAccount, with its system:controller:* role.
+        '--use-service-account-credentials=true',
         `--hostname-override=controller-manager-${i}`,
         `--bind-address=${a}`,
         `--secure-port=${p}`,
