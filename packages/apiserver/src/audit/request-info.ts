@@ -1,21 +1,11 @@
 // What the audit policy matches on: the request's RequestInfo (authz/request-info.ts) and its user.
-import { requestInfo } from '../authz/request-info.ts';
+import { requestInfo, type RequestInfo } from '../authz/request-info.ts';
 
 export type { UserInfo } from '../authn/user.ts';
 import type { UserInfo } from '../authn/user.ts';
 
-export interface RequestAttributes {
-  isResourceRequest: boolean;
-  path: string;
-  verb: string;
-  apiGroup: string;
-  apiVersion: string;
-  namespace: string;
-  resource: string;
-  subresource: string;
-  name: string;
-  user: UserInfo;
-}
+/** The RequestInfo fields a policy rule reads, and the user. */
+export type RequestAttributes = Pick<RequestInfo, 'path' | 'verb' | 'apiGroup' | 'apiVersion' | 'namespace' | 'resource' | 'subresource' | 'name'> & { isResourceRequest: boolean; user: UserInfo };
 
 export function requestAttributes(method: string, url: string, user: UserInfo): RequestAttributes {
   const q = url.indexOf('?');

@@ -39,7 +39,7 @@ function nonResourceURLCovers(owner: string, sub: string): boolean {
 }
 
 /** ruleCovers: the owner rule allows everything the (broken-down) sub rule does. */
-function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
+export function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
   const ov = owner.verbs ?? NONE;
   const og = owner.apiGroups ?? NONE;
   const on = owner.resourceNames ?? NONE;
@@ -57,6 +57,11 @@ export function covers(ownerRules: readonly PolicyRule[], servantRules: readonly
   const missing: PolicyRule[] = [];
   for (const servant of servantRules) for (const sub of breakdownRule(servant)) if (!ownerRules.some((o) => ruleCovers(o, sub))) missing.push(sub);
   return { covered: missing.length === 0, missing };
+}
+
+/** The broken-down pieces of servantRules no owner rule grants (empty: covered); reconciliation appends them. */
+export function uncoveredRules(ownerRules: readonly PolicyRule[], servantRules: readonly PolicyRule[]): PolicyRule[] {
+  return covers(ownerRules, servantRules).missing;
 }
 
 /** CompactRules: single group/resource rules that differ only by verb become one rule. */

@@ -48,6 +48,11 @@ export function ruleAllows(a: Attributes, rule: PolicyRule): boolean {
   return apiGroupMatches(rule, a.apiGroup) && resourceMatches(rule, combined, a.subresource) && resourceNameMatches(rule, a.name);
 }
 
+/** Whether any of the rules allows the request (the RBAC authorizer's visitor and the Node authorizer's NodeRules). */
+export function rulesAllow(a: Attributes, rules: readonly PolicyRule[]): boolean {
+  return rules.some((r) => ruleAllows(a, r));
+}
+
 /** Go's %q of a []string: ["a" "b"]. */
 export function goQuotedList(items: readonly string[]): string {
   return `[${items.map((s) => JSON.stringify(s)).join(' ')}]`;

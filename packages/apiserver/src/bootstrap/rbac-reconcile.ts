@@ -2,7 +2,7 @@
 // pkg/registry/rbac/reconciliation in its union mode (`kubectl auth reconcile` without --remove-extra-*):
 // labels and annotations are merged (existing values win), missing rules or subjects are appended, nothing
 // is removed; an object annotated rbac.authorization.kubernetes.io/autoupdate=false is left alone.
-import { uncoveredRules } from '../authz/bootstrap-policy/covers.ts';
+import { uncoveredRules } from '../authz/rbac-covers.ts';
 import { AUTOUPDATE_ANNOTATION, type ClusterRole, type ClusterRoleBinding, type PolicyRule, type Role, type RoleBinding, type Subject } from '../authz/bootstrap-policy/index.ts';
 import type { LabelSelector } from '@kemu/api';
 

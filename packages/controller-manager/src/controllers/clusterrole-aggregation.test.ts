@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { R } from '@kemu/api';
+import { R, type ClusterRole, type PolicyRule } from '@kemu/api';
 import { fakeContext, settle, type FakeEnv } from '../testing/context.ts';
-import { aggregateRules, ClusterRoleAggregationController, type ClusterRole, type PolicyRule } from './clusterrole-aggregation.ts';
+import { aggregateRules, ClusterRoleAggregationController } from './clusterrole-aggregation.ts';
 
 const envs: FakeEnv[] = [];
 afterEach(() => envs.splice(0).forEach((e) => e.abort.abort()));

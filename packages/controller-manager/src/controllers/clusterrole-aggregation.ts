@@ -2,23 +2,10 @@
 // rules the rules of every other ClusterRole matching one of the selectors — selectors in order, roles by
 // name within each, exact duplicates dropped — written only when they differ. Any ClusterRole change may
 // alter any aggregate, so every aggregated role is queued on every change (the set is small), as Kubernetes.
-import { R, matchesLabelSelector, type KubeObject, type LabelSelector } from '@kemu/api';
+import { R, matchesLabelSelector, type ClusterRole, type PolicyRule } from '@kemu/api';
 import type { SharedInformer } from '@kemu/client';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../controller.ts';
 import { KeyedWorker } from './base.ts';
-
-export interface PolicyRule {
-  verbs: string[];
-  apiGroups?: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
-}
-
-export interface ClusterRole extends KubeObject {
-  rules?: PolicyRule[] | null;
-  aggregationRule?: { clusterRoleSelectors?: LabelSelector[] } | null;
-}
 
 // Kubernetes runs five workers for this controller.
 const WORKERS = 5;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bootstrapPolicy, type ClusterRole, type PolicyRule } from './index.ts';
-import { uncoveredRules, ruleCovers } from './covers.ts';
+import { uncoveredRules, ruleCovers } from '../rbac-covers.ts';
 
 const policy = bootstrapPolicy();
 const clusterRole = (name: string): ClusterRole => {

@@ -1,34 +1,11 @@
-// Minimal local shapes of the rbac.authorization.k8s.io/v1 kinds the bootstrap policy is made of (the full
-// typed objects live in @kemu/api once they land; these stay structurally compatible with them).
-import type { KubeObject, LabelSelector, ObjectMeta } from '@kemu/api';
+// The bootstrap policy's objects: @kemu/api's RBAC types, with the name, apiVersion and kind always set.
+import type { KubeObject, ObjectMeta } from '@kemu/api';
 
-export const RBAC_GROUP = 'rbac.authorization.k8s.io';
+import { RBAC_GROUP, type AggregationRule, type PolicyRule, type RoleRef, type Subject } from '@kemu/api';
+
+export { RBAC_GROUP };
+export type { AggregationRule, PolicyRule, RoleRef, Subject };
 export const RBAC_API_VERSION = `${RBAC_GROUP}/v1`;
-
-export interface PolicyRule {
-  verbs: string[];
-  apiGroups?: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
-}
-
-export interface AggregationRule {
-  clusterRoleSelectors?: LabelSelector[];
-}
-
-export interface Subject {
-  kind: 'User' | 'Group' | 'ServiceAccount';
-  apiGroup?: string;
-  name: string;
-  namespace?: string;
-}
-
-export interface RoleRef {
-  apiGroup: string;
-  kind: 'ClusterRole' | 'Role';
-  name: string;
-}
 
 interface Named extends KubeObject {
   metadata: ObjectMeta & { name: string };

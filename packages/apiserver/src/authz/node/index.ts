@@ -7,4 +7,3 @@ export { NodeGraph, type BoundPod, type NodeGraphView, type PathResult, type Ver
 export { SyncedNodeGraph, type FeedPosition, type PodFeed } from './pod-feed.ts';
 export type { PodEvent } from './graph-populator.ts';
 export { NODE_RULES } from './node-rules.ts';
-export { ruleAllows, rulesAllow, type PolicyRule } from './rule-allows.ts';

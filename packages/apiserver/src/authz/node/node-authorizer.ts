@@ -17,7 +17,8 @@ import type { UserInfo } from '../../authn/user.ts';
 import type { Attributes, AuthorizationResult, Authorizer, RulesResult } from '../types.ts';
 import type { NodeGraphView, VertexType } from './graph.ts';
 import { NODE_RULES } from './node-rules.ts';
-import { rulesAllow, type PolicyRule } from './rule-allows.ts';
+import type { PolicyRule } from '@kemu/api';
+import { rulesAllow } from '../rbac-rules.ts';
 
 const ALLOW: AuthorizationResult = { decision: 'allow', reason: '' };
 const noOpinion = (reason: string): AuthorizationResult => ({ decision: 'noOpinion', reason });

@@ -1,6 +1,7 @@
+// The one rule matcher (RBAC and the Node authorizer's NodeRules) against Kubernetes' RuleAllows cases.
 import { describe, expect, it } from 'vitest';
-import type { Attributes } from '../types.ts';
-import { ruleAllows } from './rule-allows.ts';
+import type { Attributes } from './types.ts';
+import { ruleAllows } from './rbac-rules.ts';
 
 const user = { username: 'u', groups: [] };
 const res = (verb: string, apiGroup: string, resource: string, subresource = '', name = ''): Attributes => ({
