@@ -508,6 +508,7 @@ describe.skipIf(skip)('identity and access on kemu up (Node,RBAC; real clients)'
       const orphan = ok(await k('create', 'token', 'temp', '-n', NS)).trim();
       expect((await ssr(orphan)).status).toBe(201);
       ok(await k('delete', 'serviceaccount', 'temp', '-n', NS));
+      // Within Kubernetes' token success cache (10 s), as there.
       await waitFor('the deleted ServiceAccount\'s token refused', async () => (await ssr(orphan)).status === 401, 20_000, 200);
       expect(await ssr(orphan)).toEqual({ status: 401, body: UNAUTHORIZED });
     }, 60_000);
