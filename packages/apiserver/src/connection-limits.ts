@@ -90,6 +90,22 @@ function closeWith(socket: Socket, status: Status | undefined): void {
   socket.destroy();
 }
 
+/** Go's rstAvoidanceDelay: how long a refused connection keeps draining before it is closed. */
+const LINGER_MS = 500;
+
+/**
+ * Answers and half-closes, then reads and drops what the client still sends for a moment before closing, as
+ * Go's server does: destroying a socket with unread input sends a TCP reset, which can make the client (or
+ * a balancer in between) lose the answer — a client still writing a 1 MiB header would see a reset, not 431.
+ */
+function lingerClose(socket: Socket, status: Status): void {
+  if (!socket.writable) return void socket.destroy();
+  socket.removeAllListeners('data');
+  socket.on('data', () => undefined);
+  socket.end(rawStatus(status));
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}
+
 /**
  * Node reports a deadline missed while a request arrives as ERR_HTTP_REQUEST_TIMEOUT. Before the headers
  * are complete nothing was asked, so the connection just closes (as Go's server does); with the headers in
@@ -99,7 +115,7 @@ function onClientError(err: Error & { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const inFlight = !!(socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return closeWith(socket, inFlight ? toStatus(new StatusError('Timeout', REQUEST_TIMEOUT_MESSAGE)) : undefined);
-  if (err.code === 'HPE_HEADER_OVERFLOW') return closeWith(socket, toStatus(new StatusError('BadRequest', 'Request Header Fields Too Large', undefined, 431)));
+  if (err.code === 'HPE_HEADER_OVERFLOW') return lingerClose(socket, toStatus(new StatusError('BadRequest', 'Request Header Fields Too Large', undefined, 431)));
   return closeWith(socket, toStatus(errors.badRequest('malformed HTTP request')));
 }
 

@@ -103,6 +103,8 @@ export function labApiserverServiceAccountFlags(f: LabPkiFiles): string[] {
 export function labApiserverAccessFlags(f: LabPkiFiles): string[] {
   return [
     '--authorization-mode=Node,RBAC',
+    // As seed 003 and kubeadm: without it the Node authorizer's NodeRules let a kubelet delete any node's pods.
+    '--enable-admission-plugins=NodeRestriction',
     '--enable-bootstrap-token-auth=true',
     `--requestheader-client-ca-file=${f.frontProxyCa}`,
     '--requestheader-allowed-names=front-proxy-client',
