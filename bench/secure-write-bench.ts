@@ -113,6 +113,9 @@ await runBench('secure-write', async (work) => {
   }
   // Every replica must see the binding (and the aggregated `edit` rules) before the timed phases.
   for (const url of secure) await waitFor(url, async () => (await post(user, `${url}/api/v1/namespaces/default/configmaps`, JSON.stringify({ metadata: { generateName: 'warm-' } }))) === 201, 30_000);
+  // Untimed: every client opens its connections (TLS handshakes, the x509 verdict cache) before the rounds.
+  await writes(user, 2, 'warm-s');
+  await writes(plain, 2, 'warm-p');
   const ratios: number[] = [];
   for (let r = 0; r < flags.rounds; r++) {
     const s = await writes(user, flags.seconds, `s${r}`);
