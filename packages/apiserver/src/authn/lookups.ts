@@ -1,5 +1,5 @@
 // ServiceAccountLookups backed by the registry (a missing object is undefined, any other failure propagates and
-// fails the authentication). The integrator may swap in a watch-cache-backed one; the contract is the same.
+// fails the authentication). A watch-cache-backed one would keep the same contract.
 import { R, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
 import type { Registry } from '../registry/registry.ts';
 import type { ServiceAccountLookups } from './service-account.ts';

@@ -25,7 +25,7 @@ const LEEWAY_MS = 60_000;
 
 type Found = Promise<KubeObject | undefined> | KubeObject | undefined;
 
-/** How the authenticators see objects (the integrator backs it with the watch cache). */
+/** How the authenticators see objects (kube-apiserver backs it with the registry). */
 export interface ServiceAccountLookups {
   getServiceAccount(namespace: string, name: string): Found;
   getSecret(namespace: string, name: string): Found;

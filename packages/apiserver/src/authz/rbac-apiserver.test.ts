@@ -1,4 +1,4 @@
-// The wiring the integrator does, on a real (in-memory) apiserver: RBAC objects created over HTTP (defaulted
+// The wiring server.ts does, on a real (in-memory) apiserver: RBAC objects created over HTTP (defaulted
 // and validated as any write) are read by the authorizer through the watch cache, and the registry's
 // writeGuard refuses an escalating write.
 import { R, type KubeObject } from '@kemu/api';

@@ -34,7 +34,7 @@ export function cacherPodFeed(cacher: Cacher): PodFeed {
 }
 
 /**
- * The live graph the integrator hands to nodeAuthorizer(): call once, after the Cacher is created. It syncs
+ * The live graph server.ts hands to nodeAuthorizer(): made once, after the Cacher is created. It syncs
  * itself before each decision that needs it; with `keepUpMs` it also syncs in the background, so it is
  * built before the first kubelet asks and never has to be rebuilt inline (stop with `stopKeepUp()`).
  */
