@@ -253,7 +253,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     reply.header('cache-control', 'no-cache, private');
     await authenticate(req.raw, opts.authentication, logger);
   });
-  installAudit(app, opts.audit ? { ...opts.audit, userOf: (req) => requestUser(req.raw) ?? { username: '', groups: [] } } : undefined);
+  installAudit(app, opts.audit, (req) => requestUser(req.raw) ?? { username: '', groups: [] });
   app.addHook('onRequest', async (req) => {
     await impersonate(req.raw, authorizer);
     auditImpersonation(req, requestUser(req.raw));

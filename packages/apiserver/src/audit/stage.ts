@@ -7,7 +7,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { isLongRunning } from '../long-running.ts';
-import { KEMU_USER } from '../routes/reviews.ts';
 import { RAW_HEADERS_SENT } from '../watch/route.ts';
 import { eventJson, legacyLine, microTime, newEvent, objectRef, responseStatus, type AuditEvent } from './event.ts';
 import type { LineSink } from './log-writer.ts';
@@ -19,8 +18,6 @@ export interface AuditOptions {
   sink: LineSink;
   /** --audit-log-format: json (one Event per line) or legacy. */
   format: 'json' | 'legacy';
-  /** Who made the request; until authentication exists every caller is the admin. */
-  userOf?: (req: FastifyRequest) => UserInfo;
   /** Epoch microseconds (injected for tests). */
   nowMicros?: () => number;
 }
@@ -93,7 +90,8 @@ function metaOf(o: unknown): Record<string, unknown> {
 const inflight = new WeakMap<FastifyRequest, InFlight>();
 
 /** Installs the stage's hooks; without options only the Audit-Id header is set. */
-export function installAudit(app: FastifyInstance, o: AuditOptions | undefined): void {
+/** userOf: who made the request (the authentication stage's answer). */
+export function installAudit(app: FastifyInstance, o: AuditOptions | undefined, userOf: (req: FastifyRequest) => UserInfo): void {
   if (!o) {
     app.addHook('onRequest', async (req, reply) => {
       reply.raw.setHeader('Audit-Id', auditIdOf(req));
@@ -101,7 +99,6 @@ export function installAudit(app: FastifyInstance, o: AuditOptions | undefined):
     return;
   }
   const now = o.nowMicros ?? realNowMicros;
-  const userOf = o.userOf ?? (() => ({ username: KEMU_USER.username, groups: [...KEMU_USER.groups] }));
   const write = (ev: AuditEvent) => o.sink.write(o.format === 'legacy' ? legacyLine(ev) : eventJson(ev));
 
   app.addHook('onRequest', async (req, reply) => {
