@@ -29,7 +29,6 @@ export async function authenticate(raw: IncomingMessage, o: AuthenticationOption
     throw out.error;
   }
   state.user = out.response.user;
-  if (out.response.audiences) state.audiences = out.response.audiences;
   // Kubernetes strips the credential once it has been used, so nothing downstream can replay it.
   delete raw.headers.authorization;
   return out.response.user;

@@ -1,7 +1,7 @@
 // The impersonation stage (Kubernetes' WithImpersonation): Impersonate-User, -Group, -Uid and -Extra-<key>
 // headers make the request act as someone else, each asked of the authorizer with the `impersonate` verb
 // (users, groups, uids, userextras/<key>; a ServiceAccount user as serviceaccounts in its namespace). The
-// headers are removed once used; the authenticated user is kept for audit.
+// headers are removed once used; audit keeps the authenticated user.
 import { errors } from '@kemu/api';
 import type { IncomingMessage } from 'node:http';
 import { ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS_USER, SERVICE_ACCOUNT_PREFIX, SERVICE_ACCOUNTS_GROUP, type UserInfo } from '../authn/user.ts';
@@ -93,6 +93,5 @@ export async function impersonate(raw: IncomingMessage, authorizer: Authorizer |
   }
   const user: UserInfo = { username, groups: finalGroups, ...(uids[0] ? { uid: uids[0] } : {}), ...(Object.keys(extra).length > 0 ? { extra } : {}) };
   for (const k of Object.keys(headers)) if (k === USER || k === GROUP || k === UID || k.startsWith(EXTRA_PREFIX)) delete headers[k];
-  state.impersonatedBy = requestor;
   state.user = user;
 }

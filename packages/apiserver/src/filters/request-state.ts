@@ -1,5 +1,5 @@
-// What the pipeline's stages learn about a request and hand on: its RequestInfo (read once), who it acts as
-// after authentication and impersonation, and who authenticated when that differs. Kept beside the raw
+// What the pipeline's stages learn about a request and hand on: its RequestInfo (read once) and who it acts as
+// after authentication and impersonation (audit keeps who authenticated). Kept beside the raw
 // request so the WebSocket upgrade path, which never enters fastify, reads the same state.
 import type { IncomingMessage } from 'node:http';
 import type { UserInfo } from '../authn/user.ts';
@@ -10,10 +10,6 @@ export interface RequestState {
   info: RequestInfo;
   /** The user the request acts as (the impersonated one when impersonating). */
   user?: UserInfo;
-  /** The authenticated user, set only when it impersonates someone else. */
-  impersonatedBy?: UserInfo;
-  /** Audiences the credential was good for (token authenticators). */
-  audiences?: readonly string[];
 }
 
 const states = new WeakMap<IncomingMessage, RequestState>();
