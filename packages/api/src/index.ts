@@ -5,6 +5,14 @@ export type * from './core.ts';
 export type * from './apps.ts';
 export type * from './rbac.ts';
 export { RBAC_ALL, RBAC_GROUP } from './rbac.ts';
+export type * from './certificates.ts';
+export {
+  CERTIFICATES_GROUP,
+  SIGNER_KUBE_APISERVER_CLIENT,
+  SIGNER_KUBE_APISERVER_CLIENT_KUBELET,
+  SIGNER_KUBELET_SERVING,
+  SIGNER_LEGACY_UNKNOWN,
+} from './certificates.ts';
 export * from './resources.ts';
 export * from './status.ts';
 export * from './time.ts';

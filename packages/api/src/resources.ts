@@ -4,7 +4,7 @@
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
 export interface SubresourceInfo {
-  name: 'status' | 'scale' | 'binding' | 'eviction' | 'log' | 'finalize' | 'ephemeralcontainers' | 'token';
+  name: 'status' | 'scale' | 'binding' | 'eviction' | 'log' | 'finalize' | 'ephemeralcontainers' | 'token' | 'approval';
   group: string;
   version: string;
   kind: string;
@@ -126,6 +126,11 @@ export const RESOURCES: readonly ResourceInfo[] = [
   res('rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding', 'clusterrolebindings', false),
   res('rbac.authorization.k8s.io', 'v1', 'Role', 'roles', true),
   res('rbac.authorization.k8s.io', 'v1', 'RoleBinding', 'rolebindings', true),
+  res('certificates.k8s.io', 'v1', 'CertificateSigningRequest', 'certificatesigningrequests', false, {
+    shortNames: ['csr'],
+    status: true,
+    extra: [{ name: 'approval', group: 'certificates.k8s.io', version: 'v1', kind: 'CertificateSigningRequest', verbs: STATUS_VERBS }],
+  }),
 ];
 
 /** "apps/v1" or "v1" for the core group. */
@@ -181,4 +186,5 @@ export const R = {
   clusterrolebindings: must('rbac.authorization.k8s.io', 'clusterrolebindings'),
   roles: must('rbac.authorization.k8s.io', 'roles'),
   rolebindings: must('rbac.authorization.k8s.io', 'rolebindings'),
+  certificatesigningrequests: must('certificates.k8s.io', 'certificatesigningrequests'),
 } as const;
