@@ -9,49 +9,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, request } from 'undici';
 import { freePort } from '@kemu/base/testing/ports';
-import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
+import { BIN, startProcess, type Proc } from '@kemu/base/testing/processes';
 import { etcdMissing, opensslMissing, startEtcd, type TestEtcd } from '@kemu/store/testing/etcd-server';
 import { ensureClusterPki } from '@kemu/pki';
 import { kubectlEnv, runKubectl } from '../support/kubectl.ts';
+import { SEED_003_APISERVER_FLAGS, adminTls, seedArgs, startReady } from '../support/seed-003.ts';
 
-/** Seed 003, lines 877-905 (the unit's ExecStart), verbatim. */
-export const SEED_003_APISERVER_FLAGS = [
-  '--v=2',
-  '--allow-privileged=true',
-  '--bind-address=0.0.0.0',
-  '--secure-port=6443',
-  '--advertise-address=192.168.139.133',
-  '--service-cluster-ip-range=10.96.0.0/12,fd00:1111::/112',
-  '--service-node-port-range=30000-32767',
-  '--etcd-servers=https://192.168.139.133:2379,https://192.168.139.134:2379,https://192.168.139.135:2379',
-  '--etcd-cafile=/etc/etcd/ssl/etcd-ca.pem',
-  '--etcd-certfile=/etc/etcd/ssl/etcd.pem',
-  '--etcd-keyfile=/etc/etcd/ssl/etcd-key.pem',
-  '--client-ca-file=/etc/kubernetes/pki/ca.pem',
-  '--tls-cert-file=/etc/kubernetes/pki/apiserver.pem',
-  '--tls-private-key-file=/etc/kubernetes/pki/apiserver-key.pem',
-  '--kubelet-client-certificate=/etc/kubernetes/pki/apiserver.pem',
-  '--kubelet-client-key=/etc/kubernetes/pki/apiserver-key.pem',
-  '--service-account-key-file=/etc/kubernetes/pki/sa.pub',
-  '--service-account-signing-key-file=/etc/kubernetes/pki/sa.key',
-  '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-  '--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname',
-  '--enable-admission-plugins=NamespaceLifecycle,LimitRanger,ServiceAccount,DefaultStorageClass,DefaultTolerationSeconds,NodeRestriction,ResourceQuota',
-  '--authorization-mode=Node,RBAC',
-  '--enable-bootstrap-token-auth=true',
-  '--requestheader-client-ca-file=/etc/kubernetes/pki/front-proxy-ca.pem',
-  '--proxy-client-cert-file=/etc/kubernetes/pki/front-proxy-client.pem',
-  '--proxy-client-key-file=/etc/kubernetes/pki/front-proxy-client-key.pem',
-  '--requestheader-allowed-names=aggregator',
-  '--requestheader-group-headers=X-Remote-Group',
-  '--requestheader-extra-headers-prefix=X-Remote-Extra-',
-  '--requestheader-username-headers=X-Remote-User',
-  '--enable-aggregator-routing=true',
-];
 
 
 const missing = etcdMissing() ?? opensslMissing();
-const flagName = (arg: string): string => arg.replace(/^--/, '').split('=')[0] as string;
 
 describe.skipIf(missing)(`seed 003's kube-apiserver unit${missing ? ` (skipped: ${missing})` : ''}`, () => {
   let dir = '';
@@ -78,41 +44,13 @@ describe.skipIf(missing)(`seed 003's kube-apiserver unit${missing ? ` (skipped: 
     const port = await freePort();
     base = `https://127.0.0.1:${port}`;
     await ensureClusterPki({ dataDir: dir, serviceClusterIpRange: '10.96.0.0/12,fd00:1111::/112', server: base });
-    const pki = path.join(dir, 'pki');
     const tls = etcd.tls as NonNullable<TestEtcd['tls']>;
-    const files: Record<string, string> = {
-      '/etc/etcd/ssl/etcd-ca.pem': tls.caFile,
-      '/etc/etcd/ssl/etcd.pem': tls.certFile,
-      '/etc/etcd/ssl/etcd-key.pem': tls.keyFile,
-    };
-    const args = SEED_003_APISERVER_FLAGS.map((a) => {
-      const name = flagName(a);
-      if (name === 'bind-address') return '--bind-address=127.0.0.1';
-      if (name === 'secure-port') return `--secure-port=${port}`;
-      if (name === 'etcd-servers') return `--etcd-servers=${etcd?.url}`;
-      const value = a.slice(a.indexOf('=') + 1);
-      if (files[value]) return `--${name}=${files[value]}`;
-      if (value.startsWith('/etc/kubernetes/pki/')) return `--${name}=${path.join(pki, path.basename(value))}`;
-      return a;
+    const args = seedArgs(SEED_003_APISERVER_FLAGS, dir, {
+      files: { '/etc/etcd/ssl/etcd-ca.pem': tls.caFile, '/etc/etcd/ssl/etcd.pem': tls.certFile, '/etc/etcd/ssl/etcd-key.pem': tls.keyFile },
+      set: { 'bind-address': '127.0.0.1', 'secure-port': String(port), 'etcd-servers': etcd.url },
     });
-    apiserver = startProcess('kube-apiserver-seed003', BIN.apiserver, args);
-    agent = new Agent({
-      connect: {
-        ca: fs.readFileSync(path.join(pki, 'ca.pem')),
-        cert: fs.readFileSync(path.join(pki, 'admin.pem')),
-        key: fs.readFileSync(path.join(pki, 'admin-key.pem')),
-      },
-    });
-    await waitFor(
-      'kube-apiserver (seed 003 flags) ready',
-      async () => {
-        if (apiserver?.child.exitCode !== null) throw new Error(`kube-apiserver exited: ${apiserver?.output()}`);
-        const r = await request(`${base}/readyz`, { dispatcher: agent });
-        await r.body.text();
-        return r.statusCode === 200;
-      },
-      30_000,
-    );
+    agent = new Agent({ connect: adminTls(dir) });
+    apiserver = await startReady('kube-apiserver-seed003', BIN.apiserver, args, base, agent);
     env = kubectlEnv(dir, path.join(dir, 'admin.kubeconfig'));
   }, 60_000);
 
