@@ -4,8 +4,46 @@
 import { parseDuration } from '@kemu/base';
 import { PkiError } from './errors.ts';
 
-export type KeyUsage = 'digitalSignature' | 'contentCommitment' | 'keyEncipherment' | 'dataEncipherment' | 'keyAgreement' | 'keyCertSign' | 'cRLSign';
-export type ExtKeyUsage = 'serverAuth' | 'clientAuth' | 'codeSigning' | 'emailProtection' | 'timeStamping' | 'ocspSigning';
+export type KeyUsage =
+  | 'digitalSignature'
+  | 'contentCommitment'
+  | 'keyEncipherment'
+  | 'dataEncipherment'
+  | 'keyAgreement'
+  | 'keyCertSign'
+  | 'cRLSign'
+  | 'encipherOnly'
+  | 'decipherOnly';
+/** In the order of Go's x509.ExtKeyUsage constants (the order Kubernetes' signer writes them in). */
+export type ExtKeyUsage =
+  | 'any'
+  | 'serverAuth'
+  | 'clientAuth'
+  | 'codeSigning'
+  | 'emailProtection'
+  | 'ipsecEndSystem'
+  | 'ipsecTunnel'
+  | 'ipsecUser'
+  | 'timeStamping'
+  | 'ocspSigning'
+  | 'microsoftServerGatedCrypto'
+  | 'netscapeServerGatedCrypto';
+
+/** Each extended key usage's OID (RFC 5280 4.2.1.12, RFC 4945 for IPsec, and the vendors' SGC arcs). */
+export const EXT_KEY_USAGE_OIDS: Record<ExtKeyUsage, string> = {
+  any: '2.5.29.37.0',
+  serverAuth: '1.3.6.1.5.5.7.3.1',
+  clientAuth: '1.3.6.1.5.5.7.3.2',
+  codeSigning: '1.3.6.1.5.5.7.3.3',
+  emailProtection: '1.3.6.1.5.5.7.3.4',
+  ipsecEndSystem: '1.3.6.1.5.5.7.3.5',
+  ipsecTunnel: '1.3.6.1.5.5.7.3.6',
+  ipsecUser: '1.3.6.1.5.5.7.3.7',
+  timeStamping: '1.3.6.1.5.5.7.3.8',
+  ocspSigning: '1.3.6.1.5.5.7.3.9',
+  microsoftServerGatedCrypto: '1.3.6.1.4.1.311.10.3.3',
+  netscapeServerGatedCrypto: '2.16.840.1.113730.4.1',
+};
 
 export interface Profile {
   /** cfssl usage names ("signing", "key encipherment", "server auth", …). */

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
 import { BasicConstraintsExtension, ExtendedKeyUsageExtension, KeyUsageFlags, KeyUsagesExtension, SubjectAlternativeNameExtension, type X509Certificate } from './x509.ts';
-import type { ExtKeyUsage } from './profile.ts';
+import { EXT_KEY_USAGE_OIDS, type ExtKeyUsage } from './profile.ts';
 
 export interface VerifyOptions {
   roots: readonly X509Certificate[];
@@ -20,15 +20,7 @@ export interface VerifyOptions {
 
 export type VerifyResult = { ok: true; chain: X509Certificate[] } | { ok: false; reason: string };
 
-const EKU_OID: Record<ExtKeyUsage, string> = {
-  serverAuth: '1.3.6.1.5.5.7.3.1',
-  clientAuth: '1.3.6.1.5.5.7.3.2',
-  codeSigning: '1.3.6.1.5.5.7.3.3',
-  emailProtection: '1.3.6.1.5.5.7.3.4',
-  timeStamping: '1.3.6.1.5.5.7.3.8',
-  ocspSigning: '1.3.6.1.5.5.7.3.9',
-};
-const ANY_EKU = '2.5.29.37.0';
+const ANY_EKU = EXT_KEY_USAGE_OIDS.any;
 const MAX_DEPTH = 10;
 
 function node(cert: X509Certificate): crypto.X509Certificate {
@@ -92,7 +84,7 @@ export function verifyCertificate(leaf: X509Certificate, o: VerifyOptions): Veri
   }
   if (o.usage) {
     const eku = leaf.getExtension(ExtendedKeyUsageExtension);
-    if (eku && !eku.usages.some((u) => u === EKU_OID[o.usage!] || u === ANY_EKU))
+    if (eku && !eku.usages.some((u) => u === EXT_KEY_USAGE_OIDS[o.usage!] || u === ANY_EKU))
       return { ok: false, reason: 'x509: certificate specifies an incompatible key usage' };
   }
   if (o.host !== undefined) {
