@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
 import { BasicConstraintsExtension, ExtendedKeyUsageExtension, KeyUsageFlags, KeyUsagesExtension, SubjectAlternativeNameExtension, type X509Certificate } from './x509.ts';
-import { EXT_KEY_USAGE_OIDS, type ExtKeyUsage } from './profile.ts';
+import { EXT_KEY_USAGE_OIDS, type ExtKeyUsage, type KeyUsage } from './profile.ts';
 
 export interface VerifyOptions {
   roots: readonly X509Certificate[];
@@ -92,6 +92,28 @@ export function verifyCertificate(leaf: X509Certificate, o: VerifyOptions): Veri
     if (bad) return { ok: false, reason: bad };
   }
   return { ok: true, chain };
+}
+
+const KEY_USAGE_FLAGS: [KeyUsage, KeyUsageFlags][] = [
+  ['digitalSignature', KeyUsageFlags.digitalSignature],
+  ['contentCommitment', KeyUsageFlags.nonRepudiation],
+  ['keyEncipherment', KeyUsageFlags.keyEncipherment],
+  ['dataEncipherment', KeyUsageFlags.dataEncipherment],
+  ['keyAgreement', KeyUsageFlags.keyAgreement],
+  ['keyCertSign', KeyUsageFlags.keyCertSign],
+  ['cRLSign', KeyUsageFlags.cRLSign],
+  ['encipherOnly', KeyUsageFlags.encipherOnly],
+  ['decipherOnly', KeyUsageFlags.decipherOnly],
+];
+
+/** The certificate's key usages and extended key usages (OIDs this package has no name for are left out). */
+export function certificateUsages(cert: X509Certificate): { keyUsages: KeyUsage[]; extKeyUsages: ExtKeyUsage[] } {
+  const ku = cert.getExtension(KeyUsagesExtension)?.usages ?? 0;
+  const oids = (cert.getExtension(ExtendedKeyUsageExtension)?.usages ?? []).map(String);
+  return {
+    keyUsages: KEY_USAGE_FLAGS.filter(([, f]) => (ku & f) !== 0).map(([u]) => u),
+    extKeyUsages: oids.flatMap((oid) => (Object.entries(EXT_KEY_USAGE_OIDS) as [ExtKeyUsage, string][]).filter(([, o]) => o === oid).map(([u]) => u)),
+  };
 }
 
 /** The certificate's SANs: DNS names and IP addresses, in the order stored. */
