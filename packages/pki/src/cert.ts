@@ -37,6 +37,8 @@ export interface CertTemplate {
   uris?: readonly string[];
   notBefore: Date;
   notAfter: Date;
+  /** Whether to write a Subject Key Identifier (default true, as cfssl; Go's x509 writes none on a leaf unless asked). */
+  subjectKeyId?: boolean;
   /** Hex; 20 random bytes (160 bits, positive) as cfssl's when absent. */
   serialNumber?: string;
 }
@@ -102,7 +104,7 @@ export async function issueCertificate(tpl: CertTemplate, signer: Signer | { sel
   if (ku) extensions.push(new KeyUsagesExtension(ku, true));
   if (tpl.extKeyUsages?.length) extensions.push(new ExtendedKeyUsageExtension(tpl.extKeyUsages.map((u) => EXT_KEY_USAGE_OIDS[u]), false));
   extensions.push(new BasicConstraintsExtension(tpl.isCA === true, undefined, true));
-  extensions.push(new SubjectKeyIdentifierExtension(await keyIdentifier(tpl.publicKey), false));
+  if (tpl.subjectKeyId !== false) extensions.push(new SubjectKeyIdentifierExtension(await keyIdentifier(tpl.publicKey), false));
   if (!selfSigned) {
     const issuerSki = signer.cert.getExtension(SubjectKeyIdentifierExtension)?.keyId ?? (await keyIdentifier(signer.key));
     extensions.push(new AuthorityKeyIdentifierExtension(issuerSki, false));

@@ -87,6 +87,8 @@ describe('signRequest', () => {
     expect(text).toMatch(/X509v3 Key Usage: critical\s+Digital Signature, Key Encipherment/);
     expect(text).toMatch(/X509v3 Extended Key Usage:\s+TLS Web Client Authentication/);
     expect(text).toMatch(/X509v3 Basic Constraints: critical\s+CA:FALSE/);
+    expect(text).not.toContain('Subject Key Identifier');
+    expect(text).toContain('X509v3 Authority Key Identifier');
     expect(text).toContain('DNS:jane.example.com, IP Address:10.0.0.7, email:jane@example.com, URI:spiffe://cluster.local/jane');
   });
 });

@@ -106,6 +106,8 @@ export async function signRequest(ca: Signer, req: ParsedCsr, p: RequestSigningP
       notBefore,
       notAfter,
       serialNumber: serial128(),
+      // Go's CreateCertificate derives a Subject Key Identifier for CAs only.
+      subjectKeyId: false,
     },
     ca,
   );
