@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { R, SIGNER_KUBE_APISERVER_CLIENT, SIGNER_KUBE_APISERVER_CLIENT_KUBELET, SIGNER_KUBELET_SERVING, type CertificateSigningRequest } from '@kemu/api';
+import { R, SIGNER_KUBE_APISERVER_CLIENT, type CertificateSigningRequest } from '@kemu/api';
 import { verifyCertificate, fromName } from '@kemu/pki';
 import { SHORT_LEASE, startEnv, waitFor, type Env } from './cluster.ts';
-import { issuedCertificate, makeCsr, writeCa } from '../../packages/controller-manager/src/controllers/certificates/testing.ts';
+import { issuedCertificate, makeCsr, nodeClientCsr, nodeServingCsr, writeCa } from '../../packages/controller-manager/src/controllers/certificates/testing.ts';
 
 let env: Env;
 let ca: Awaited<ReturnType<typeof writeCa>>;
@@ -38,14 +38,8 @@ describe('certificate controllers', () => {
   });
 
   it("approves and issues a kubelet's client request, and leaves its serving request pending", async () => {
-    const client = await makeCsr({ name: 'node-csr-worker-1', subject: { CN: 'system:node:worker-1', O: ['system:nodes'] }, signerName: SIGNER_KUBE_APISERVER_CLIENT_KUBELET, usages: ['digital signature', 'key encipherment', 'client auth'] });
-    const serving = await makeCsr({
-      name: 'serving-worker-1',
-      subject: { CN: 'system:node:worker-1', O: ['system:nodes'] },
-      signerName: SIGNER_KUBELET_SERVING,
-      usages: ['digital signature', 'key encipherment', 'server auth'],
-      hosts: ['worker-1', '10.240.0.21'],
-    });
+    const client = await nodeClientCsr('node-csr-worker-1');
+    const serving = await nodeServingCsr('serving-worker-1');
     for (const c of [client, serving]) await env.client.create(R.certificatesigningrequests, undefined, { metadata: c.metadata, spec: { request: c.spec.request, signerName: c.spec.signerName, usages: c.spec.usages } } as CertificateSigningRequest);
     const done = await issued('node-csr-worker-1');
     expect(done.status?.conditions?.find((c) => c.type === 'Approved')).toMatchObject({ status: 'True', reason: 'AutoApproved' });

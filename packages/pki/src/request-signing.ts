@@ -5,50 +5,24 @@
 import crypto from 'node:crypto';
 import { issueCertificate, type Signer } from './cert.ts';
 import type { ParsedCsr } from './csr.ts';
-import type { ExtKeyUsage, KeyUsage } from './profile.ts';
-import { EXT_KEY_USAGE_OIDS } from './profile.ts';
+import { EXT_KEY_USAGE_NAMES, EXT_KEY_USAGE_OIDS, KEY_USAGE_NAMES, type ExtKeyUsage, type KeyUsage } from './profile.ts';
 import { PkiError } from './errors.ts';
 import type { X509Certificate } from './x509.ts';
 
-// certificates.k8s.io/v1 usage names → X.509 (authority.keyUsageDict / extKeyUsageDict).
-const KEY_USAGES: Record<string, KeyUsage> = {
-  signing: 'digitalSignature',
-  'digital signature': 'digitalSignature',
-  'content commitment': 'contentCommitment',
-  'key encipherment': 'keyEncipherment',
-  'key agreement': 'keyAgreement',
-  'data encipherment': 'dataEncipherment',
-  'cert sign': 'keyCertSign',
-  'crl sign': 'cRLSign',
-  'encipher only': 'encipherOnly',
-  'decipher only': 'decipherOnly',
-};
-const EXT_KEY_USAGES: Record<string, ExtKeyUsage> = {
-  any: 'any',
-  'server auth': 'serverAuth',
-  'client auth': 'clientAuth',
-  'code signing': 'codeSigning',
-  'email protection': 'emailProtection',
-  's/mime': 'emailProtection',
-  'ipsec end system': 'ipsecEndSystem',
-  'ipsec tunnel': 'ipsecTunnel',
-  'ipsec user': 'ipsecUser',
-  timestamping: 'timeStamping',
-  'ocsp signing': 'ocspSigning',
-  'microsoft sgc': 'microsoftServerGatedCrypto',
-  'netscape sgc': 'netscapeServerGatedCrypto',
-};
 // Go's x509.ExtKeyUsage order, which the signer sorts the extended usages into.
 const EKU_ORDER = Object.keys(EXT_KEY_USAGE_OIDS) as ExtKeyUsage[];
 
-/** A CertificateSigningRequest's usages as X.509 key usages and (deduplicated, Go-ordered) extended key usages. */
+/**
+ * A CertificateSigningRequest's usages (authority.keyUsagesFromStrings) as X.509 key usages and extended key usages,
+ * the latter deduplicated and in Go's order.
+ */
 export function usagesFromKubernetes(usages: readonly string[]): { keyUsages: KeyUsage[]; extKeyUsages: ExtKeyUsage[] } {
   const keyUsages = new Set<KeyUsage>();
   const ext = new Set<ExtKeyUsage>();
   const unrecognized: string[] = [];
   for (const u of usages) {
-    const ku = KEY_USAGES[u];
-    const eku = EXT_KEY_USAGES[u];
+    const ku = KEY_USAGE_NAMES[u];
+    const eku = EXT_KEY_USAGE_NAMES[u];
     if (ku) keyUsages.add(ku);
     else if (eku) ext.add(eku);
     else unrecognized.push(u);

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { R, SIGNER_KUBE_APISERVER_CLIENT_KUBELET, SIGNER_KUBELET_SERVING, type CertificateSigningRequest } from '@kemu/api';
+import { R, type CertificateSigningRequest } from '@kemu/api';
 import { waitFor } from '@kemu/base/testing/processes';
 import { fakeContext, settle, type FakeEnv } from '../../testing/context.ts';
 import { CsrApprovingController } from './approver.ts';
-import { makeCsr } from './testing.ts';
+import { nodeClientCsr, nodeServingCsr, type CsrOptions } from './testing.ts';
 
 const envs: FakeEnv[] = [];
 afterEach(() => envs.splice(0).forEach((e) => e.abort.abort()));
@@ -41,12 +41,8 @@ const reviewed = (env: FakeEnv, n: number) => waitFor(`${n} reviews`, () => revi
 const reviews = (env: FakeEnv) =>
   env.api.calls.filter((c) => c.verb === 'create' && c.resource === 'subjectaccessreviews').map((c) => (c.body as { spec: Spec }).spec.resourceAttributes?.subresource);
 
-const bootstrapCsr = (name: string, o: Partial<Parameters<typeof makeCsr>[0]> = {}) =>
-  makeCsr({
-    name,
-    subject: { CN: 'system:node:worker-1', O: ['system:nodes'] },
-    signerName: SIGNER_KUBE_APISERVER_CLIENT_KUBELET,
-    usages: ['digital signature', 'key encipherment', 'client auth'],
+const bootstrapCsr = (name: string, o: Partial<CsrOptions> = {}) =>
+  nodeClientCsr(name, {
     username: 'system:bootstrap:07401b',
     groups: ['system:bootstrappers', 'system:bootstrappers:kubeadm:default-node-token', 'system:authenticated'],
     ...o,
@@ -93,15 +89,7 @@ describe('csrapproving', () => {
 
   it('does not touch kubelet-serving requests, requests that are not a node client, or requests already decided', async () => {
     const env = await start(
-      await makeCsr({
-        name: 'serving',
-        subject: { CN: 'system:node:worker-1', O: ['system:nodes'] },
-        signerName: SIGNER_KUBELET_SERVING,
-        usages: ['digital signature', 'key encipherment', 'server auth'],
-        hosts: ['worker-1', '10.240.0.21'],
-        username: 'system:node:worker-1',
-        groups: ['system:nodes'],
-      }),
+      await nodeServingCsr('serving', { username: 'system:node:worker-1', groups: ['system:nodes'] }),
       await bootstrapCsr('wrong-org', { subject: { CN: 'system:node:worker-1', O: ['system:masters'] } }),
       await bootstrapCsr('with-san', { hosts: ['worker-1'] }),
       await bootstrapCsr('server-usage', { usages: ['digital signature', 'key encipherment', 'server auth'] }),

@@ -15,7 +15,7 @@ import { certificateUsages, fromName, subjectAltNames, verifyCertificate, type S
 import { fakeContext, settle, type FakeEnv } from '../../testing/context.ts';
 import { parseOptions, validateOptions } from '../../options.ts';
 import { certificateDurationMs, CsrSigningController } from './signer.ts';
-import { approved, issuedCertificate, makeCsr, writeCa } from './testing.ts';
+import { approved, issuedCertificate, makeCsr, nodeClientCsr, nodeServingCsr, writeCa, type CsrOptions } from './testing.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -53,15 +53,7 @@ const failed = (env: FakeEnv, name: string) =>
   waitFor(`a Failed condition on ${name}`, async () => (await get(env, name)).status?.conditions?.find((c) => c.type === 'Failed'), 5_000, 5);
 const single = (o: { certFile: string; keyFile: string }) => ['--cluster-signing-cert-file', o.certFile, '--cluster-signing-key-file', o.keyFile];
 
-const nodeClient = (name: string, o: Partial<Parameters<typeof makeCsr>[0]> = {}) =>
-  makeCsr({
-    name,
-    subject: { CN: 'system:node:worker-1', O: ['system:nodes'] },
-    signerName: SIGNER_KUBE_APISERVER_CLIENT_KUBELET,
-    usages: ['digital signature', 'key encipherment', 'client auth'],
-    conditions: approved(),
-    ...o,
-  });
+const nodeClient = (name: string, o: Partial<CsrOptions> = {}) => nodeClientCsr(name, { conditions: approved(), ...o });
 
 describe('csrsigning', () => {
   it('signs an approved node client request: chains to the CA, subject and usages as asked, a year (--cluster-signing-duration) less the back-date', async () => {
@@ -96,7 +88,7 @@ describe('csrsigning', () => {
     const { env } = await start(single(ca), [
       await nodeClient('not-a-node', { subject: { CN: 'system:node:worker-1', O: ['system:masters'] } }),
       await nodeClient('bad-cn', { subject: { CN: 'worker-1', O: ['system:nodes'] } }),
-      await makeCsr({ name: 'serving-no-san', subject: { CN: 'system:node:worker-1', O: ['system:nodes'] }, signerName: SIGNER_KUBELET_SERVING, usages: ['digital signature', 'key encipherment', 'server auth'], conditions: approved() }),
+      await nodeServingCsr('serving-no-san', { hosts: [], conditions: approved() }),
       await makeCsr({ name: 'client-server-usage', subject: { CN: 'jane' }, signerName: SIGNER_KUBE_APISERVER_CLIENT, usages: ['digital signature', 'server auth'], conditions: approved() }),
     ]);
     const expected: Record<string, string> = {
@@ -113,14 +105,7 @@ describe('csrsigning', () => {
 
   it("signs a kubelet's serving request with its names and a user's client request (the kubernetes.io task), but not pending or denied ones", async () => {
     const { env } = await start(single(ca), [
-      await makeCsr({
-        name: 'serving',
-        subject: { CN: 'system:node:worker-1', O: ['system:nodes'] },
-        signerName: SIGNER_KUBELET_SERVING,
-        usages: ['digital signature', 'key encipherment', 'server auth'],
-        hosts: ['worker-1', '10.240.0.21'],
-        conditions: approved(),
-      }),
+      await nodeServingCsr('serving', { conditions: approved() }),
       await makeCsr({ name: 'myuser', subject: { CN: 'myuser', O: ['dev'] }, signerName: SIGNER_KUBE_APISERVER_CLIENT, usages: ['client auth'], expirationSeconds: 86_400, conditions: approved() }),
       await nodeClient('pending', { conditions: [] }),
       await nodeClient('denied', { conditions: [{ type: 'Denied', status: 'True', reason: 'AdminDenied' }] }),

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { KeyObject } from 'node:crypto';
-import type { CertificateSigningRequest, CertificateSigningRequestCondition, KeyUsage } from '@kemu/api';
+import { SIGNER_KUBE_APISERVER_CLIENT_KUBELET, SIGNER_KUBELET_SERVING, type CertificateSigningRequest, type CertificateSigningRequestCondition, type KeyUsage } from '@kemu/api';
 import {
   CA_PROFILE,
   certificatePem,
@@ -51,6 +51,27 @@ export async function makeCsr(o: CsrOptions): Promise<CertificateSigningRequest>
     ...(o.conditions ? { status: { conditions: o.conditions } } : {}),
   };
 }
+
+/** A kubelet's client request for worker-1 (pending unless `o` says otherwise). */
+export const nodeClientCsr = (name: string, o: Partial<CsrOptions> = {}): Promise<CertificateSigningRequest> =>
+  makeCsr({
+    name,
+    subject: { CN: 'system:node:worker-1', O: ['system:nodes'] },
+    signerName: SIGNER_KUBE_APISERVER_CLIENT_KUBELET,
+    usages: ['digital signature', 'key encipherment', 'client auth'],
+    ...o,
+  });
+
+/** A kubelet's serving request for worker-1 (its name and address as SANs). */
+export const nodeServingCsr = (name: string, o: Partial<CsrOptions> = {}): Promise<CertificateSigningRequest> =>
+  makeCsr({
+    name,
+    subject: { CN: 'system:node:worker-1', O: ['system:nodes'] },
+    signerName: SIGNER_KUBELET_SERVING,
+    usages: ['digital signature', 'key encipherment', 'server auth'],
+    hosts: ['worker-1', '10.240.0.21'],
+    ...o,
+  });
 
 export const approved = (): CertificateSigningRequestCondition[] => [{ type: 'Approved', status: 'True', reason: 'KubectlApprove', message: 'This CSR was approved by kubectl certificate approve.' }];
 
