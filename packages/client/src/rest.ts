@@ -252,7 +252,7 @@ export class RestClient {
     r: ResourceInfo,
     namespace: string | undefined,
     obj: T,
-    opts?: { subresource?: 'status' | 'scale' | 'finalize'; signal?: AbortSignal },
+    opts?: { subresource?: 'status' | 'scale' | 'finalize' | 'approval'; signal?: AbortSignal },
   ): Promise<T> {
     const name = obj.metadata?.name;
     if (!name) throw new StatusError('BadRequest', 'resource name may not be empty');

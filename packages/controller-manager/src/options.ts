@@ -1,6 +1,7 @@
 // kube-controller-manager's flags: Kubernetes' names and 1.31 defaults (durations in milliseconds).
 import { LOGGING_FORMAT_FLAG, loggingFormatError, parseFlags, type FlagValues } from '@kemu/base';
 import { leaderElectionFlags, servingFlags } from '@kemu/client';
+import { CSR_SIGNING_FLAGS, validateCsrSigningOptions } from './controllers/certificates/options.ts';
 
 export const FLAGS = {
   master: { type: 'string', default: '', usage: 'The address of the Kubernetes API server (overrides any value in kubeconfig).' },
@@ -56,6 +57,7 @@ export const FLAGS = {
   'concurrent-service-endpoint-syncs': { type: 'int', default: 5, usage: 'The number of service endpoint syncing operations that will be done concurrently.' },
   'concurrent-service-syncs': { type: 'int', default: 1, usage: 'The number of services that are allowed to sync concurrently.' },
   'min-resync-period': { type: 'duration', default: 43_200_000, usage: 'The resync period in reflectors will be random between MinResyncPeriod and 2*MinResyncPeriod.' },
+  ...CSR_SIGNING_FLAGS,
   v: { type: 'int', default: 0, usage: 'number for the log level verbosity' },
   ...LOGGING_FORMAT_FLAG,
 } as const;
@@ -72,6 +74,7 @@ export function parseOptions(argv: string[]): ControllerManagerOptions {
 export function validateOptions(o: ControllerManagerOptions): string[] {
   const errs: string[] = [];
   if (!o.master && !o.kubeconfig) errs.push('--master or --kubeconfig must be set');
+  errs.push(...validateCsrSigningOptions(o));
   const formatError = loggingFormatError(o['logging-format']);
   if (formatError) errs.push(formatError);
   if (o['leader-elect-resource-lock'] !== 'leases') errs.push(`resourceLock value must be "leases"`);

@@ -12,6 +12,7 @@ import { endpointsDescriptor } from './controllers/endpoints.ts';
 import { endpointSliceDescriptor } from './controllers/endpointslice.ts';
 import { podGCDescriptor } from './controllers/podgc.ts';
 import { clusterRoleAggregationDescriptor } from './controllers/clusterrole-aggregation.ts';
+import { CERTIFICATE_CONTROLLERS } from './controllers/certificates/index.ts';
 
 /** Every known controller, in start order. Add new controllers here (and only here). */
 export const CONTROLLERS: ControllerDescriptor[] = [
@@ -26,6 +27,7 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   endpointSliceDescriptor,
   podGCDescriptor,
   clusterRoleAggregationDescriptor,
+  ...CERTIFICATE_CONTROLLERS,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */

@@ -6,7 +6,6 @@ import net from 'node:net';
 import {
   AuthorityKeyIdentifierExtension,
   BasicConstraintsExtension,
-  ExtendedKeyUsage,
   ExtendedKeyUsageExtension,
   KeyUsageFlags,
   KeyUsagesExtension,
@@ -19,7 +18,7 @@ import {
 } from './x509.ts';
 import { toName, type DistinguishedName } from './name.ts';
 import { sameKey, signingAlgorithm, spkiDer, toSigningKey } from './keys.ts';
-import { profileUsages, profileValidity, type ExtKeyUsage, type KeyUsage, type Profile } from './profile.ts';
+import { EXT_KEY_USAGE_OIDS, profileUsages, profileValidity, type ExtKeyUsage, type KeyUsage, type Profile } from './profile.ts';
 import { decodePem } from './pem.ts';
 import { PkiError } from './errors.ts';
 
@@ -33,8 +32,13 @@ export interface CertTemplate {
   /** Subject Alternative Names; IP addresses and DNS names, in cfssl's `hosts` form (see splitHosts). */
   dnsNames?: readonly string[];
   ipAddresses?: readonly string[];
+  /** rfc822Name and URI SANs (a certificate a signer issues for a CSR carries every SAN the request asked for). */
+  emailAddresses?: readonly string[];
+  uris?: readonly string[];
   notBefore: Date;
   notAfter: Date;
+  /** Whether to write a Subject Key Identifier (default true, as cfssl; Go's x509 writes none on a leaf unless asked). */
+  subjectKeyId?: boolean;
   /** Hex; 20 random bytes (160 bits, positive) as cfssl's when absent. */
   serialNumber?: string;
 }
@@ -53,14 +57,8 @@ const KU_FLAGS: Record<KeyUsage, KeyUsageFlags> = {
   keyAgreement: KeyUsageFlags.keyAgreement,
   keyCertSign: KeyUsageFlags.keyCertSign,
   cRLSign: KeyUsageFlags.cRLSign,
-};
-const EKU_OIDS: Record<ExtKeyUsage, string> = {
-  serverAuth: ExtendedKeyUsage.serverAuth,
-  clientAuth: ExtendedKeyUsage.clientAuth,
-  codeSigning: ExtendedKeyUsage.codeSigning,
-  emailProtection: ExtendedKeyUsage.emailProtection,
-  timeStamping: ExtendedKeyUsage.timeStamping,
-  ocspSigning: ExtendedKeyUsage.ocspSigning,
+  encipherOnly: KeyUsageFlags.encipherOnly,
+  decipherOnly: KeyUsageFlags.decipherOnly,
 };
 
 /** cfssl's -hostname/`hosts` list split as cfssl does: IP addresses, the rest DNS names; duplicates dropped. */
@@ -104,9 +102,9 @@ export async function issueCertificate(tpl: CertTemplate, signer: Signer | { sel
   let ku = 0;
   for (const u of tpl.keyUsages) ku |= KU_FLAGS[u];
   if (ku) extensions.push(new KeyUsagesExtension(ku, true));
-  if (tpl.extKeyUsages?.length) extensions.push(new ExtendedKeyUsageExtension(tpl.extKeyUsages.map((u) => EKU_OIDS[u]), false));
+  if (tpl.extKeyUsages?.length) extensions.push(new ExtendedKeyUsageExtension(tpl.extKeyUsages.map((u) => EXT_KEY_USAGE_OIDS[u]), false));
   extensions.push(new BasicConstraintsExtension(tpl.isCA === true, undefined, true));
-  extensions.push(new SubjectKeyIdentifierExtension(await keyIdentifier(tpl.publicKey), false));
+  if (tpl.subjectKeyId !== false) extensions.push(new SubjectKeyIdentifierExtension(await keyIdentifier(tpl.publicKey), false));
   if (!selfSigned) {
     const issuerSki = signer.cert.getExtension(SubjectKeyIdentifierExtension)?.keyId ?? (await keyIdentifier(signer.key));
     extensions.push(new AuthorityKeyIdentifierExtension(issuerSki, false));
@@ -114,6 +112,8 @@ export async function issueCertificate(tpl: CertTemplate, signer: Signer | { sel
   const sans: JsonGeneralName[] = [
     ...(tpl.dnsNames ?? []).map((value): JsonGeneralName => ({ type: 'dns', value })),
     ...(tpl.ipAddresses ?? []).map((value): JsonGeneralName => ({ type: 'ip', value })),
+    ...(tpl.emailAddresses ?? []).map((value): JsonGeneralName => ({ type: 'email', value })),
+    ...(tpl.uris ?? []).map((value): JsonGeneralName => ({ type: 'url', value })),
   ];
   if (sans.length) extensions.push(new SubjectAlternativeNameExtension(sans, false));
 

@@ -27,6 +27,8 @@ export interface ParsedCsr {
   publicKey: KeyObject;
   dnsNames: string[];
   ipAddresses: string[];
+  emailAddresses: string[];
+  uris: string[];
   csr: Pkcs10CertificateRequest;
 }
 
@@ -45,11 +47,15 @@ export async function parseCsr(data: string | Uint8Array, what = 'certificate re
   if (!(await csr.verify())) throw new PkiError(`${what}: the signature does not verify`);
   const dnsNames: string[] = [];
   const ipAddresses: string[] = [];
+  const emailAddresses: string[] = [];
+  const uris: string[] = [];
   const san = csr.extensions.find((e): e is SubjectAlternativeNameExtension => e instanceof SubjectAlternativeNameExtension);
   for (const n of san?.names.items ?? []) {
     if (n.type === 'dns') dnsNames.push(n.value);
     else if (n.type === 'ip') ipAddresses.push(n.value);
+    else if (n.type === 'email') emailAddresses.push(n.value);
+    else if (n.type === 'url') uris.push(n.value);
   }
   const publicKey = crypto.createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
-  return { subject: fromName(csr.subjectName), publicKey, dnsNames, ipAddresses, csr };
+  return { subject: fromName(csr.subjectName), publicKey, dnsNames, ipAddresses, emailAddresses, uris, csr };
 }

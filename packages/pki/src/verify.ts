@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
 import { BasicConstraintsExtension, ExtendedKeyUsageExtension, KeyUsageFlags, KeyUsagesExtension, SubjectAlternativeNameExtension, type X509Certificate } from './x509.ts';
-import type { ExtKeyUsage } from './profile.ts';
+import { EXT_KEY_USAGE_OIDS, type ExtKeyUsage, type KeyUsage } from './profile.ts';
 
 export interface VerifyOptions {
   roots: readonly X509Certificate[];
@@ -20,15 +20,7 @@ export interface VerifyOptions {
 
 export type VerifyResult = { ok: true; chain: X509Certificate[] } | { ok: false; reason: string };
 
-const EKU_OID: Record<ExtKeyUsage, string> = {
-  serverAuth: '1.3.6.1.5.5.7.3.1',
-  clientAuth: '1.3.6.1.5.5.7.3.2',
-  codeSigning: '1.3.6.1.5.5.7.3.3',
-  emailProtection: '1.3.6.1.5.5.7.3.4',
-  timeStamping: '1.3.6.1.5.5.7.3.8',
-  ocspSigning: '1.3.6.1.5.5.7.3.9',
-};
-const ANY_EKU = '2.5.29.37.0';
+const ANY_EKU = EXT_KEY_USAGE_OIDS.any;
 const MAX_DEPTH = 10;
 
 function node(cert: X509Certificate): crypto.X509Certificate {
@@ -92,7 +84,7 @@ export function verifyCertificate(leaf: X509Certificate, o: VerifyOptions): Veri
   }
   if (o.usage) {
     const eku = leaf.getExtension(ExtendedKeyUsageExtension);
-    if (eku && !eku.usages.some((u) => u === EKU_OID[o.usage!] || u === ANY_EKU))
+    if (eku && !eku.usages.some((u) => u === EXT_KEY_USAGE_OIDS[o.usage!] || u === ANY_EKU))
       return { ok: false, reason: 'x509: certificate specifies an incompatible key usage' };
   }
   if (o.host !== undefined) {
@@ -100,6 +92,28 @@ export function verifyCertificate(leaf: X509Certificate, o: VerifyOptions): Veri
     if (bad) return { ok: false, reason: bad };
   }
   return { ok: true, chain };
+}
+
+const KEY_USAGE_FLAGS: [KeyUsage, KeyUsageFlags][] = [
+  ['digitalSignature', KeyUsageFlags.digitalSignature],
+  ['contentCommitment', KeyUsageFlags.nonRepudiation],
+  ['keyEncipherment', KeyUsageFlags.keyEncipherment],
+  ['dataEncipherment', KeyUsageFlags.dataEncipherment],
+  ['keyAgreement', KeyUsageFlags.keyAgreement],
+  ['keyCertSign', KeyUsageFlags.keyCertSign],
+  ['cRLSign', KeyUsageFlags.cRLSign],
+  ['encipherOnly', KeyUsageFlags.encipherOnly],
+  ['decipherOnly', KeyUsageFlags.decipherOnly],
+];
+
+/** The certificate's key usages and extended key usages (OIDs this package has no name for are left out). */
+export function certificateUsages(cert: X509Certificate): { keyUsages: KeyUsage[]; extKeyUsages: ExtKeyUsage[] } {
+  const ku = cert.getExtension(KeyUsagesExtension)?.usages ?? 0;
+  const oids = (cert.getExtension(ExtendedKeyUsageExtension)?.usages ?? []).map(String);
+  return {
+    keyUsages: KEY_USAGE_FLAGS.filter(([, f]) => (ku & f) !== 0).map(([u]) => u),
+    extKeyUsages: oids.flatMap((oid) => (Object.entries(EXT_KEY_USAGE_OIDS) as [ExtKeyUsage, string][]).filter(([, o]) => o === oid).map(([u]) => u)),
+  };
 }
 
 /** The certificate's SANs: DNS names and IP addresses, in the order stored. */

@@ -1,7 +1,7 @@
 // The sample-controller recipe, written once for every controller: event handlers only enqueue keys; run()
 // waits for the caches to sync and starts N workers; each key is get → sync → forget, or addRateLimited on
 // error → done. A sync that hits NotFound is finished (the object is gone, nothing left to do).
-import { RateLimitingQueue, isConflict, isNotFound, metaKey, type DeletedFinalStateUnknown, type SharedInformer } from '@kemu/client';
+import { RateLimitingQueue, isConflict, isNotFound, metaKey, type DeletedFinalStateUnknown, type RateLimiter, type SharedInformer } from '@kemu/client';
 import type { KubeObject } from '@kemu/api';
 import type { ControllerContext } from '../controller.ts';
 import { workqueueMetrics } from '../metrics.ts';
@@ -11,7 +11,12 @@ export interface KeyedWorkerOptions {
   workers: number;
   /** Reconciles one key; throwing requeues it with back-off. */
   sync(key: string): Promise<void>;
+  /** The queue's back-off (default: client-go's DefaultControllerRateLimiter). */
+  rateLimiter?: RateLimiter<string>;
 }
+
+/** A sync failure that is expected and retried with back-off, logged at debug level only (Kubernetes' ignorableError). */
+export class IgnorableError extends Error {}
 
 /** A rate-limited work queue of keys plus the worker loop that drains it. */
 export class KeyedWorker {
@@ -22,7 +27,7 @@ export class KeyedWorker {
     private readonly ctx: ControllerContext,
     private readonly opts: KeyedWorkerOptions,
   ) {
-    this.queue = new RateLimitingQueue<string>({ clock: ctx.clock, name: opts.name });
+    this.queue = new RateLimitingQueue<string>({ clock: ctx.clock, name: opts.name, ...(opts.rateLimiter ? { rateLimiter: opts.rateLimiter } : {}) });
   }
 
   /** Informers whose caches must be synced before the first worker starts. */
@@ -92,6 +97,7 @@ export class KeyedWorker {
           // Conflicts are the normal price of optimistic concurrency; anything else is worth seeing.
           const fields = { queue: this.opts.name, key, err: String(e) };
           if (isConflict(e)) this.ctx.logger.debug(fields, 'sync conflict, requeuing');
+          else if (e instanceof IgnorableError) this.ctx.logger.debug(fields, 'sync not done yet, requeuing');
           else this.ctx.logger.warn(fields, 'sync failed, requeuing');
           this.queue.addRateLimited(key);
           workqueueMetrics.retries.inc({ name });

@@ -37,6 +37,8 @@ export class FakeApi {
   readonly calls: Call[] = [];
   /** Hook to fail or delay a request: return an error to throw it. */
   failWith?: (call: Call) => StatusError | undefined;
+  /** Answers SubjectAccessReviews (created, never stored): status.allowed is what it returns; default: not allowed. */
+  reviewAccess?: (spec: Record<string, unknown>) => boolean;
 
   constructor(private readonly clock: Clock) {}
 
@@ -89,6 +91,10 @@ export class FakeApi {
   /** Stores obj as the server would (for seeding tests and for create). */
   async create<T extends KubeObject>(r: ResourceInfo, namespace: string | undefined, obj: T): Promise<T> {
     this.record({ verb: 'create', resource: r.plural, namespace, name: obj.metadata.name, body: obj });
+    if (r.kind === 'SubjectAccessReview') {
+      const spec = (obj as KubeObject & { spec?: Record<string, unknown> }).spec ?? {};
+      return { ...structuredClone(obj), status: { allowed: this.reviewAccess?.(spec) ?? false } } as T;
+    }
     const o = structuredClone(obj) as KubeObject;
     const ns = r.namespaced ? (namespace ?? o.metadata.namespace) : undefined;
     if (ns) {
@@ -132,6 +138,10 @@ export class FakeApi {
     let next = structuredClone(obj) as KubeObject;
     if (opts?.subresource === 'status') {
       next = { ...structuredClone(cur), status: structuredClone(obj.status) };
+    } else if (opts?.subresource === 'approval') {
+      // certificatesigningrequests/approval writes the conditions only.
+      const conditions = structuredClone((obj.status as { conditions?: unknown } | undefined)?.conditions);
+      next = { ...structuredClone(cur), status: { ...(cur.status as object), conditions } };
     } else if (opts?.subresource === 'finalize') {
       next = { ...structuredClone(cur), spec: { ...(cur.spec as object), finalizers: (obj.spec as { finalizers?: string[] })?.finalizers ?? [] } };
     } else {
