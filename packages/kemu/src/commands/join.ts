@@ -7,7 +7,7 @@ import { DATA_DIR_FLAG } from '../options.ts';
 import { sendControl } from '../control.ts';
 import { labAdminClient } from '../lab-bootstrap.ts';
 import { LAB_BOOTSTRAP_GROUP, generateBootstrapToken, parseBootstrapToken, tokenWithTtl } from '../bootstrap-token.ts';
-import { createToken } from './token.ts';
+import { createToken } from '../token-store.ts';
 import { loadLab, supervisorRunning } from './lab.ts';
 import { UsageError } from './errors.ts';
 

@@ -1,7 +1,7 @@
 // `kemu token create|list|delete`: the lab's bootstrap tokens, as `kubeadm token` manages them — Secrets
 // kube-system/bootstrap-token-<id>, read and written as the admin (DIR/kubeconfig) through @kemu/client.
 import path from 'node:path';
-import { R, StatusError, type KubeObject } from '@kemu/api';
+import { R } from '@kemu/api';
 import { RestClient, loadClientConfig } from '@kemu/client';
 import { parseFlags, type FlagSpecs } from '@kemu/base';
 import { DATA_DIR_FLAG, resolveDataDir } from '../options.ts';
@@ -10,11 +10,8 @@ import {
   BOOTSTRAP_GROUP_PATTERN,
   BOOTSTRAP_TOKEN_ID_PATTERN,
   BOOTSTRAP_TOKEN_PATTERN,
-  BOOTSTRAP_TOKEN_SECRET_TYPE,
   BootstrapTokenError,
   LAB_BOOTSTRAP_GROUP,
-  bootstrapTokenFromSecret,
-  bootstrapTokenSecret,
   bootstrapTokenSecretName,
   generateBootstrapToken,
   isValidBootstrapTokenId,
@@ -23,8 +20,8 @@ import {
   tokenWithTtl,
   validateGroups,
   validateUsages,
-  type BootstrapToken,
 } from '../bootstrap-token.ts';
+import { createToken, listTokens } from '../token-store.ts';
 import { UsageError } from './errors.ts';
 
 const COMMON = {
@@ -67,32 +64,6 @@ async function withClient<T>(c: RestClient, f: (c: RestClient) => Promise<T>): P
   } finally {
     await c.close();
   }
-}
-
-/** kubeadm's CreateNewTokens: a token whose Secret exists already is refused. */
-export async function createToken(c: RestClient, t: BootstrapToken): Promise<void> {
-  const { id } = parseBootstrapToken(t.token);
-  try {
-    await c.create(R.secrets, 'kube-system', bootstrapTokenSecret(t));
-  } catch (e) {
-    if (e instanceof StatusError && e.reason === 'AlreadyExists') throw new BootstrapTokenError(`a token with id "${id}" already exists`);
-    throw e;
-  }
-}
-
-export async function listTokens(c: RestClient): Promise<{ tokens: BootstrapToken[]; errors: string[] }> {
-  const list = await c.list<KubeObject>(R.secrets, 'kube-system', { fieldSelector: `type=${BOOTSTRAP_TOKEN_SECRET_TYPE}` });
-  const tokens: BootstrapToken[] = [];
-  const errors: string[] = [];
-  for (const s of list.items) {
-    try {
-      tokens.push(bootstrapTokenFromSecret(s));
-    } catch (e) {
-      if (!(e instanceof BootstrapTokenError)) throw e;
-      errors.push(e.message);
-    }
-  }
-  return { tokens, errors };
 }
 
 async function create(argv: string[]): Promise<number> {
