@@ -34,7 +34,7 @@ export const TOKEN_CREATE_FLAGS = {
   ttl: { type: 'duration', default: 86_400_000, usage: "The duration before the token is automatically deleted (e.g. 1s, 2m, 3h). If set to '0', the token will never expire" },
   description: { type: 'string', default: '', usage: 'A human friendly description of how this token is used.' },
   usages: { type: 'stringArray', default: ['signing', 'authentication'], usage: 'Describes the ways in which this token can be used. You can pass --usages multiple times or provide a comma separated list of options. Valid options: [signing,authentication]' },
-  groups: { type: 'stringArray', default: [LAB_BOOTSTRAP_GROUP], usage: `Extra groups that this token will authenticate as when used for authentication. Must match "${BOOTSTRAP_GROUP_PATTERN}" (default: the group seed 003's bindings name; kubeadm's is system:bootstrappers:kubeadm:default-node-token)` },
+  groups: { type: 'stringArray', default: [LAB_BOOTSTRAP_GROUP], usage: `Extra groups that this token will authenticate as when used for authentication. Must match "${BOOTSTRAP_GROUP_PATTERN}". The default is the group seed 003's bindings name (kubeadm's, system:bootstrappers:kubeadm:default-node-token, is bound to nothing in the lab)` },
   'print-join-command': { type: 'bool', default: false, usage: "Instead of printing only the token, print the full 'kemu join' command that adds a worker with it." },
 } as const satisfies FlagSpecs;
 
