@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { planWorker, type ComponentSpec, type TopologyOptions } from './topology.ts';
 import { labAddresses } from './addresses.ts';
-import { ensureLabPki, labPkiFiles, writeIfChanged } from './lab-pki.ts';
+import { ensureLabPki, labPkiFiles, prepareBootstrappingKubelet, writeIfChanged } from './lab-pki.ts';
 import { bootstrapKubeconfigYaml, readBootstrapToken } from './lab-bootstrap.ts';
 import { parseBootstrapToken } from './bootstrap-token.ts';
 import type { Supervisor } from './supervisor.ts';
@@ -46,6 +46,7 @@ export async function joinWorker(ctx: JoinContext, wantedName: string | undefine
   const files = labPkiFiles(ctx.topology.dataDir);
   let bootstrapKubeconfig: string | undefined;
   if (ctx.topology.kubeletBootstrap) {
+    prepareBootstrappingKubelet(ctx.topology.dataDir, name);
     if (token) {
       parseBootstrapToken(token);
       if (token !== readBootstrapToken(files.bootstrapKubeconfig)) {

@@ -133,11 +133,13 @@ export async function ensureLabPki(o: LabPkiOptions): Promise<PkiAction[]> {
 }
 
 /**
- * A kubelet about to bootstrap: drops the kubeconfig and certificate this module issued it in an earlier run
- * without bootstrapping, so the kubelet makes a CSR. A kubeconfig the kubelet wrote itself stays (it reuses it).
+ * A kubelet about to bootstrap: makes its --cert-dir and drops the kubeconfig and certificate this module issued
+ * it in an earlier run without bootstrapping, so the kubelet makes a CSR. A kubeconfig the kubelet wrote itself
+ * stays (it reuses it). True when a pre-issued kubeconfig was dropped.
  */
-export function dropPreIssuedKubeletCredentials(dataDir: string, node: string): boolean {
+export function prepareBootstrappingKubelet(dataDir: string, node: string): boolean {
   const files = labPkiFiles(dataDir);
+  fs.mkdirSync(files.kubeletCertDir(node), { recursive: true, mode: 0o700 });
   const certFile = path.join(files.dir, `kubelet-${node}.pem`);
   let cert: string;
   try {

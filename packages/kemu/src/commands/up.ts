@@ -11,7 +11,7 @@ import { AddressError, parseLoopback } from '../addresses.ts';
 import { planLb, parseLbChoice } from '../lb.ts';
 import { Supervisor } from '../supervisor.ts';
 import { serveControl, controlSocketPath, type Action } from '../control.ts';
-import { dropPreIssuedKubeletCredentials, ensureLabPki, labPkiFiles, readLabTls } from '../lab-pki.ts';
+import { prepareBootstrappingKubelet, ensureLabPki, labPkiFiles, readLabTls } from '../lab-pki.ts';
 import { ensureLabBootstrap, labAdminClient } from '../lab-bootstrap.ts';
 import { joinWorker } from '../lab-join.ts';
 import { readState, writeState, pidAlive, type LabState } from '../state.ts';
@@ -101,7 +101,7 @@ export async function up(argv: string[]): Promise<number> {
     // Bootstrapping kubelets get their certificates from their CSRs; the others from kemu.
     nodes: bootstrapMode.bootstrap ? [] : topo.workers.map((w) => w.name),
   });
-  if (bootstrapMode.bootstrap) for (const w of topo.workers) dropPreIssuedKubeletCredentials(dataDir, w.name);
+  if (bootstrapMode.bootstrap) for (const w of topo.workers) prepareBootstrappingKubelet(dataDir, w.name);
   const made = pkiActions.filter((a) => a.action !== 'kept').map((a) => a.name);
   const statsPort = await pickPort(taken, f.address, 8404);
   const lb = planLb(
