@@ -96,6 +96,9 @@ describe.skipIf(skip)('kemu token and kemu join on a running lab', () => {
     expect(st.cluster.nodes.find((n) => n.name === 'worker-1')?.ready).toBe('True');
     // The joiner made its own token (kemu join without --token).
     expect((await rows()).some((l) => l.includes("Created by 'kemu join'."))).toBe(true);
+    const unknown = await lab.kemu('join', '--token', 'zzzzzz.0123456789abcdef', '--wait', '0s');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('bootstrap token "zzzzzz" is not a token of this lab');
     const dup = await lab.kemu('join', '--name', 'worker-1', '--wait', '0s');
     expect(dup.code).toBe(1);
     expect(dup.stderr).toContain('a component named "worker-1" is already in the lab');

@@ -6,8 +6,8 @@ import { parseFlags, type FlagSpecs } from '@kemu/base';
 import { DATA_DIR_FLAG } from '../options.ts';
 import { sendControl } from '../control.ts';
 import { labAdminClient } from '../lab-bootstrap.ts';
-import { LAB_BOOTSTRAP_GROUP, generateBootstrapToken, parseBootstrapToken, tokenWithTtl } from '../bootstrap-token.ts';
-import { createToken } from '../token-store.ts';
+import { BootstrapTokenError, LAB_BOOTSTRAP_GROUP, generateBootstrapToken, parseBootstrapToken, tokenWithTtl } from '../bootstrap-token.ts';
+import { createToken, listTokens } from '../token-store.ts';
 import { loadLab, supervisorRunning } from './lab.ts';
 import { UsageError } from './errors.ts';
 
@@ -31,8 +31,12 @@ export async function join(argv: string[]): Promise<number> {
   const client = labAdminClient(lab.dataDir);
   try {
     let token = f.token;
-    if (token) parseBootstrapToken(token);
-    else {
+    if (token) {
+      // Fail fast where the kubelet would retry its 401 forever: the token must be one the lab knows.
+      const { id } = parseBootstrapToken(token);
+      const known = (await listTokens(client)).tokens.some((t) => t.token === token);
+      if (!known) throw new BootstrapTokenError(`bootstrap token "${id}" is not a token of this lab (kemu token list shows them; kemu token create ${token} adds it)`);
+    } else {
       token = generateBootstrapToken();
       await createToken(client, tokenWithTtl({ token, description: "Created by 'kemu join'.", usages: ['authentication', 'signing'], groups: [LAB_BOOTSTRAP_GROUP] }, 86_400_000, Date.now()));
       process.stdout.write(`[preflight] created bootstrap token ${token.split('.')[0]} (kemu token list shows it)\n`);
