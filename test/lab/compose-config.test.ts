@@ -56,11 +56,33 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('mounts the state volume into the apiservers only', () => {
-    expect(Object.keys(compose.volumes)).toEqual(['state']);
+  it('mounts the state volume into the apiservers only, and each worker its own /var/lib/kubelet', () => {
+    expect(Object.keys(compose.volumes)).toEqual(['state', 'kubelet-worker-0', 'kubelet-worker-1', 'kubelet-worker-2']);
     for (const [n, s] of Object.entries(compose.services)) {
       const mountsState = (s.volumes ?? []).some((v) => v.startsWith('state:'));
       expect(mountsState, n).toBe(n.startsWith('apiserver-'));
+      const kubelet = (s.volumes ?? []).filter((v) => v.startsWith('kubelet-'));
+      expect(kubelet, n).toEqual(n.startsWith('worker-') ? [`kubelet-${n}:/var/lib/kubelet`] : []);
+    }
+  });
+
+  it("bootstraps the workers as seed 003 does, the controller-managers signing with the cluster CA", () => {
+    for (const n of names.filter((x) => x.startsWith('worker-'))) {
+      expect(compose.services[n]?.command, n).toEqual(expect.arrayContaining([
+        '--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.kubeconfig',
+        '--kubeconfig=/var/lib/kubelet/kubeconfig',
+        '--cert-dir=/var/lib/kubelet/pki',
+        '--rotate-certificates=true',
+      ]));
+    }
+    for (const n of names.filter((x) => x.startsWith('controller-manager-'))) {
+      expect(compose.services[n]?.command, n).toEqual(expect.arrayContaining([
+        '--root-ca-file=/etc/kubernetes/pki/ca.pem',
+        '--cluster-signing-cert-file=/etc/kubernetes/pki/ca.pem',
+        '--cluster-signing-key-file=/etc/kubernetes/pki/ca-key.pem',
+        '--service-account-private-key-file=/etc/kubernetes/pki/sa.key',
+        '--controllers=*,bootstrapsigner,tokencleaner',
+      ]));
     }
   });
 
@@ -81,7 +103,8 @@ describe('docker-compose.yml', () => {
       const cmd = compose.services[n]?.command ?? [];
       expect(cmd, n).toContain(`--hostname-override=${n}`);
       // Over HTTPS, each with its own kubeconfig (server https://lb:6443) from the mounted data dir.
-      if (!n.startsWith('apiserver')) expect(cmd.find((a) => a.startsWith('--kubeconfig=/etc/kubernetes/')), n).toBeTruthy();
+      if (n.startsWith('worker-')) expect(cmd, n).toContain('--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.kubeconfig');
+      else if (!n.startsWith('apiserver')) expect(cmd.find((a) => a.startsWith('--kubeconfig=/etc/kubernetes/')), n).toBeTruthy();
       else expect(cmd, n).toEqual(expect.arrayContaining(['--tls-cert-file=/etc/kubernetes/pki/apiserver.pem', '--client-ca-file=/etc/kubernetes/pki/ca.pem']));
     }
   });

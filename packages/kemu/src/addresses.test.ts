@@ -32,7 +32,7 @@ describe('lab addresses', () => {
 
 describe('planTopology', () => {
   const opts = (address: string, port: number): TopologyOptions => ({
-    dataDir: '/tmp/x', address, port, apiservers: 3, controllerManagers: 2, schedulers: 2, workers: 2,
+    dataDir: '/tmp/x', address, port, apiservers: 3, controllerManagers: 2, schedulers: 2, workers: 2, kubeletBootstrap: false,
     leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, nodeMonitorGracePeriodMs: 50_000, nodeMonitorPeriodMs: 5_000, defaultNotReadyTolerationSeconds: 300, defaultUnreachableTolerationSeconds: 300,
     nodeStatusUpdateFrequencyMs: 10_000, nodeLeaseDurationSeconds: 40, maxPods: 110, imagePullDelayMs: 0, v: 0, loggingFormat: 'text',
   });

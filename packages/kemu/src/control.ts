@@ -7,10 +7,21 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 
-export type Action = 'stop' | 'kill' | 'pause' | 'unpause' | 'start' | 'down';
-export const ACTIONS: readonly Action[] = ['stop', 'kill', 'pause', 'unpause', 'start', 'down'];
+export type Action = 'stop' | 'kill' | 'pause' | 'unpause' | 'start' | 'down' | 'join';
+export const ACTIONS: readonly Action[] = ['stop', 'kill', 'pause', 'unpause', 'start', 'down', 'join'];
 
-export type ControlHandler = (action: Action, name: string | undefined) => Promise<string>;
+/** A request's JSON body: string fields only (`join` sends its token). */
+export type ControlBody = Record<string, string>;
+
+export type ControlHandler = (action: Action, name: string | undefined, body: ControlBody) => Promise<string>;
+
+function parseBody(text: string): ControlBody {
+  if (!text) return {};
+  const v: unknown = JSON.parse(text);
+  const out: ControlBody = {};
+  if (typeof v === 'object' && v !== null) for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
+  return out;
+}
 
 /** DIR/kemu.sock, or a short path in the temp dir when DIR is too deep for a socket path (108 bytes). */
 export function controlSocketPath(dataDir: string): string {
@@ -33,10 +44,22 @@ export async function serveControl(socketPath: string, handler: ControlHandler):
       reply(404, { error: `unknown request ${req.method} ${req.url}` });
       return;
     }
-    handler(action, parts[1]).then(
-      (message) => reply(200, { message }),
-      (e: unknown) => reply(400, { error: e instanceof Error ? e.message : String(e) }),
-    );
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (d: string) => (text += d));
+    req.on('end', () => {
+      let body: ControlBody;
+      try {
+        body = parseBody(text);
+      } catch {
+        reply(400, { error: 'request body is not JSON' });
+        return;
+      }
+      handler(action, parts[1], body).then(
+        (message) => reply(200, { message }),
+        (e: unknown) => reply(400, { error: e instanceof Error ? e.message : String(e) }),
+      );
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -48,10 +71,17 @@ export async function serveControl(socketPath: string, handler: ControlHandler):
 export class ControlError extends Error {}
 
 /** Sends one request to the supervisor; rejects with ControlError carrying its message. */
-export function sendControl(socketPath: string, action: Action, name?: string, timeoutMs = 60_000): Promise<string> {
+export function sendControl(socketPath: string, action: Action, name?: string, timeoutMs = 60_000, body?: ControlBody): Promise<string> {
   return new Promise((resolve, reject) => {
+    const data = body ? JSON.stringify(body) : undefined;
     const req = http.request(
-      { socketPath, method: 'POST', path: `/${action}${name ? `/${encodeURIComponent(name)}` : ''}`, timeout: timeoutMs },
+      {
+        socketPath,
+        method: 'POST',
+        path: `/${action}${name ? `/${encodeURIComponent(name)}` : ''}`,
+        timeout: timeoutMs,
+        ...(data ? { headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } } : {}),
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -71,6 +101,6 @@ export function sendControl(socketPath: string, action: Action, name?: string, t
     );
     req.on('timeout', () => req.destroy(new ControlError(`supervisor did not answer within ${timeoutMs}ms`)));
     req.on('error', (e) => reject(e instanceof ControlError ? e : new ControlError(`cannot reach the kemu supervisor: ${e.message}`)));
-    req.end();
+    req.end(data);
   });
 }

@@ -1,8 +1,9 @@
 // The lab's PKI, made by `kemu up` and `kemu compose up` before anything starts: the cluster PKI of `kemu pki`
 // (@kemu/pki's ensureClusterPki: CA, apiserver.pem for every apiserver address and the balancer, the admin,
-// controller-manager and scheduler certificates and kubeconfigs, sa.key/sa.pub), plus one client certificate and
-// kubeconfig per emulated kubelet (CN system:node:<node>, O system:nodes) until TLS bootstrapping makes them,
-// and the user's DIR/kubeconfig (admin.kubeconfig's content). Files that are there and still fit are kept.
+// controller-manager and scheduler certificates and kubeconfigs, sa.key/sa.pub) and the user's DIR/kubeconfig
+// (admin.kubeconfig's content). Kubelets normally get their certificates by TLS bootstrapping (lab-bootstrap.ts);
+// only when they cannot (--kubelet-bootstrap=false, no controller-manager to sign) does this issue one client
+// certificate and kubeconfig per kubelet (CN system:node:<node>, O system:nodes). Files that still fit are kept.
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -34,7 +35,7 @@ export interface LabPkiOptions {
   apiserverAddresses: readonly string[];
   /** More SANs (container names in the compose lab). */
   extraSans?: readonly string[];
-  /** Node names of the emulated kubelets. */
+  /** Node names of the emulated kubelets that get a certificate made here (none when they bootstrap: their CSRs get one). */
   nodes: readonly string[];
   /** The user's kubeconfig server when it differs from the components' (the compose lab's published port). */
   userServer?: string;
@@ -54,6 +55,12 @@ export interface LabPkiFiles {
   controllerManagerKubeconfig: string;
   schedulerKubeconfig: string;
   kubeletKubeconfig(node: string): string;
+  /** The CA's key: the controller-manager's --cluster-signing-key-file. */
+  caKey: string;
+  /** Seed 003's bootstrap-kubelet.kubeconfig: the lab's bootstrap token (user tls-bootstrap-token-user). */
+  bootstrapKubeconfig: string;
+  /** A kubelet's --cert-dir, where it keeps the certificate its CSR got (kubelet-client-current.pem). */
+  kubeletCertDir(node: string): string;
   /** The user's kubeconfig: DIR/kubeconfig. */
   userKubeconfig: string;
 }
@@ -74,6 +81,9 @@ export function labPkiFiles(dataDir: string, root = dataDir): LabPkiFiles {
     controllerManagerKubeconfig: path.join(root, 'controller-manager.kubeconfig'),
     schedulerKubeconfig: path.join(root, 'scheduler.kubeconfig'),
     kubeletKubeconfig: (node) => path.join(root, `kubelet-${node}.kubeconfig`),
+    caKey: path.join(pki, 'ca-key.pem'),
+    bootstrapKubeconfig: path.join(root, 'bootstrap-kubelet.kubeconfig'),
+    kubeletCertDir: (node) => path.join(pki, `kubelet-${node}`),
     userKubeconfig: path.join(root, 'kubeconfig'),
   };
 }
@@ -122,7 +132,37 @@ export async function ensureLabPki(o: LabPkiOptions): Promise<PkiAction[]> {
   return actions;
 }
 
-function writeIfChanged(file: string, text: string): void {
+/**
+ * A kubelet about to bootstrap: makes its --cert-dir and drops the kubeconfig and certificate this module issued
+ * it in an earlier run without bootstrapping, so the kubelet makes a CSR. A kubeconfig the kubelet wrote itself
+ * stays (it reuses it). True when a pre-issued kubeconfig was dropped.
+ */
+export function prepareBootstrappingKubelet(dataDir: string, node: string): boolean {
+  const files = labPkiFiles(dataDir);
+  fs.mkdirSync(files.kubeletCertDir(node), { recursive: true, mode: 0o700 });
+  const certFile = path.join(files.dir, `kubelet-${node}.pem`);
+  let cert: string;
+  try {
+    cert = fs.readFileSync(certFile, 'utf8');
+  } catch {
+    return false;
+  }
+  const kubeconfig = files.kubeletKubeconfig(node);
+  let dropped = false;
+  try {
+    if (fs.readFileSync(kubeconfig, 'utf8').includes(`client-certificate-data: ${Buffer.from(cert).toString('base64')}`)) {
+      fs.rmSync(kubeconfig);
+      dropped = true;
+    }
+  } catch {
+    // no kubeconfig
+  }
+  fs.rmSync(certFile, { force: true });
+  fs.rmSync(path.join(files.dir, `kubelet-${node}-key.pem`), { force: true });
+  return dropped;
+}
+
+export function writeIfChanged(file: string, text: string): void {
   if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text) return;
   writeFileAtomic(file, text, PRIVATE_MODE);
 }

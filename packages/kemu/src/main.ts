@@ -18,7 +18,9 @@ Usage:
           [--address 127.0.0.1] [--port 6443] [--lb haproxy|builtin|auto] [--leader-elect-lease-duration D]
           [--leader-elect-renew-deadline D] [--leader-elect-retry-period D] [--node-monitor-grace-period D]
           [--default-not-ready-toleration-seconds N] [--default-unreachable-toleration-seconds N]
-                                start the lab in the foreground (Ctrl-C stops it)
+          [--kubelet-bootstrap=false]
+                                start the lab in the foreground (Ctrl-C stops it); workers get their
+                                certificates by TLS bootstrapping (DIR/bootstrap-kubelet.kubeconfig)
   kemu status [-o json]         processes, apiserver readiness, Lease holders, Node readiness
   kemu down                     stop the lab and every process it started
   kemu stop <name>              SIGTERM a component; it stays down until \`kemu start <name>\`
@@ -27,6 +29,12 @@ Usage:
   kemu unpause <name>           SIGCONT a paused component
   kemu start <name>             start a stopped or killed component
   kemu logs <name> [-f]         print (or follow) DIR/logs/<name>.log
+  kemu join [--token T] [--name worker-N]
+                                add an emulated worker that bootstraps with the token (default: a new one)
+                                and wait for its Node to be Ready
+  kemu token create [token] [--ttl 24h] [--description D] [--groups G] [--usages U]
+  kemu token list | kemu token delete ID
+                                the lab's bootstrap tokens, as \`kubeadm token\` manages them
   kemu pki [--apiserver-addresses A,B] [--extra-sans S,T] [--server URL] [--force]
                                 make the cluster PKI in DIR/pki/ (seed 003's files) and the admin,
                                 controller-manager and scheduler kubeconfigs in DIR/; keeps valid files
@@ -50,6 +58,8 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   status,
   logs,
   lb,
+  join: async (a) => (await import('./commands/join.ts')).join(a),
+  token: async (a) => (await import('./commands/token.ts')).tokenCommand(a),
   // Loaded on demand: the X.509 library is only needed here.
   pki: async (a) => (await import('./commands/pki.ts')).pki(a),
   // Loaded on demand like pki: every kemu process (the built-in balancer included) would otherwise load yaml and the Docker helpers.
@@ -76,10 +86,17 @@ async function main(argv: string[]): Promise<number> {
     const { usage } = await import('@kemu/base');
     const { UP_FLAGS, PKI_FLAGS } = await import('./options.ts');
     const { COMPOSE_UP_FLAGS, COMPOSE_DOWN_FLAGS } = await import('./commands/compose.ts');
+    const { TOKEN_CREATE_FLAGS, TOKEN_LIST_FLAGS, TOKEN_DELETE_FLAGS, TOKEN_USAGE } = await import('./commands/token.ts');
+    const { JOIN_FLAGS } = await import('./commands/join.ts');
     const sub = rest[0];
     const text =
       cmd === 'up' ? usage('kemu up', UP_FLAGS)
       : cmd === 'pki' ? usage('kemu pki', PKI_FLAGS)
+      : cmd === 'join' ? usage('kemu join', JOIN_FLAGS)
+      : cmd === 'token' && sub === 'create' ? usage('kemu token create [token]', TOKEN_CREATE_FLAGS)
+      : cmd === 'token' && sub === 'list' ? usage('kemu token list', TOKEN_LIST_FLAGS)
+      : cmd === 'token' && sub === 'delete' ? usage('kemu token delete [token-value] ...', TOKEN_DELETE_FLAGS)
+      : cmd === 'token' ? TOKEN_USAGE
       : cmd === 'compose' && sub === 'up' ? usage('kemu compose up', COMPOSE_UP_FLAGS)
       : cmd === 'compose' && sub === 'down' ? usage('kemu compose down', COMPOSE_DOWN_FLAGS)
       : USAGE;
@@ -93,7 +110,9 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`Error: ${e.message}\n`);
       return 2;
     }
-    if (e instanceof StateError || e instanceof ControlError || (e instanceof Error && e.name === 'PkiError')) {
+    // A token or join refused (kubeadm's messages), an API error (StatusError): exit 1 as kubeadm does.
+    const refused = e instanceof Error && ['PkiError', 'BootstrapTokenError', 'StatusError'].includes(e.name);
+    if (e instanceof StateError || e instanceof ControlError || refused) {
       process.stderr.write(`Error: ${e.message}\n`);
       return 1;
     }

@@ -72,6 +72,8 @@ export interface TopologyOptions {
   loggingFormat: string;
   /** The apiservers' --audit-policy-file; each then writes <dataDir>/logs/audit-<name>.log. */
   auditPolicyFile?: string;
+  /** Kubelets get their client certificates by TLS bootstrapping (see kubeletBootstrapMode); else kemu issues them. */
+  kubeletBootstrap: boolean;
 }
 
 export interface Topology {
@@ -119,8 +121,84 @@ export function labDelegatedAuthFlags(f: LabPkiFiles, kubeconfig: string): strin
   return [`--authentication-kubeconfig=${kubeconfig}`, `--authorization-kubeconfig=${kubeconfig}`, `--client-ca-file=${f.ca}`, `--requestheader-client-ca-file=${f.frontProxyCa}`];
 }
 
+/**
+ * The switch for the flags of issue 11's other pieces: the kubelet's --bootstrap-kubeconfig, --cert-dir and
+ * --rotate-certificates, the controller-manager's --cluster-signing-*, --root-ca-file,
+ * --service-account-private-key-file and --controllers. While false the components would exit 2 on them, so the lab
+ * passes none and issues kubelet certificates itself (the --kubelet-bootstrap=false path); the bootstrap token,
+ * bindings, cluster-info and bootstrap kubeconfig are made either way. Turned on when those pieces are merged.
+ */
+export const TLS_BOOTSTRAP_FLAGS_AVAILABLE = false;
+
+/** Whether kubelets bootstrap, and if not why (a start-up line): someone must sign their CSRs. */
+export function kubeletBootstrapMode(wanted: boolean, controllerManagers: number): { bootstrap: boolean; why: string } {
+  if (!wanted) return { bootstrap: false, why: '--kubelet-bootstrap=false: kemu issues each kubelet its certificate' };
+  if (!TLS_BOOTSTRAP_FLAGS_AVAILABLE) return { bootstrap: false, why: 'the kubelet and controller-manager lack the TLS bootstrapping flags yet: kemu issues each kubelet its certificate' };
+  if (controllerManagers === 0) return { bootstrap: false, why: 'no controller-manager to sign node CSRs (--controller-managers=0): kemu issues each kubelet its certificate' };
+  return { bootstrap: true, why: 'kubelets bootstrap with the token in bootstrap-kubelet.kubeconfig; their CSRs are auto-approved and signed by the controller-manager' };
+}
+
+/** A bootstrapping kubelet, as seed 003 runs it: the bootstrap kubeconfig, the kubeconfig it writes, its cert dir, rotation. */
+export function labKubeletBootstrapFlags(f: LabPkiFiles, node: string, bootstrapKubeconfig = f.bootstrapKubeconfig): string[] {
+  return [`--bootstrap-kubeconfig=${bootstrapKubeconfig}`, `--kubeconfig=${f.kubeletKubeconfig(node)}`, `--cert-dir=${f.kubeletCertDir(node)}`, '--rotate-certificates=true'];
+}
+
+/** A kubelet with a certificate kemu issued (lab-pki.ts). */
+export function labKubeletPreIssuedFlags(f: LabPkiFiles, node: string): string[] {
+  return [`--kubeconfig=${f.kubeletKubeconfig(node)}`];
+}
+
+/** Seed 003's controller-manager identity flags: the cluster CA signs CSRs and is published as kube-root-ca.crt, sa.key signs SA tokens. */
+export function labControllerManagerIdentityFlags(f: LabPkiFiles): string[] {
+  if (!TLS_BOOTSTRAP_FLAGS_AVAILABLE) return [];
+  return [
+    `--root-ca-file=${f.ca}`,
+    `--cluster-signing-cert-file=${f.ca}`,
+    `--cluster-signing-key-file=${f.caKey}`,
+    `--service-account-private-key-file=${f.saKey}`,
+    '--controllers=*,bootstrapsigner,tokencleaner',
+  ];
+}
+
 /** Kubernetes' default ports, each process on its own address (addresses.ts). */
 export const DEFAULT_PORTS = { apiserver: 6443, 'controller-manager': 10257, scheduler: 10259, worker: 10250 } as const;
+
+function nodeSpec(pki: LabPkiFiles, kind: Exclude<ComponentKind, 'lb'>, name: string, args: string[], address: string, port: number, probe: string): ComponentSpec {
+  return {
+    name,
+    kind,
+    command: process.execPath,
+    args: [binPath(kind), ...args],
+    // Every component serves HTTPS: the apiservers on the lab's CA, the others self-signed (/healthz is open).
+    healthUrl: `https://${address}:${port}${probe}`,
+    ...(kind === 'apiserver' ? { healthCaFile: pki.ca } : {}),
+    address,
+    ports: { 'secure-port': port },
+  };
+}
+
+/**
+ * The i-th worker (address .10i of the lab's /24) named `name`: at start-up, and for `kemu join` at run time.
+ * `bootstrapKubeconfig` overrides the lab's (a join with its own token).
+ */
+export async function planWorker(o: TopologyOptions, i: number, name: string, taken: Set<string>, bootstrapKubeconfig?: string): Promise<ComponentSpec> {
+  const pki = labPkiFiles(o.dataDir);
+  // The node's InternalIP is its own address, where its kubelet serves (kubelet's --node-ip).
+  const a = labAddresses(o.address, { worker: i + 1 }).of('worker', i);
+  const p = await pickPort(taken, a, DEFAULT_PORTS.worker);
+  return nodeSpec(pki, 'worker', name, [
+    ...(o.kubeletBootstrap ? labKubeletBootstrapFlags(pki, name, bootstrapKubeconfig) : labKubeletPreIssuedFlags(pki, name)),
+    `--hostname-override=${name}`,
+    `--node-ip=${a}`,
+    `--bind-address=${a}`,
+    `--secure-port=${p}`,
+    `--node-status-update-frequency=${formatDuration(o.nodeStatusUpdateFrequencyMs)}`,
+    `--node-lease-duration-seconds=${o.nodeLeaseDurationSeconds}`,
+    `--max-pods=${o.maxPods}`,
+    `--image-pull-delay=${formatDuration(o.imagePullDelayMs)}`,
+    '--v', String(o.v), `--logging-format=${o.loggingFormat}`,
+  ], a, p, '/healthz');
+}
 
 /**
  * Lays the components out on loopback: each process on its own address in the lab's /24, on Kubernetes'
@@ -150,17 +228,7 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
     `--leader-elect-renew-deadline=${formatDuration(o.renewDeadlineMs)}`,
     `--leader-elect-retry-period=${formatDuration(o.retryPeriodMs)}`,
   ];
-  const node = (kind: Exclude<ComponentKind, 'lb'>, name: string, args: string[], address: string, port: number, probe: string): ComponentSpec => ({
-    name,
-    kind,
-    command: process.execPath,
-    args: [binPath(kind), ...args],
-    // Every component serves HTTPS: the apiservers on the lab's CA, the others self-signed (/healthz is open).
-    healthUrl: `https://${address}:${port}${probe}`,
-    ...(kind === 'apiserver' ? { healthCaFile: pki.ca } : {}),
-    address,
-    ports: { 'secure-port': port },
-  });
+  const node = (kind: Exclude<ComponentKind, 'lb'>, name: string, args: string[], address: string, port: number, probe: string) => nodeSpec(pki, kind, name, args, address, port, probe);
 
   const apiservers: ComponentSpec[] = [];
   const apiAddresses = Array.from({ length: counts.apiserver }, (_, i) => addr.of('apiserver', i));
@@ -195,6 +263,7 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
         ...labDelegatedAuthFlags(pki, pki.controllerManagerKubeconfig),
         // As kubeadm and seed 003: each controller writes as its own ServiceAccount, with its system:controller:* role.
         '--use-service-account-credentials=true',
+        ...labControllerManagerIdentityFlags(pki),
         `--hostname-override=controller-manager-${i}`,
         `--bind-address=${a}`,
         `--secure-port=${p}`,
@@ -225,24 +294,6 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
     );
   }
   const workers: ComponentSpec[] = [];
-  for (let i = 0; i < counts.worker; i++) {
-    // The node's InternalIP is its own address, where its kubelet serves (kubelet's --node-ip).
-    const a = addr.of('worker', i);
-    const p = await pickPort(taken, a, DEFAULT_PORTS.worker);
-    workers.push(
-      node('worker', `worker-${i}`, [
-        `--kubeconfig=${pki.kubeletKubeconfig(`worker-${i}`)}`,
-        `--hostname-override=worker-${i}`,
-        `--node-ip=${a}`,
-        `--bind-address=${a}`,
-        `--secure-port=${p}`,
-        `--node-status-update-frequency=${formatDuration(o.nodeStatusUpdateFrequencyMs)}`,
-        `--node-lease-duration-seconds=${o.nodeLeaseDurationSeconds}`,
-        `--max-pods=${o.maxPods}`,
-        `--image-pull-delay=${formatDuration(o.imagePullDelayMs)}`,
-        ...v,
-      ], a, p, '/healthz'),
-    );
-  }
+  for (let i = 0; i < counts.worker; i++) workers.push(await planWorker(o, i, `worker-${i}`, taken));
   return { apiservers, controllerManagers, schedulers, workers, missing };
 }

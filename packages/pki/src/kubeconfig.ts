@@ -1,5 +1,6 @@
 // A kubeconfig with its certificates embedded, as `kubectl config set-cluster/set-credentials --embed-certs=true`
-// writes it (keys in kubectl's order): cluster "kubernetes", the user, and the context "<user>@kubernetes".
+// writes it (keys in kubectl's order): cluster "kubernetes", the user, and the context "<user>@kubernetes"; the
+// user holds a client certificate and key, or a bearer token (`set-credentials --token`).
 import { stringify } from 'yaml';
 
 export interface EmbeddedKubeconfig {
@@ -14,6 +15,23 @@ export interface EmbeddedKubeconfig {
 const b64 = (pem: string) => Buffer.from(pem).toString('base64');
 
 export function embeddedKubeconfigYaml(k: EmbeddedKubeconfig): string {
+  return kubeconfigYaml(k, { 'client-certificate-data': b64(k.clientCertPem), 'client-key-data': b64(k.clientKeyPem) });
+}
+
+/** A bearer-token kubeconfig, as `kubectl config set-credentials <user> --token=<token>` writes it (seed 003's bootstrap-kubelet.kubeconfig). */
+export interface TokenKubeconfig {
+  server: string;
+  caPem: string;
+  user: string;
+  token: string;
+  cluster?: string;
+}
+
+export function tokenKubeconfigYaml(k: TokenKubeconfig): string {
+  return kubeconfigYaml(k, { token: k.token });
+}
+
+function kubeconfigYaml(k: { server: string; caPem: string; user: string; cluster?: string }, credentials: Record<string, string>): string {
   const cluster = k.cluster ?? 'kubernetes';
   const context = `${k.user}@${cluster}`;
   return stringify({
@@ -23,6 +41,6 @@ export function embeddedKubeconfigYaml(k: EmbeddedKubeconfig): string {
     'current-context': context,
     kind: 'Config',
     preferences: {},
-    users: [{ name: k.user, user: { 'client-certificate-data': b64(k.clientCertPem), 'client-key-data': b64(k.clientKeyPem) } }],
+    users: [{ name: k.user, user: credentials }],
   }, { lineWidth: 0 });
 }

@@ -10,6 +10,7 @@ import { parseFlags, type FlagSpecs } from '@kemu/base';
 import { ROOT } from '../topology.ts';
 import { probe } from '../probe.ts';
 import { ensureLabPki, readLabTls } from '../lab-pki.ts';
+import { ensureLabBootstrap, labAdminClient } from '../lab-bootstrap.ts';
 import { COMPOSE_FIX, checkDocker, containerStates, findCompose, imageExists, runLogged, type Compose } from '../compose/docker.ts';
 import { Progress } from '../compose/progress.ts';
 import { UsageError } from './errors.ts';
@@ -184,18 +185,29 @@ async function composeUp(argv: string[]): Promise<number> {
       userServer: server,
       lbAddress: 'lb',
       apiserverAddresses: services.filter((s) => s.service.startsWith('apiserver-')).map((s) => s.container),
-      nodes: services.filter((s) => s.service.startsWith('worker-')).map((s) => s.container),
+      // The workers bootstrap (their CSRs get their certificates): none issued here.
+      nodes: [],
     });
     const made = pkiActions.filter((a) => a.action !== 'kept').length;
     p.say(`pki in ${path.join(dataDir, 'pki')}/ (mounted at /etc/kubernetes): ${made ? `${made} files made in ${p.elapsed(tp)}` : 'kept'}`);
     const tls = readLabTls(dataDir);
     const ts = Date.now();
-    p.say(`starting ${services.length} containers (${services.map((s) => s.container).join(', ')})`);
+    // Workers start last: their bootstrap token Secret and bindings are made once an apiserver answers.
+    const workers = services.filter((s) => s.service.startsWith('worker-'));
+    const control = services.filter((s) => !s.service.startsWith('worker-'));
+    p.say(`starting ${control.length} containers (${control.map((s) => s.container).join(', ')})`);
     let started = 0;
-    const up = await run(['up', '-d', '--no-build', '--remove-orphans'], (l) => {
+    const onLine = (l: string) => {
       if (/done|Started|Created|Running/i.test(l)) p.status(`compose: ${++started} events, ${p.elapsed(ts)}: ${l.trim().slice(0, 70)}`);
-    });
+    };
+    let up = await run(['up', '-d', '--no-build', '--remove-orphans', ...control.map((s) => s.service)], onLine);
     p.clear();
+    if (up.code === 0 && workers.length) {
+      await bootstrapObjects(p, dataDir, server, tls, Date.now() + f.timeout);
+      p.say(`starting ${workers.length} workers (${workers.map((s) => s.container).join(', ')}): they bootstrap with the token in bootstrap-kubelet.kubeconfig`);
+      up = await run(['up', '-d', '--no-build', ...workers.map((s) => s.service)], onLine);
+      p.clear();
+    }
     if (up.code !== 0) {
       const conflict = /Conflict|already in use/.test(lastLines(log, 20));
       throw new StepFailed(
@@ -248,6 +260,29 @@ async function composeUp(argv: string[]): Promise<number> {
     if (!(e instanceof StepFailed)) throw e;
     process.stderr.write(`[kemu] FAILED at step "${e.step}" after ${p.elapsed(t0)}: ${e.problem}\n[kemu] log: ${log}\n[kemu] fix: ${e.fix}\n`);
     return 1;
+  }
+}
+
+/** Seed 003 section 8 for the containers: waits for the balancer, then makes the token Secret, bindings, cluster-info and bootstrap-kubelet.kubeconfig. */
+async function bootstrapObjects(p: Progress, dataDir: string, server: string, tls: ReturnType<typeof readLabTls>, deadline: number): Promise<void> {
+  const t0 = Date.now();
+  for (;;) {
+    p.status(`waiting for an apiserver through ${server} to make the bootstrap token — ${p.elapsed(t0)}`);
+    if ((await probe(`${server}/readyz`, 2000, tls)).ok) break;
+    if (Date.now() > deadline)
+      throw new StepFailed('making the bootstrap token', `no apiserver answered through ${server}`, 'look at their logs (docker logs apiserver-0); kemu compose down tears the lab down');
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  const client = labAdminClient(dataDir);
+  try {
+    // The containers reach the apiservers through the balancer's container name.
+    const r = await ensureLabBootstrap(client, { dataDir, server: 'https://lb:6443' });
+    p.clear();
+    p.say(`bootstrap token ${r.token.split('.')[0]} in ${path.join(dataDir, 'bootstrap-kubelet.kubeconfig')}${r.made.length ? `: made ${r.made.join(', ')}` : ': kept'} in ${p.elapsed(t0)}`);
+  } catch (e) {
+    throw new StepFailed('making the bootstrap token', (e as Error).message, 'look at the apiservers\' logs (docker logs apiserver-0); kemu compose up again retries');
+  } finally {
+    await client.close();
   }
 }
 

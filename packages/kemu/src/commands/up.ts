@@ -5,13 +5,15 @@ import path from 'node:path';
 import { loggingFormatError, parseFlags } from '@kemu/base';
 import { UP_FLAGS, resolveDataDir } from '../options.ts';
 import { isPortFree, pickPort } from '../ports.ts';
-import { planTopology, BINARIES, type ComponentSpec } from '../topology.ts';
+import { planTopology, kubeletBootstrapMode, BINARIES, type ComponentSpec, type TopologyOptions } from '../topology.ts';
 import { writeDefaultAuditPolicy } from '../audit-policy.ts';
 import { AddressError, parseLoopback } from '../addresses.ts';
 import { planLb, parseLbChoice } from '../lb.ts';
 import { Supervisor } from '../supervisor.ts';
 import { serveControl, controlSocketPath, type Action } from '../control.ts';
-import { ensureLabPki, labPkiFiles, readLabTls } from '../lab-pki.ts';
+import { prepareBootstrappingKubelet, ensureLabPki, labPkiFiles, readLabTls } from '../lab-pki.ts';
+import { ensureLabBootstrap, labAdminClient } from '../lab-bootstrap.ts';
+import { joinWorker } from '../lab-join.ts';
 import { readState, writeState, pidAlive, type LabState } from '../state.ts';
 import { probe } from '../probe.ts';
 import { UsageError } from './errors.ts';
@@ -56,8 +58,8 @@ export async function up(argv: string[]): Promise<number> {
     if (!fs.existsSync(auditPolicyFile)) throw new UsageError(`--audit-policy-file ${auditPolicyFile}: no such file`);
   }
   const taken = new Set<string>([`${f.address}:${f.port}`]);
-  const topo = await planTopology(
-    {
+  const bootstrapMode = kubeletBootstrapMode(f['kubelet-bootstrap'], f['controller-managers']);
+  const topoOptions: TopologyOptions = {
       dataDir,
       address: f.address,
       port: f.port,
@@ -79,9 +81,9 @@ export async function up(argv: string[]): Promise<number> {
       v: f.v,
       loggingFormat: f['logging-format'],
       ...(auditPolicyFile ? { auditPolicyFile } : {}),
-    },
-    taken,
-  ).catch((e: unknown) => {
+      kubeletBootstrap: bootstrapMode.bootstrap,
+  };
+  const topo = await planTopology(topoOptions, taken).catch((e: unknown) => {
     throw e instanceof AddressError ? new UsageError(e.message) : e;
   });
   if (topo.apiservers.length === 0)
@@ -96,8 +98,10 @@ export async function up(argv: string[]): Promise<number> {
     server,
     lbAddress: f.address,
     apiserverAddresses: topo.apiservers.map((a) => a.address),
-    nodes: topo.workers.map((w) => w.name),
+    // Bootstrapping kubelets get their certificates from their CSRs; the others from kemu.
+    nodes: bootstrapMode.bootstrap ? [] : topo.workers.map((w) => w.name),
   });
+  if (bootstrapMode.bootstrap) for (const w of topo.workers) prepareBootstrappingKubelet(dataDir, w.name);
   const made = pkiActions.filter((a) => a.action !== 'kept').map((a) => a.name);
   const statsPort = await pickPort(taken, f.address, 8404);
   const lb = planLb(
@@ -147,6 +151,7 @@ export async function up(argv: string[]): Promise<number> {
   say(`data dir ${dataDir} (state ${path.join(dataDir, 'state.db')}, logs ${path.join(dataDir, 'logs')}/)`);
   if (auditPolicyFile) say(`audit logs ${path.join(dataDir, 'logs')}/audit-apiserver-*.log (policy ${auditPolicyFile})`);
   say(`pki ${pkiFiles.dir}/: ${made.length ? `made ${made.join(', ')} in ${((Date.now() - pkiStarted) / 1000).toFixed(1)}s` : 'kept every certificate'}; each component has its own kubeconfig in ${dataDir}/`);
+  if (topo.workers.length) say(`workers: ${bootstrapMode.why}`);
   say(`load balancer on ${f.address}:${f.port}: ${lb.reason}`);
   const where = (specs: ComponentSpec[]) => specs.map((c) => `${c.address}:${c.ports['secure-port']}`).join(' ');
   say(`apiservers ${where(topo.apiservers)}${topo.workers.length ? `; nodes (InternalIP:kubelet port) ${where(topo.workers)}` : ''}`);
@@ -157,8 +162,10 @@ export async function up(argv: string[]): Promise<number> {
     if (stopping) return stopping;
     say(`${why}: stopping the lab`);
     stopping = (async () => {
+      // Workers `kemu join` added are in the first group too.
+      const workers = sup.records().filter((r) => r.kind === 'worker').map((r) => r.name);
       await sup.shutdown([
-        [...topo.workers, ...topo.schedulers, ...topo.controllerManagers].map((s) => s.name),
+        [...workers, ...[...topo.schedulers, ...topo.controllerManagers].map((s) => s.name)],
         topo.apiservers.map((s) => s.name),
         ['lb'],
       ]);
@@ -171,11 +178,22 @@ export async function up(argv: string[]): Promise<number> {
     return stopping;
   };
 
-  const control = await serveControl(socket, async (action: Action, name: string | undefined) => {
+  const control = await serveControl(socket, async (action: Action, name: string | undefined, body) => {
     if (action === 'down') {
       await shutdown('kemu down');
       setImmediate(() => process.exit(0));
       return 'stopped';
+    }
+    if (action === 'join') {
+      if (stopping) throw new Error('the lab is shutting down');
+      const spec = await joinWorker(
+        { topology: topoOptions, taken, sup, server, lbAddress: f.address, apiserverAddresses: topo.apiservers.map((a) => a.address) },
+        name,
+        body.token,
+      );
+      const how = bootstrapMode.bootstrap ? `bootstrapping with token ${body.token ? body.token.split('.')[0] : 'of bootstrap-kubelet.kubeconfig'}` : 'with a certificate kemu issued';
+      say(`kemu join: ${spec.name} on ${spec.address}:${spec.ports['secure-port']}, ${how}`);
+      return `${spec.name} started on ${spec.address}:${spec.ports['secure-port']}, ${how}`;
     }
     if (!name) throw new Error(`kemu ${action} needs a component name; known: ${sup.names().join(', ')}`);
     if (stopping) throw new Error('the lab is shutting down');
@@ -216,6 +234,8 @@ export async function up(argv: string[]): Promise<number> {
     await new Promise((r) => setTimeout(r, 200));
   }
   if (!stopping) {
+    // Seed 003 section 8 before any kubelet starts: the token Secret, the three bindings, cluster-info, bootstrap-kubelet.kubeconfig.
+    await bootstrapObjects();
     for (const s of [...topo.controllerManagers, ...topo.schedulers, ...topo.workers]) sup.start(s.name);
     const t0 = Date.now();
     while (!stopping && !sup.records().every((r) => r.state === 'running') && Date.now() - t0 < 90_000)
@@ -233,4 +253,26 @@ export async function up(argv: string[]): Promise<number> {
   }
   await new Promise<never>(() => undefined);
   return 0;
+
+  async function bootstrapObjects(): Promise<void> {
+    const client = labAdminClient(dataDir);
+    const until = Date.now() + 30_000;
+    try {
+      for (;;) {
+        try {
+          const r = await ensureLabBootstrap(client, { dataDir, server });
+          say(`tls bootstrap: token ${r.token.split('.')[0]} in ${labPkiFiles(dataDir).bootstrapKubeconfig}${r.made.length ? `; made ${r.made.join(', ')}` : '; kept its Secret, bindings and cluster-info'}`);
+          return;
+        } catch (e) {
+          if (stopping || Date.now() > until) {
+            say(`tls bootstrap: could not make the bootstrap token and bindings (${(e as Error).message}); kubelets that bootstrap will retry`);
+            return;
+          }
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }
+    } finally {
+      await client.close();
+    }
+  }
 }

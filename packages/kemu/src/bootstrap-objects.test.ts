@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments, parse } from 'yaml';
+import { bootstrapBindings, clusterInfoObjects } from './bootstrap-objects.ts';
+
+// The three ClusterRoleBindings of seed 003's bootstrap.secret.yaml (section 8.2), as written there.
+const SEED_BINDINGS = `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: kubelet-bootstrap
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: system:node-bootstrapper
+subjects:
+- apiGroup: rbac.authorization.k8s.io
+  kind: Group
+  name: system:bootstrappers:default-node-token
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: node-autoapprove-bootstrap
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: system:certificates.k8s.io:certificatesigningrequests:nodeclient
+subjects:
+- apiGroup: rbac.authorization.k8s.io
+  kind: Group
+  name: system:bootstrappers:default-node-token
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: node-autoapprove-certificate-rotation
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: system:certificates.k8s.io:certificatesigningrequests:selfnodeclient
+subjects:
+- apiGroup: rbac.authorization.k8s.io
+  kind: Group
+  name: system:nodes
+`;
+
+describe('bootstrap objects', () => {
+  it("are seed 003's three ClusterRoleBindings exactly", () => {
+    expect(bootstrapBindings()).toEqual(parseAllDocuments(SEED_BINDINGS).map((d) => d.toJS()));
+  });
+
+  it("make kubeadm's cluster-info: a kubeconfig with one unnamed cluster (server and CA) and nothing else, readable by system:anonymous", () => {
+    const { configMap, role, roleBinding } = clusterInfoObjects('https://127.0.0.1:6443', 'CA PEM\n');
+    expect(configMap.metadata).toEqual({ name: 'cluster-info', namespace: 'kube-public' });
+    const kc = parse((configMap.data as { kubeconfig: string }).kubeconfig) as Record<string, unknown>;
+    expect(kc).toEqual({
+      apiVersion: 'v1',
+      clusters: [{ cluster: { 'certificate-authority-data': Buffer.from('CA PEM\n').toString('base64'), server: 'https://127.0.0.1:6443' }, name: '' }],
+      contexts: null,
+      'current-context': '',
+      kind: 'Config',
+      preferences: {},
+      users: null,
+    });
+    expect(role.rules).toEqual([{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['cluster-info'] }]);
+    expect(roleBinding.subjects).toEqual([{ kind: 'User', name: 'system:anonymous' }]);
+    expect(roleBinding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'kubeadm:bootstrap-signer-clusterinfo' });
+  });
+});
