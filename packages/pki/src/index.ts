@@ -10,6 +10,7 @@ export * from './name.ts';
 export * from './profile.ts';
 export * from './cert.ts';
 export * from './csr.ts';
+export * from './csr-sync.ts';
 export * from './verify.ts';
 export * from './files.ts';
 export * from './kubeconfig.ts';

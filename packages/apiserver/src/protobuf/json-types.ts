@@ -17,6 +17,7 @@ import * as metaTables from './tables/meta.ts';
 import * as nodeTables from './tables/node.ts';
 import * as podTables from './tables/pod-spec.ts';
 import * as rbacTables from './tables/rbac.ts';
+import * as certificatesTables from './tables/certificates.ts';
 import * as reviewTables from './tables/reviews.ts';
 
 const GO_SCALARS: Record<Scalar, string> = { string: 'string', bytes: '[]uint8', int32: 'int32', int64: 'int64', bool: 'bool', double: 'float64' };
@@ -36,7 +37,7 @@ function jsonKind(v: unknown): string {
 
 /** Exported tables are named as their Go struct (every API package here is a "v1"). */
 const EXPORTED = new Map<unknown, string>();
-for (const mod of [metaTables, coreTables, appsTables, podTables, nodeTables, coreEndpointsEvents, discoveryEvents, reviewTables, rbacTables]) for (const [name, m] of Object.entries(mod)) EXPORTED.set(m, `v1.${name}`);
+for (const mod of [metaTables, coreTables, appsTables, podTables, nodeTables, coreEndpointsEvents, discoveryEvents, reviewTables, rbacTables, certificatesTables]) for (const [name, m] of Object.entries(mod)) EXPORTED.set(m, `v1.${name}`);
 
 /** The struct's Go name as reflect prints it ("v1.PodSpec"); anonymous tables are named after their field. */
 function goName(m: Message, parent: string, field: string): string {

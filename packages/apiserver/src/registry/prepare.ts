@@ -3,6 +3,7 @@
 // /status, generation bumped when spec changes, validation → 422.
 import { errors, formatTime, type KubeObject, type ResourceInfo, type StatusCause } from '@kemu/api';
 import { randomUUID } from 'node:crypto';
+import type { UserInfo } from '../authn/user.ts';
 import type { ResourceStrategy } from '../strategy/types.ts';
 
 export function hasStatusSubresource(r: ResourceInfo): boolean {
@@ -18,7 +19,7 @@ export function generateName(prefix: string): string {
   return s;
 }
 
-export function prepareCreate(obj: KubeObject, r: ResourceInfo, strategy: ResourceStrategy | undefined, now: number): void {
+export function prepareCreate(obj: KubeObject, r: ResourceInfo, strategy: ResourceStrategy | undefined, now: number, user?: UserInfo): void {
   const meta = obj.metadata;
   if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
   if (!meta.name) {
@@ -33,7 +34,7 @@ export function prepareCreate(obj: KubeObject, r: ResourceInfo, strategy: Resour
   if (strategy?.tracksGeneration) meta.generation = 1;
   else delete meta.generation;
   strategy?.defaults?.(obj);
-  strategy?.prepareForCreate?.(obj);
+  strategy?.prepareForCreate?.(obj, user);
   if (strategy?.tracksGeneration) meta.generation = 1;
 }
 
@@ -46,6 +47,10 @@ export function validateUpdate(out: KubeObject, cur: KubeObject, r: ResourceInfo
   if (subresource === 'status') validateOrThrow(r, out, strategy?.validateStatusUpdate?.(out, cur));
   else if (subresource === 'ephemeralcontainers') validateOrThrow(r, out, strategy?.validateEphemeralContainersUpdate?.(out, cur));
   else if (subresource === undefined) validateOrThrow(r, out, strategy?.validateUpdate?.(out, cur) ?? strategy?.validate?.(out));
+  else {
+    const sub = strategy?.subresourceUpdates?.[subresource];
+    if (sub) validateOrThrow(r, out, sub.validateUpdate(out, cur));
+  }
 }
 
 /** generation tracks spec changes, for the kinds whose strategy tracks it. */
@@ -85,6 +90,13 @@ export function prepareUpdate(next: KubeObject, cur: KubeObject, r: ResourceInfo
   }
   keepSystemMeta(out, cur);
   const gen = cur.metadata.generation ?? 1;
+  const sub = subresource !== undefined ? strategy?.subresourceUpdates?.[subresource] : undefined;
+  if (sub) {
+    sub.prepareForUpdate(out, cur);
+    keepSystemMeta(out, cur);
+    keepGeneration(out, cur);
+    return out;
+  }
   if (subresource !== undefined) {
     // Server-internal subresources (binding, scale, finalize) change exactly what their handler set.
     if (strategy?.tracksGeneration) out.metadata.generation = specPart(out) === specPart(cur) ? gen : gen + 1;

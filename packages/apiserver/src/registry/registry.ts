@@ -84,7 +84,7 @@ export class Registry {
    */
   async createWithJSON(r: ResourceInfo, obj: KubeObject, o: WriteOptions = {}): Promise<{ object: KubeObject; json?: string }> {
     const strategy = this.opts.ext.strategyFor(r);
-    prepareCreate(obj, r, strategy, this.opts.clock.now());
+    prepareCreate(obj, r, strategy, this.opts.clock.now(), o.userInfo);
     o.managedFields?.(obj, undefined);
     const name = obj.metadata.name as string;
     const ns = obj.metadata.namespace;
