@@ -5,6 +5,7 @@ import { errors, formatTime, type KubeObject, type ResourceInfo, type StatusCaus
 import { randomUUID } from 'node:crypto';
 import type { UserInfo } from '../authn/user.ts';
 import type { ResourceStrategy } from '../strategy/types.ts';
+import { isValidPathSegmentName } from '../validation/names.ts';
 
 export function hasStatusSubresource(r: ResourceInfo): boolean {
   return r.subresources.some((s) => s.name === 'status');
@@ -36,6 +37,17 @@ export function prepareCreate(obj: KubeObject, r: ResourceInfo, strategy: Resour
   strategy?.defaults?.(obj);
   strategy?.prepareForCreate?.(obj, user);
   if (strategy?.tracksGeneration) meta.generation = 1;
+}
+
+/**
+ * The storage key function's check (Kubernetes' NoNamespaceKeyFunc/NamespaceKeyFunc), after validation: a name
+ * must be one path segment. Kinds that validate names accept no other anyway; CertificateSigningRequests accept
+ * any name but this. The store's keys cannot hold NUL either (etcd's can), so that is refused here too.
+ */
+export function checkStorageName(name: string): void {
+  const errs = isValidPathSegmentName(name);
+  if (name.includes('\0')) errs.push('may not contain NUL');
+  if (errs.length > 0) throw errors.badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${errs.join(';')}`);
 }
 
 /** Validation after mutating admission (Kubernetes' order: mutate, validate, validating admission). */
