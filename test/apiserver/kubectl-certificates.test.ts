@@ -1,6 +1,6 @@
 // The kubernetes.io task "Issue a Certificate for a Kubernetes User" against one HTTPS apiserver with RBAC and
 // static tokens: a key and CSR made with openssl, `kubectl apply -f csr.yaml` (strict validation: OpenAPI),
-// `kubectl get csr` with Kubernetes' columns, `kubectl certificate approve|deny` by an admin (the dispatched
+// `kubectl get csr` with Kubernetes' columns, `kubectl describe csr`, `kubectl certificate approve|deny` by an admin (the dispatched
 // kubectl, JSON, and stock kubectl 1.32, protobuf), a user who may update /approval but not approve the signer
 // refused by CertificateApproval, a Denied request that cannot be approved, and the v1 refusals
 // (legacy-unknown; O=system:masters for kube-apiserver-client).
@@ -109,6 +109,8 @@ describe('kubectl and CertificateSigningRequests', () => {
     const obj = JSON.parse(ok(await admin('get', 'csr', 'myuser', '-o', 'json'))) as { spec: Record<string, unknown>; status: unknown };
     expect(obj.spec).toMatchObject({ username: 'jane', uid: 'uid-jane', groups: ['devs', 'system:authenticated'], usages: ['client auth'], expirationSeconds: 86400 });
     expect(obj.status).toEqual({});
+    const describe = ok(await admin('describe', 'csr', 'myuser'));
+    expect(describe).toMatch(/Requesting User:\s+jane\nSigner:\s+kubernetes\.io\/kube-apiserver-client\nRequested Duration:\s+24h\nStatus:\s+Pending\nSubject:\n\s+Common Name:\s+myuser\n/);
   });
 
   it("a user without approve on the signer gets Kubernetes' 403", async () => {
