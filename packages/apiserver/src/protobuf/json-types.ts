@@ -3,6 +3,7 @@
 // (`json: cannot unmarshal string into Go struct field ObjectMeta.metadata.generation of type int64`), and a
 // metav1.Time that is not RFC 3339 fails as time.Parse does. Kinds without a table get their metadata checked.
 // Unknown fields are not judged here (json-fields.ts does); null is always accepted, as Go leaves the zero value.
+import { base64DecodeError } from './go-base64.ts';
 import { rfc3339ParseError } from './go-time.ts';
 import { viewOf } from './json-fields.ts';
 import { protobufSchema } from './kinds.ts';
@@ -77,8 +78,9 @@ function checkScalar(v: unknown, s: Scalar, at: At, goType: string): string | un
     case 'double':
       return typeof v === 'number' ? undefined : mismatch(jsonKind(v), at, goType);
     case 'bytes':
-      // A base64 string, or (as Go allows for []byte) an array of numbers.
-      return typeof v === 'string' || Array.isArray(v) ? undefined : mismatch(jsonKind(v), at, goType);
+      // Padded standard base64 (else Go's decoder error), or (as Go allows for []byte) an array of numbers.
+      if (typeof v === 'string') return base64DecodeError(v);
+      return Array.isArray(v) ? undefined : mismatch(jsonKind(v), at, goType);
     case 'int32':
     case 'int64': {
       if (typeof v !== 'number') return mismatch(jsonKind(v), at, goType);

@@ -104,6 +104,12 @@ describe('CertificateSigningRequest strategy', () => {
     );
   });
 
+  it("a request pasted as PEM instead of base64 fails to decode, as Go's []byte does", async () => {
+    const r = await call('POST', BASE, csr('pasted', { request: '-----BEGIN CERTIFICATE REQUEST-----' }));
+    expect(r.status).toBe(400);
+    expect(r.body.message).toBe('CertificateSigningRequest in version "v1" cannot be handled as a CertificateSigningRequest: illegal base64 data at input byte 0');
+  });
+
   it('kubectl get csr columns: NAME AGE SIGNERNAME REQUESTOR REQUESTEDDURATION CONDITION', async () => {
     const r = await srv.app.inject({ method: 'GET', url: BASE, headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
     const table = r.json() as { columnDefinitions: { name: string }[]; rows: { cells: unknown[] }[] };
