@@ -156,6 +156,12 @@ describe('kubectl and CertificateSigningRequests', () => {
     expect(status.message).toBe('CertificateSigningRequest.certificates.k8s.io "other" is invalid: status.conditions[1].type: Invalid value: "Approved": Approved and Denied conditions are mutually exclusive');
   });
 
+  it('kubectl explain reads the CSR schema from OpenAPI v3', async () => {
+    const out = ok(await jane('explain', 'csr.spec'));
+    expect(out).toMatch(/^GROUP:\s+certificates\.k8s\.io\nKIND:\s+CertificateSigningRequest\nVERSION:\s+v1\n/);
+    for (const field of ['expirationSeconds\t<integer>', 'extra\t<map[string][]string>', 'request\t<string>', 'signerName\t<string>', 'usages\t<[]string>']) expect(out).toContain(field);
+  });
+
   it("refuses the legacy signer and a system:masters client certificate with Kubernetes' messages", async () => {
     const legacy = await jane('apply', '-f', csrManifest('legacy', opensslCsr('legacy', '/CN=legacy'), 'kubernetes.io/legacy-unknown'));
     expect(legacy.code).toBe(1);

@@ -151,6 +151,8 @@ function specialSchema(m: Message): Schema | undefined {
   if (m === meta.Quantity) return { type: 'string', description: 'Quantity is a fixed-point representation of a number, e.g. 100m or 128Mi.' };
   if (m === meta.IntOrString) return { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }], description: 'IntOrString is a type that can hold an int32 or a string.' };
   if (m === meta.FieldsV1) return { type: 'object', description: 'FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format.' };
+  // ExtraValue is a Go []string: its JSON is the list.
+  if (m === certificates.ExtraValue) return { type: 'array', items: { type: 'string' } };
   return m.toJSON ? { type: 'object' } : undefined;
 }
 
