@@ -71,6 +71,9 @@ describe('CertificateSigningRequest strategy', () => {
     expect(cond.lastUpdateTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(cond.lastTransitionTime).toBe(cond.lastUpdateTime);
     expect((approve.body.spec as { usages: string[] }).usages).toEqual(['client auth']);
+    // managedFields: the approval subresource, the conditions keyed by type.
+    const entry = (approve.body.metadata.managedFields ?? []).find((m) => m.subresource === 'approval');
+    expect(entry?.fieldsV1).toMatchObject({ 'f:status': { 'f:conditions': { 'k:{"type":"Approved"}': { 'f:reason': {} } } } });
   });
 
   it('/status sets the certificate once, keeping the approval; removing Approved or adding Denied is refused', async () => {
