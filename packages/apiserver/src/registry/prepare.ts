@@ -70,7 +70,7 @@ function specPart(obj: KubeObject): string {
   return JSON.stringify(obj.spec ?? null);
 }
 
-/** Prepares `next` (a full replacement of `cur`) in place. subresource is undefined or 'status'. */
+/** Prepares `next` (a full replacement of `cur`) in place, for the main resource or the subresource named. */
 export function prepareUpdate(next: KubeObject, cur: KubeObject, r: ResourceInfo, strategy: ResourceStrategy | undefined, subresource: string | undefined): KubeObject {
   let out = next;
   if (subresource === 'status') {
