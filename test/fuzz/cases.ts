@@ -79,10 +79,16 @@ export function validObject(r: ResourceInfo, name = TARGET): Record<string, unkn
     case 'RoleBinding':
     case 'ClusterRoleBinding':
       return { ...base, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'jane' }] };
+    case 'CertificateSigningRequest':
+      return { ...base, spec: { request: FUZZ_CSR, signerName: 'example.com/fuzz', usages: ['client auth'] } };
     default:
       return base;
   }
 }
+
+/** A P-256 CERTIFICATE REQUEST for CN=fuzz (openssl req -new), base64 as a CSR's spec.request. */
+const FUZZ_CSR =
+  'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlISk1IRUNBUUF3RHpFTk1Bc0dBMVVFQXd3RVpuVjZlakJaTUJNR0J5cUdTTTQ5QWdFR0NDcUdTTTQ5QXdFSApBMElBQktoMVpTWmtkb1ZVUnljYVE0ZURJZFErSkZaemtkTlJ2WkwrS0M5MGRwdXRwNG9WWDJTY0Z0dmZsS01uCjluWVdvMVV6YUVFY3hmdjkxRElNckZWaTlMcWdBREFLQmdncWhrak9QUVFEQWdOSUFEQkZBaUFLb3BHSVBCVGMKM3JoWGVnMlRTMzcvcEM1eURMSCtZUU05amY0UzU4dTEyQUloQUpoWXBzYk1TdDEyUEdtODlJZ0ZEN1p4Q0NMSAp2ZGt0OEc2KzZLaVBvRGhYCi0tLS0tRU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo=';
 
 const J = JSON.stringify;
 
@@ -227,6 +233,8 @@ function badObjectBodies(r: ResourceInfo, name: string): Array<[string, string |
   if (['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'].includes(r.kind)) {
     for (const c of out) if (['name 1 MiB long', 'invalid UTF-8 in name', 'lone surrogate in name'].includes(c[0])) c[2] = 'no5xx';
   }
+  // CSR names are anything Kubernetes' storage takes: one path segment (else 400 `Name parameter invalid`), any length.
+  if (r.kind === 'CertificateSigningRequest') for (const c of out) if (['name 1 MiB long', 'invalid UTF-8 in name', 'lone surrogate in name'].includes(c[0])) c[2] = 'no5xx';
   // Nor a TokenReview's (its REST create looks at the token alone).
   if (r.kind === 'SelfSubjectRulesReview' || r.kind === 'TokenReview') {
     const accepted = new Set(['metadata null (no name)', 'name as null', 'name with NUL byte', 'name 1 MiB long', 'name with slash', 'name ..', 'label key invalid', 'annotations over 256 KiB', 'ownerReferences empty entry']);

@@ -7,6 +7,7 @@ import * as coreEE from '../../packages/apiserver/src/protobuf/tables/core-endpo
 import * as discoveryEvents from '../../packages/apiserver/src/protobuf/tables/discovery-events.ts';
 import * as node from '../../packages/apiserver/src/protobuf/tables/node.ts';
 import * as rbac from '../../packages/apiserver/src/protobuf/tables/rbac.ts';
+import * as certificates from '../../packages/apiserver/src/protobuf/tables/certificates.ts';
 import * as reviews from '../../packages/apiserver/src/protobuf/tables/reviews.ts';
 import { loadDescriptors, type ProtoField } from './descriptors.ts';
 import { findKubectl132 } from './kubectl-bin.ts';
@@ -37,6 +38,8 @@ const ROOTS: [Message, string][] = [
   [rbac.ClusterRole, 'k8s.io.api.rbac.v1.ClusterRole'],
   [rbac.RoleBinding, 'k8s.io.api.rbac.v1.RoleBinding'],
   [rbac.ClusterRoleBinding, 'k8s.io.api.rbac.v1.ClusterRoleBinding'],
+  // kubectl 1.32's binary registers no certificates/v1 descriptor; v1beta1's CSR has the same fields and numbers.
+  [certificates.CertificateSigningRequest, 'k8s.io.api.certificates.v1beta1.CertificateSigningRequest'],
 ];
 
 const kubectl132 = findKubectl132();

@@ -9,6 +9,7 @@ import * as discoveryEvents from '../../packages/apiserver/src/protobuf/tables/d
 import * as meta from '../../packages/apiserver/src/protobuf/tables/meta.ts';
 import * as node from '../../packages/apiserver/src/protobuf/tables/node.ts';
 import * as rbac from '../../packages/apiserver/src/protobuf/tables/rbac.ts';
+import * as certificates from '../../packages/apiserver/src/protobuf/tables/certificates.ts';
 import * as reviews from '../../packages/apiserver/src/protobuf/tables/reviews.ts';
 import { loadDescriptors, type ProtoField } from './descriptors.ts';
 import { findKubectl132 } from './kubectl-bin.ts';
@@ -40,6 +41,8 @@ const ROOTS: [string, Message, string][] = [
   ['ClusterRole', rbac.ClusterRole, 'k8s.io.api.rbac.v1.ClusterRole'],
   ['RoleBinding', rbac.RoleBinding, 'k8s.io.api.rbac.v1.RoleBinding'],
   ['ClusterRoleBinding', rbac.ClusterRoleBinding, 'k8s.io.api.rbac.v1.ClusterRoleBinding'],
+  // kubectl 1.32's binary registers no certificates/v1 descriptor; v1beta1's CSR has the same fields and numbers.
+  ['CertificateSigningRequest', certificates.CertificateSigningRequest, 'k8s.io.api.certificates.v1beta1.CertificateSigningRequest'],
   ['DeleteOptions', meta.DeleteOptions, 'k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions'],
 ];
 

@@ -11,6 +11,7 @@ export * from './profile.ts';
 export * from './cert.ts';
 export * from './csr.ts';
 export * from './request-signing.ts';
+export * from './csr-sync.ts';
 export * from './verify.ts';
 export * from './files.ts';
 export * from './kubeconfig.ts';

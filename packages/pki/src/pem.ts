@@ -3,6 +3,8 @@
 export interface PemBlock {
   type: string;
   der: Buffer;
+  /** The block had RFC 1421 headers (Proc-Type: …), which some readers refuse (Kubernetes' status.certificate). */
+  headers?: true;
 }
 
 const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n([\s\S]*?)-----END \1-----/g;
@@ -10,11 +12,11 @@ const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n([\s\S]*?)-----END \1-----/g;
 export function decodePem(text: string): PemBlock[] {
   const out: PemBlock[] = [];
   for (const m of text.matchAll(BLOCK)) {
-    const body = (m[2] ?? '')
-      .split(/\r?\n/)
-      .filter((line) => !line.includes(':')) // RFC 1421 headers such as Proc-Type
-      .join('');
-    out.push({ type: m[1] ?? '', der: Buffer.from(body, 'base64') });
+    const lines = (m[2] ?? '').split(/\r?\n/);
+    const data = lines.filter((line) => !line.includes(':')); // RFC 1421 headers such as Proc-Type
+    const body = data.join('');
+    const headers = data.length !== lines.length;
+    out.push({ type: m[1] ?? '', der: Buffer.from(body, 'base64'), ...(headers ? { headers: true as const } : {}) });
   }
   return out;
 }

@@ -10,10 +10,10 @@ describe('admission plugin registry', () => {
   });
 
   it.each([
-    { case: 'no flags: the default-on plugins kemu implements', enable: [], disable: [], want: ['NamespaceLifecycle', 'ServiceAccount', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds'] },
-    { case: 'order of the flag does not matter', enable: ['AlwaysPullImages', 'NodeRestriction'], disable: [], want: ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'AlwaysPullImages', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds'] },
-    { case: 'disable drops a default plugin', enable: [], disable: ['PodSecurity', 'Priority'], want: ['NamespaceLifecycle', 'ServiceAccount', 'DefaultTolerationSeconds'] },
-    { case: "seed 003's list adds NodeRestriction to the defaults", enable: SEED_003, disable: [], want: ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds'] },
+    { case: 'no flags: the default-on plugins kemu implements', enable: [], disable: [], want: ['NamespaceLifecycle', 'ServiceAccount', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'] },
+    { case: 'order of the flag does not matter', enable: ['AlwaysPullImages', 'NodeRestriction'], disable: [], want: ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'AlwaysPullImages', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'] },
+    { case: 'disable drops a default plugin', enable: [], disable: ['PodSecurity', 'Priority'], want: ['NamespaceLifecycle', 'ServiceAccount', 'DefaultTolerationSeconds', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'] },
+    { case: "seed 003's list adds NodeRestriction to the defaults", enable: SEED_003, disable: [], want: ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'] },
   ])('$case', ({ enable, disable, want }) => {
     expect(validateAdmissionFlags(enable, disable)).toEqual([]);
     expect(admissionChain(enable, disable).plugins.map((p) => p.name)).toEqual(want);

@@ -3,6 +3,9 @@
 // them. Kubernetes' plugins that kemu does not implement are accepted by name and reported as not in effect.
 import type { AdmissionPlugin } from './types.ts';
 import { alwaysPullImagesPlugin } from './always-pull-images.ts';
+import { certificateApprovalPlugin } from './certificate-approval.ts';
+import { certificateSigningPlugin } from './certificate-signing.ts';
+import { certificateSubjectRestrictionPlugin } from './certificate-subject-restriction.ts';
 import { defaultTolerationSecondsPlugin } from './default-toleration-seconds.ts';
 import { namespaceLifecyclePlugin } from './namespace-lifecycle.ts';
 import { nodeRestrictionPlugin } from './node-restriction.ts';
@@ -74,7 +77,18 @@ export const DEFAULT_ON_PLUGINS: ReadonlySet<string> = new Set([
 
 /** The plugins kemu implements, by name. */
 export const IMPLEMENTED_PLUGINS: ReadonlyMap<string, AdmissionPlugin> = new Map(
-  [namespaceLifecyclePlugin, serviceAccountPlugin, nodeRestrictionPlugin, alwaysPullImagesPlugin, podSecurityPlugin, priorityPlugin, defaultTolerationSecondsPlugin].map((p) => [p.name, p]),
+  [
+    namespaceLifecyclePlugin,
+    serviceAccountPlugin,
+    nodeRestrictionPlugin,
+    alwaysPullImagesPlugin,
+    podSecurityPlugin,
+    priorityPlugin,
+    defaultTolerationSecondsPlugin,
+    certificateApprovalPlugin,
+    certificateSigningPlugin,
+    certificateSubjectRestrictionPlugin,
+  ].map((p) => [p.name, p]),
 );
 
 const KNOWN: ReadonlySet<string> = new Set(ALL_ORDERED_PLUGINS);

@@ -3,6 +3,7 @@
 import type { KubeObject, PriorityClass, ResourceInfo, ServiceAccount } from '@kemu/api';
 
 import type { UserInfo } from '../authn/user.ts';
+import type { Attributes, AuthorizationResult } from '../authz/types.ts';
 export type { UserInfo } from '../authn/user.ts';
 
 export interface AdmissionAttributes {
@@ -36,6 +37,11 @@ export interface AdmissionContext {
   getServiceAccount?(namespace: string, name: string): Promise<ServiceAccount | undefined>;
   /** The Pod namespace/name (cache first), or undefined when none exists (NodeRestriction's TokenRequest check). */
   getPod?(namespace: string, name: string): Promise<KubeObject | undefined>;
+  /**
+   * The --authorization-mode chain, for plugins that check a permission of their own (Kubernetes'
+   * WantsAuthorizer: CertificateApproval, CertificateSigning). Unset: no authorization runs, everything is allowed.
+   */
+  authorize?(a: Attributes): Promise<AuthorizationResult>;
 }
 
 /** One plugin, named as in Kubernetes; the chain runs every admit, then every validate. */

@@ -30,6 +30,8 @@ export function listType(r: ResourceInfo | undefined, path: readonly string[]): 
   if (last === 'ports' && CONTAINER_LISTS.has(path[n - 2] ?? '')) return PORT_KEYS;
   if (last === 'ports' && r?.plural === 'services' && n === 2) return { kind: 'map', keys: ['port', 'protocol'], defaults: { protocol: 'TCP' } };
   if (endsWith(path, 'spec', 'topologySpreadConstraints')) return { kind: 'map', keys: ['topologyKey', 'whenUnsatisfiable'] };
+  // A CSR's conditions are +listType=map keyed by type, though they have no strategic merge key.
+  if (r?.plural === 'certificatesigningrequests' && n === 2 && endsWith(path, 'status', 'conditions')) return { kind: 'map', keys: ['type'] };
   // Lists of atomic structs (ObjectReference-like items).
   if (endsWith(path, 'metadata', 'ownerReferences')) return { kind: 'map', keys: ['uid'], atomicItems: true };
   if (last === 'imagePullSecrets') return { kind: 'map', keys: ['name'], atomicItems: true };

@@ -9,6 +9,7 @@ import * as core from './core.ts';
 import { eventPrinter, eventsV1Printer } from './events.ts';
 import { deploymentPrinter, replicaSetPrinter } from './apps.ts';
 import { clusterRoleBindingPrinter, roleBindingPrinter } from './rbac.ts';
+import { certificateSigningRequestPrinter } from './certificates.ts';
 import { endpointSlicePrinter, leasePrinter, priorityClassPrinter } from './misc.ts';
 
 const key = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
@@ -32,6 +33,7 @@ const PRINTERS = new Map<string, TablePrinter>([
   [key(R.priorityclasses), priorityClassPrinter],
   [key(R.rolebindings), roleBindingPrinter],
   [key(R.clusterrolebindings), clusterRoleBindingPrinter],
+  [key(R.certificatesigningrequests), certificateSigningRequestPrinter],
 ]);
 
 export function printerFor(r: ResourceInfo): TablePrinter | undefined {

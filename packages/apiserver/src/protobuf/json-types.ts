@@ -3,6 +3,7 @@
 // (`json: cannot unmarshal string into Go struct field ObjectMeta.metadata.generation of type int64`), and a
 // metav1.Time that is not RFC 3339 fails as time.Parse does. Kinds without a table get their metadata checked.
 // Unknown fields are not judged here (json-fields.ts does); null is always accepted, as Go leaves the zero value.
+import { base64DecodeError } from './go-base64.ts';
 import { rfc3339ParseError } from './go-time.ts';
 import { viewOf } from './json-fields.ts';
 import { protobufSchema } from './kinds.ts';
@@ -17,6 +18,7 @@ import * as metaTables from './tables/meta.ts';
 import * as nodeTables from './tables/node.ts';
 import * as podTables from './tables/pod-spec.ts';
 import * as rbacTables from './tables/rbac.ts';
+import * as certificatesTables from './tables/certificates.ts';
 import * as reviewTables from './tables/reviews.ts';
 
 const GO_SCALARS: Record<Scalar, string> = { string: 'string', bytes: '[]uint8', int32: 'int32', int64: 'int64', bool: 'bool', double: 'float64' };
@@ -36,7 +38,7 @@ function jsonKind(v: unknown): string {
 
 /** Exported tables are named as their Go struct (every API package here is a "v1"). */
 const EXPORTED = new Map<unknown, string>();
-for (const mod of [metaTables, coreTables, appsTables, podTables, nodeTables, coreEndpointsEvents, discoveryEvents, reviewTables, rbacTables]) for (const [name, m] of Object.entries(mod)) EXPORTED.set(m, `v1.${name}`);
+for (const mod of [metaTables, coreTables, appsTables, podTables, nodeTables, coreEndpointsEvents, discoveryEvents, reviewTables, rbacTables, certificatesTables]) for (const [name, m] of Object.entries(mod)) EXPORTED.set(m, `v1.${name}`);
 
 /** The struct's Go name as reflect prints it ("v1.PodSpec"); anonymous tables are named after their field. */
 function goName(m: Message, parent: string, field: string): string {
@@ -76,8 +78,9 @@ function checkScalar(v: unknown, s: Scalar, at: At, goType: string): string | un
     case 'double':
       return typeof v === 'number' ? undefined : mismatch(jsonKind(v), at, goType);
     case 'bytes':
-      // A base64 string, or (as Go allows for []byte) an array of numbers.
-      return typeof v === 'string' || Array.isArray(v) ? undefined : mismatch(jsonKind(v), at, goType);
+      // Padded standard base64 (else Go's decoder error), or (as Go allows for []byte) an array of numbers.
+      if (typeof v === 'string') return base64DecodeError(v);
+      return Array.isArray(v) ? undefined : mismatch(jsonKind(v), at, goType);
     case 'int32':
     case 'int64': {
       if (typeof v !== 'number') return mismatch(jsonKind(v), at, goType);

@@ -9,6 +9,7 @@ import { DeleteOptions } from './tables/meta.ts';
 import { Node } from './tables/node.ts';
 import { LocalSubjectAccessReview, SelfSubjectAccessReview, SelfSubjectReview, SelfSubjectRulesReview, SubjectAccessReview } from './tables/reviews.ts';
 import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from './tables/rbac.ts';
+import { CertificateSigningRequest } from './tables/certificates.ts';
 
 const KINDS: ReadonlyMap<string, Message> = new Map<string, Message>([
   ['v1/Namespace', Namespace],
@@ -38,6 +39,7 @@ const KINDS: ReadonlyMap<string, Message> = new Map<string, Message>([
   ['rbac.authorization.k8s.io/v1/ClusterRole', ClusterRole],
   ['rbac.authorization.k8s.io/v1/RoleBinding', RoleBinding],
   ['rbac.authorization.k8s.io/v1/ClusterRoleBinding', ClusterRoleBinding],
+  ['certificates.k8s.io/v1/CertificateSigningRequest', CertificateSigningRequest],
 ]);
 
 export function protobufSchema(apiVersion: string, kind: string): Message | undefined {

@@ -7,6 +7,7 @@ import * as core from './tables/core.ts';
 import * as meta from './tables/meta.ts';
 import * as pod from './tables/pod-spec.ts';
 import * as rbac from './tables/rbac.ts';
+import * as certificates from './tables/certificates.ts';
 
 export type Schema = Record<string, unknown>;
 
@@ -14,6 +15,7 @@ const CORE = 'io.k8s.api.core.v1.';
 const APPS = 'io.k8s.api.apps.v1.';
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
 const RBAC = 'io.k8s.api.rbac.v1.';
+const CERTIFICATES = 'io.k8s.api.certificates.v1.';
 
 /** Go type name of each named table. */
 const NAMES = new Map<Message, string>([
@@ -91,6 +93,10 @@ const NAMES = new Map<Message, string>([
   [rbac.AggregationRule, `${RBAC}AggregationRule`],
   [rbac.RoleRef, `${RBAC}RoleRef`],
   [rbac.Subject, `${RBAC}Subject`],
+  [certificates.CertificateSigningRequest, `${CERTIFICATES}CertificateSigningRequest`],
+  [certificates.CertificateSigningRequestSpec, `${CERTIFICATES}CertificateSigningRequestSpec`],
+  [certificates.CertificateSigningRequestStatus, `${CERTIFICATES}CertificateSigningRequestStatus`],
+  [certificates.CertificateSigningRequestCondition, `${CERTIFICATES}CertificateSigningRequestCondition`],
 ]);
 
 /** The OpenAPI definition name of a named table (io.k8s.api.core.v1.PodSpec), undefined for anonymous ones. */
@@ -120,6 +126,13 @@ const KINDS: [string, string, string, Message, string][] = [
     rbac.RoleBinding,
     'RoleBinding references a role, but does not contain it.  It can reference a Role in the same namespace or a ClusterRole in the global namespace. It adds who information via Subjects and namespace information by which namespace it exists in.  RoleBindings in a given namespace only have effect in that namespace.',
   ],
+  [
+    'certificates.k8s.io',
+    'v1',
+    'CertificateSigningRequest',
+    certificates.CertificateSigningRequest,
+    'CertificateSigningRequest objects provide a mechanism to obtain x509 certificates by submitting a certificate signing request, and having it asynchronously approved and issued.',
+  ],
   ['rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding', rbac.ClusterRoleBinding, 'ClusterRoleBinding references a ClusterRole, but not contain it.  It can reference a ClusterRole in the global namespace, and adds who information via Subject.'],
 ];
 
@@ -138,6 +151,8 @@ function specialSchema(m: Message): Schema | undefined {
   if (m === meta.Quantity) return { type: 'string', description: 'Quantity is a fixed-point representation of a number, e.g. 100m or 128Mi.' };
   if (m === meta.IntOrString) return { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }], description: 'IntOrString is a type that can hold an int32 or a string.' };
   if (m === meta.FieldsV1) return { type: 'object', description: 'FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format.' };
+  // ExtraValue is a Go []string: its JSON is the list.
+  if (m === certificates.ExtraValue) return { type: 'array', items: { type: 'string' } };
   return m.toJSON ? { type: 'object' } : undefined;
 }
 

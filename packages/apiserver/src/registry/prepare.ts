@@ -3,7 +3,9 @@
 // /status, generation bumped when spec changes, validation → 422.
 import { errors, formatTime, type KubeObject, type ResourceInfo, type StatusCause } from '@kemu/api';
 import { randomUUID } from 'node:crypto';
+import type { UserInfo } from '../authn/user.ts';
 import type { ResourceStrategy } from '../strategy/types.ts';
+import { isValidPathSegmentName } from '../validation/names.ts';
 
 export function hasStatusSubresource(r: ResourceInfo): boolean {
   return r.subresources.some((s) => s.name === 'status');
@@ -18,7 +20,7 @@ export function generateName(prefix: string): string {
   return s;
 }
 
-export function prepareCreate(obj: KubeObject, r: ResourceInfo, strategy: ResourceStrategy | undefined, now: number): void {
+export function prepareCreate(obj: KubeObject, r: ResourceInfo, strategy: ResourceStrategy | undefined, now: number, user?: UserInfo): void {
   const meta = obj.metadata;
   if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
   if (!meta.name) {
@@ -33,8 +35,19 @@ export function prepareCreate(obj: KubeObject, r: ResourceInfo, strategy: Resour
   if (strategy?.tracksGeneration) meta.generation = 1;
   else delete meta.generation;
   strategy?.defaults?.(obj);
-  strategy?.prepareForCreate?.(obj);
+  strategy?.prepareForCreate?.(obj, user);
   if (strategy?.tracksGeneration) meta.generation = 1;
+}
+
+/**
+ * The storage key function's check (Kubernetes' NoNamespaceKeyFunc/NamespaceKeyFunc), after validation: a name
+ * must be one path segment. Kinds that validate names accept no other anyway; CertificateSigningRequests accept
+ * any name but this. The store's keys cannot hold NUL either (etcd's can), so that is refused here too.
+ */
+export function checkStorageName(name: string): void {
+  const errs = isValidPathSegmentName(name);
+  if (name.includes('\0')) errs.push('may not contain NUL');
+  if (errs.length > 0) throw errors.badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${errs.join(';')}`);
 }
 
 /** Validation after mutating admission (Kubernetes' order: mutate, validate, validating admission). */
@@ -46,6 +59,10 @@ export function validateUpdate(out: KubeObject, cur: KubeObject, r: ResourceInfo
   if (subresource === 'status') validateOrThrow(r, out, strategy?.validateStatusUpdate?.(out, cur));
   else if (subresource === 'ephemeralcontainers') validateOrThrow(r, out, strategy?.validateEphemeralContainersUpdate?.(out, cur));
   else if (subresource === undefined) validateOrThrow(r, out, strategy?.validateUpdate?.(out, cur) ?? strategy?.validate?.(out));
+  else {
+    const sub = strategy?.subresourceUpdates?.[subresource];
+    if (sub) validateOrThrow(r, out, sub.validateUpdate(out, cur));
+  }
 }
 
 /** generation tracks spec changes, for the kinds whose strategy tracks it. */
@@ -53,7 +70,7 @@ function specPart(obj: KubeObject): string {
   return JSON.stringify(obj.spec ?? null);
 }
 
-/** Prepares `next` (a full replacement of `cur`) in place. subresource is undefined or 'status'. */
+/** Prepares `next` (a full replacement of `cur`) in place, for the main resource or the subresource named. */
 export function prepareUpdate(next: KubeObject, cur: KubeObject, r: ResourceInfo, strategy: ResourceStrategy | undefined, subresource: string | undefined): KubeObject {
   let out = next;
   if (subresource === 'status') {
@@ -85,6 +102,13 @@ export function prepareUpdate(next: KubeObject, cur: KubeObject, r: ResourceInfo
   }
   keepSystemMeta(out, cur);
   const gen = cur.metadata.generation ?? 1;
+  const sub = subresource !== undefined ? strategy?.subresourceUpdates?.[subresource] : undefined;
+  if (sub) {
+    sub.prepareForUpdate(out, cur);
+    keepSystemMeta(out, cur);
+    keepGeneration(out, cur);
+    return out;
+  }
   if (subresource !== undefined) {
     // Server-internal subresources (binding, scale, finalize) change exactly what their handler set.
     if (strategy?.tracksGeneration) out.metadata.generation = specPart(out) === specPart(cur) ? gen : gen + 1;

@@ -8,7 +8,7 @@ import type { AdmissionAttributes, UserInfo } from '../admission/index.ts';
 import type { Extensions } from '../extensions.ts';
 import { decodeAs, encodeAs, objectKey, rawAs } from '../storage.ts';
 import { mapStoreError } from '../store-errors.ts';
-import { prepareCreate, prepareUpdate, validateCreate, validateUpdate } from './prepare.ts';
+import { checkStorageName, prepareCreate, prepareUpdate, validateCreate, validateUpdate } from './prepare.ts';
 import type { AllocationTxn, ServiceAllocator } from '../allocators/index.ts';
 
 export interface WriteOptions {
@@ -84,7 +84,7 @@ export class Registry {
    */
   async createWithJSON(r: ResourceInfo, obj: KubeObject, o: WriteOptions = {}): Promise<{ object: KubeObject; json?: string }> {
     const strategy = this.opts.ext.strategyFor(r);
-    prepareCreate(obj, r, strategy, this.opts.clock.now());
+    prepareCreate(obj, r, strategy, this.opts.clock.now(), o.userInfo);
     o.managedFields?.(obj, undefined);
     const name = obj.metadata.name as string;
     const ns = obj.metadata.namespace;
@@ -93,6 +93,7 @@ export class Registry {
     await this.opts.ext.admit(attrs);
     await this.opts.writeGuard?.({ operation: 'CREATE', resource: r, namespace: ns ?? '', object: obj, ...(o.userInfo ? { userInfo: o.userInfo } : {}) });
     validateCreate(obj, r, strategy);
+    checkStorageName(name);
     await this.opts.ext.validateAdmission(attrs);
     if (o.dryRun) {
       const existing = await this.getKV(r, ns, name);

@@ -94,6 +94,7 @@ async function handleSubresource(ctx: ApiContext, req: ApiRequest, sub: string):
       if (m === 'GET') return getObject(ctx, req);
       return m === 'PUT' ? updateObject(ctx, req, 'status') : patchObject(ctx, req, 'status');
     case 'ephemeralcontainers':
+    case 'approval':
       if (m === 'GET') return getObject(ctx, req);
       return m === 'PUT' ? updateObject(ctx, req, sub) : patchObject(ctx, req, sub);
     case 'scale':

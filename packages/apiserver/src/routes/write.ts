@@ -16,6 +16,10 @@ const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+jso
 /** Kinds whose DELETE replies with the object (as Kubernetes' registries do); others reply with a Status. */
 const RETURNS_DELETED_OBJECT = new Set(['pods', 'namespaces', 'services', 'nodes']);
 
+/** Subresources whose PUT and PATCH write the stored object through the registry (with their own strategy). */
+const OBJECT_SUBRESOURCES = new Set(['status', 'ephemeralcontainers', 'approval']);
+const writesObject = (subresource: string | undefined): boolean => subresource !== undefined && OBJECT_SUBRESOURCES.has(subresource);
+
 function withKind(ctx: ApiContext, req: ApiRequest, obj: KubeObject): KubeObject {
   obj.apiVersion ??= groupVersion(req.target.resource);
   obj.kind ??= req.target.resource.kind;
@@ -49,7 +53,7 @@ export async function updateObject(ctx: ApiContext, req: ApiRequest, subresource
     throw errors.badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`);
   }
   const warnings = enforceKnownFields(obj, fieldValidationOf(req.query, 'UpdateOptions'), decodePrefix(obj));
-  const sub = subresource === 'status' || subresource === 'ephemeralcontainers' ? { subresource } : {};
+  const sub = writesObject(subresource) ? { subresource } : {};
   let out: KubeObject;
   try {
     out = await keepingWarnings(warnings, () => ctx.registry.update(t.resource, t.namespace, name, obj, { ...asUser(req), dryRun: isDryRun(req.query), ...sub, managedFields: updateTracker(ctx, req, subresource), warnings }));
@@ -77,7 +81,7 @@ export async function patchObject(ctx: ApiContext, req: ApiRequest, subresource?
   const mt = checkPatchType(req.contentType);
   if (req.body === undefined) throw errors.badRequest('the body of the request was empty');
   const dryRun = isDryRun(req.query);
-  const sub = subresource === 'status' || subresource === 'ephemeralcontainers' ? { subresource } : {};
+  const sub = writesObject(subresource) ? { subresource } : {};
   if (mt === APPLY_PATCH) {
     const applied = await applyObject(ctx, req, subresource);
     return { ...applied, body: withKind(ctx, req, applied.body as KubeObject) };

@@ -93,6 +93,8 @@ const EXTRA_FIELDS: Record<string, Record<string, Getter>> = {
   [key(R.secrets)]: { type: str('type') },
   [key(R.replicasets)]: { 'status.replicas': num('status', 'replicas') },
   [key(R.services)]: { 'spec.clusterIP': str('spec', 'clusterIP'), 'spec.type': str('spec', 'type') },
+  // The CSR controllers and `kubectl get csr --field-selector spec.signerName=…` select on the signer.
+  [key(R.certificatesigningrequests)]: { 'spec.signerName': str('spec', 'signerName') },
 };
 
 function key(r: { plural: string; group: string }): string {

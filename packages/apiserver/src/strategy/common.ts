@@ -1,7 +1,8 @@
 // Building blocks every resource strategy shares: status handling (reset on create, kept on update, the only
 // thing /status may change), metadata.generation (1 on create, +1 on spec change) and the generic defaults.
 import type { KubeObject, ResourceInfo, StatusCause } from '@kemu/api';
-import type { ResourceStrategy } from './types.ts';
+import type { UserInfo } from '../authn/user.ts';
+import type { ResourceStrategy, SubresourceUpdateStrategy } from './types.ts';
 import { jsonEqual } from '../validation/field.ts';
 import { objectFields } from '../selectors/fields.ts';
 
@@ -22,9 +23,10 @@ export interface StrategyOptions {
   allowCreateOnUpdate?: boolean;
   /** Metadata fields a /status write may not change besides the system ones. */
   statusKeepsMeta?: ('labels' | 'annotations' | 'ownerReferences' | 'finalizers')[];
-  prepareForCreate?: (obj: KubeObject) => void;
+  prepareForCreate?: (obj: KubeObject, user?: UserInfo) => void;
   prepareForUpdate?: (obj: KubeObject, old: KubeObject) => void;
   prepareForStatusUpdate?: (obj: KubeObject, old: KubeObject) => void;
+  subresourceUpdates?: Readonly<Record<string, SubresourceUpdateStrategy>>;
 }
 
 /** Everything but metadata, status and type meta: what "spec changed" means for generation. */
@@ -44,7 +46,7 @@ export function buildStrategy(resource: ResourceInfo, o: StrategyOptions): Resou
     ...(o.generation ? { tracksGeneration: true } : {}),
     ...(o.allowCreateOnUpdate ? { allowCreateOnUpdate: true } : {}),
     selectableFields: (obj) => objectFields(resource, obj),
-    prepareForCreate(obj) {
+    prepareForCreate(obj, user) {
       if (status && !status.keepOnCreate) {
         const initial = status.initial?.(obj);
         if (initial === undefined) delete obj.status;
@@ -52,7 +54,7 @@ export function buildStrategy(resource: ResourceInfo, o: StrategyOptions): Resou
       }
       if (o.generation) obj.metadata.generation = 1;
       else delete obj.metadata.generation;
-      o.prepareForCreate?.(obj);
+      o.prepareForCreate?.(obj, user);
     },
     prepareForUpdate(obj, old) {
       if (status) {
@@ -81,6 +83,7 @@ export function buildStrategy(resource: ResourceInfo, o: StrategyOptions): Resou
     },
   };
   if (o.defaults) s.defaults = o.defaults;
+  if (o.subresourceUpdates) s.subresourceUpdates = o.subresourceUpdates;
   if (o.validate) s.validate = o.validate;
   const validate = o.validate;
   if (o.validateUpdate) s.validateUpdate = o.validateUpdate;

@@ -29,6 +29,7 @@ import {
   tokenReviewStrategy,
 } from './reviews.ts';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac.ts';
+import { certificateSigningRequestStrategy } from './certificates.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { validateObjectMeta } from '../validation/meta.ts';
 import { isValidPathSegmentName } from '../validation/names.ts';
@@ -62,6 +63,7 @@ const STRATEGIES: ResourceStrategy[] = [
   roleBindingStrategy,
   clusterRoleBindingStrategy,
   tokenReviewStrategy,
+  certificateSigningRequestStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;

@@ -2,6 +2,7 @@
 // validation, create/update preparation, selectable fields and Table printing. One strategy per resource,
 // looked up by the resource table entry; pure functions, no I/O.
 import type { KubeObject, ResourceInfo, StatusCause } from '@kemu/api';
+import type { UserInfo } from '../authn/user.ts';
 
 export interface TableColumn {
   name: string;
@@ -19,6 +20,12 @@ export interface TablePrinter {
   cells(obj: KubeObject, now: number): TableCell[];
 }
 
+export interface SubresourceUpdateStrategy {
+  /** Keeps from `old` what the subresource may not change (system metadata is kept by the caller). */
+  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  validateUpdate(obj: KubeObject, old: KubeObject): StatusCause[];
+}
+
 export interface ResourceStrategy {
   resource: ResourceInfo;
   /**
@@ -31,8 +38,11 @@ export interface ResourceStrategy {
   allowCreateOnUpdate?: boolean;
   /** Fill Kubernetes' defaults in place (e.g. pod restartPolicy, deployment strategy). */
   defaults?(obj: KubeObject): void;
-  /** Create-time preparation: e.g. clear status for kinds with a status subresource, generation = 1. */
-  prepareForCreate?(obj: KubeObject): void;
+  /**
+   * Create-time preparation: e.g. clear status for kinds with a status subresource, generation = 1. `user` is
+   * the requesting user when the request was authenticated (CertificateSigningRequests record it in spec).
+   */
+  prepareForCreate?(obj: KubeObject, user?: UserInfo): void;
   /** Update-time preparation on the main resource: keep old status, bump generation on spec change. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   /** Update-time preparation on /status: keep old spec (and metadata except labels/annotations/finalizers/ownerRefs). */
@@ -43,6 +53,11 @@ export interface ResourceStrategy {
   validateStatusUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];
   /** Validation on pods/ephemeralcontainers, where only spec.ephemeralContainers changes. */
   validateEphemeralContainersUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];
+  /**
+   * Subresources besides status that write the stored object through a strategy of their own (Kubernetes'
+   * per-subresource storage strategies, e.g. certificatesigningrequests/approval), by subresource name.
+   */
+  subresourceUpdates?: Readonly<Record<string, SubresourceUpdateStrategy>>;
   /** Values for field selectors beyond metadata.name/metadata.namespace (e.g. spec.nodeName, status.phase). */
   selectableFields?(obj: KubeObject): Record<string, string>;
   printer?: TablePrinter;
