@@ -5,7 +5,7 @@ import crypto, { type KeyObject } from 'node:crypto';
 import { Pkcs10CertificateRequest } from './x509.ts';
 import { fromName } from './name.ts';
 import { PkiError } from './errors.ts';
-import type { ParsedCsr } from './csr.ts';
+import { requestedNames, type ParsedCsr } from './csr.ts';
 
 /** Where the DER element at `at` starts, its header length and where it ends (short and long length forms). */
 function derElement(der: Uint8Array, at: number): { start: number; head: number; end: number } {
@@ -75,5 +75,5 @@ export function parseCsrDerSync(der: Uint8Array, what = 'certificate request'): 
     throw new PkiError(`${what}: does not parse: ${(e as Error).message}`);
   }
   if (!csrSignatureValid(csr, publicKey)) throw new PkiError(csrSignatureError(publicKey));
-  return { subject: fromName(csr.subjectName), publicKey, dnsNames: [], ipAddresses: [], csr };
+  return { subject: fromName(csr.subjectName), publicKey, ...requestedNames(csr), csr };
 }

@@ -45,17 +45,19 @@ export async function parseCsr(data: string | Uint8Array, what = 'certificate re
     throw new PkiError(`${what}: does not parse: ${(e as Error).message}`);
   }
   if (!(await csr.verify())) throw new PkiError(`${what}: the signature does not verify`);
-  const dnsNames: string[] = [];
-  const ipAddresses: string[] = [];
-  const emailAddresses: string[] = [];
-  const uris: string[] = [];
+  const publicKey = crypto.createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
+  return { subject: fromName(csr.subjectName), publicKey, ...requestedNames(csr), csr };
+}
+
+/** The subject alternative names a request asks for, by kind. */
+export function requestedNames(csr: Pkcs10CertificateRequest): Pick<ParsedCsr, 'dnsNames' | 'ipAddresses' | 'emailAddresses' | 'uris'> {
+  const out = { dnsNames: [] as string[], ipAddresses: [] as string[], emailAddresses: [] as string[], uris: [] as string[] };
   const san = csr.extensions.find((e): e is SubjectAlternativeNameExtension => e instanceof SubjectAlternativeNameExtension);
   for (const n of san?.names.items ?? []) {
-    if (n.type === 'dns') dnsNames.push(n.value);
-    else if (n.type === 'ip') ipAddresses.push(n.value);
-    else if (n.type === 'email') emailAddresses.push(n.value);
-    else if (n.type === 'url') uris.push(n.value);
+    if (n.type === 'dns') out.dnsNames.push(n.value);
+    else if (n.type === 'ip') out.ipAddresses.push(n.value);
+    else if (n.type === 'email') out.emailAddresses.push(n.value);
+    else if (n.type === 'url') out.uris.push(n.value);
   }
-  const publicKey = crypto.createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
-  return { subject: fromName(csr.subjectName), publicKey, dnsNames, ipAddresses, emailAddresses, uris, csr };
+  return out;
 }
