@@ -53,3 +53,8 @@ export async function parseCsr(data: string | Uint8Array, what = 'certificate re
   const publicKey = crypto.createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
   return { subject: fromName(csr.subjectName), publicKey, dnsNames, ipAddresses, csr };
 }
+
+/** The request as a PEM "CERTIFICATE REQUEST" block (what a CertificateSigningRequest's spec.request holds). */
+export function csrPem(csr: Pkcs10CertificateRequest): string {
+  return csr.toString('pem') + '\n';
+}
