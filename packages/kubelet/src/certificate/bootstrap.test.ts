@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { R, type CertificateSigningRequest, type Node } from '@kemu/api';
+import { R, type CertificateSigningRequest, type Node, type Pod } from '@kemu/api';
 import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
 import { loadClientConfig } from '@kemu/client';
 import { parseCertificates, parseCsr } from '@kemu/pki';
@@ -34,7 +34,7 @@ describe('TLS bootstrapping', () => {
     const signer = runSigner(c, { signers: ['kubernetes.io/kube-apiserver-client-kubelet'], lifetimeMs: 3600_000 });
     const certDir = path.join(c.dir, 'boot-0-pki');
     const kubeconfig = path.join(c.dir, 'boot-0.kubeconfig');
-    const p = kubelet('boot-0', [`--bootstrap-kubeconfig=${c.bootstrapKubeconfig()}`, `--kubeconfig=${kubeconfig}`, `--cert-dir=${certDir}`]);
+    const p = kubelet('boot-0', [`--bootstrap-kubeconfig=${c.bootstrapKubeconfig()}`, `--kubeconfig=${kubeconfig}`, `--cert-dir=${certDir}`, '--v=2']);
     try {
       const node = await waitFor('node boot-0', () => c.admin.get<Node>(R.nodes, undefined, 'boot-0').catch(() => undefined), 30_000);
       expect(node.metadata.labels?.['kubernetes.io/hostname']).toBe('boot-0');
@@ -64,6 +64,13 @@ describe('TLS bootstrapping', () => {
 
       // The Lease is renewed with the node's own certificate (NodeRestriction lets only system:node:boot-0 do it).
       await waitFor('lease', () => c.admin.get(R.leases, 'kube-node-lease', 'boot-0').catch(() => undefined), 20_000);
+
+      // Its pod's projected token is asked for with the node's identity (the Node authorizer and NodeRestriction let it).
+      await c.admin.create(R.serviceaccounts, 'default', { metadata: { name: 'default' } }).catch(() => undefined);
+      const pod = await c.admin.create<Pod>(R.pods, 'default', { metadata: { name: 'with-token' }, spec: { nodeName: 'boot-0', containers: [{ name: 'c', image: 'nginx' }] } } as Pod);
+      expect(pod.spec.volumes?.[0]?.name).toMatch(/^kube-api-access-/);
+      await waitFor('token fetched', () => /"Fetched service account token" pod="default\/with-token" volume="kube-api-access-/.test(p.output()), 20_000);
+      expect(p.output()).not.toContain('failed to fetch token');
     } catch (e) {
       console.log(p.output().slice(-4000), JSON.stringify(await csrs()).slice(0, 3000));
       throw e;
