@@ -8,7 +8,7 @@ import { FLAGS, resolveOptions, type KubeletOptions } from './options.ts';
 import { Kubelet } from './kubelet.ts';
 import { KUBELET_VERSION, nodeIdentities, type NodeIdentity } from './node/status.ts';
 import { TimerQueue } from './timers.ts';
-import { bootstrapNodeClients } from './certificate/node-clients.ts';
+import { bootstrapNodeClients, rotatingClient } from './certificate/node-clients.ts';
 import { servingCertificate } from './certificate/serving.ts';
 import type { CertificateManager } from './certificate/manager.ts';
 import { capYoungGeneration } from './heap.ts';
@@ -82,6 +82,8 @@ async function main(): Promise<void> {
     // One connection pool for all nodes: a few dozen keep-alive connections carry every heartbeat (sockets
     // per node would cost more than the nodes themselves).
     client = new RestClient(config, { logger, maxConnections: Math.min(64, 8 + 4 * n) });
+    const rotation = flags['rotate-certificates'] && n === 1 ? rotatingClient(client, first.name, { certDir: flags['cert-dir'], timers, clock: realClock, logger }) : undefined;
+    if (rotation) managers.push(rotation);
   }
   kubelet = new Kubelet(opts, { client, clock: realClock, logger, timers, ...(nodeClients ? { nodeClients } : {}) });
   const running = kubelet;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { R, type CertificateSigningRequest, type Node, type Pod } from '@kemu/api';
 import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
-import { loadClientConfig } from '@kemu/client';
+import { RestClient, loadClientConfig } from '@kemu/client';
 import { parseCertificates, parseCsr } from '@kemu/pki';
 import { runSigner, startBootstrapCluster, type BootstrapCluster } from './testing.ts';
 
@@ -86,6 +86,20 @@ describe('TLS bootstrapping', () => {
     await again.kill('SIGTERM');
     expect((await csrs()).length).toBe(before);
   }, 60_000);
+
+  it('the bootstrap identity may ask for certificates and nothing else', async () => {
+    const boot = new RestClient(loadClientConfig({ kubeconfig: c.bootstrapKubeconfig() }), { maxRetries: 0 });
+    try {
+      await expect(boot.list(R.pods)).rejects.toMatchObject({
+        code: 403,
+        message: 'pods is forbidden: User "system:bootstrap:abcdef" cannot list resource "pods" in API group "" at the cluster scope',
+      });
+      await expect(boot.create(R.nodes, undefined, { metadata: { name: 'sneaky' } })).rejects.toMatchObject({ code: 403 });
+      await expect(boot.list(R.certificatesigningrequests)).resolves.toMatchObject({ kind: 'CertificateSigningRequestList' });
+    } finally {
+      await boot.close();
+    }
+  });
 
   it('an unknown bootstrap token: 401, logged as the kubelet logs it, retried with back-off; no CSR, no Node', async () => {
     const p = kubelet('boot-bad', [`--bootstrap-kubeconfig=${c.bootstrapKubeconfig('abcdef.ffffffffffffffff')}`, `--kubeconfig=${path.join(c.dir, 'bad.kubeconfig')}`, `--cert-dir=${path.join(c.dir, 'bad-pki')}`]);

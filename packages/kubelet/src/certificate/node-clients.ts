@@ -139,3 +139,33 @@ export async function bootstrapNodeClients(o: NodeClientsOptions): Promise<NodeC
   );
   return { clients, managers, bootstrap: f['rotate-certificates'] ? bootstrap : (await bootstrap.close(), undefined) };
 }
+
+/**
+ * --rotate-certificates without bootstrapping (the kubelet's certificate manager seeded with --kubeconfig's
+ * certificate): a valid kubelet-client-current.pem in --cert-dir wins over it, and rotations are stored there.
+ * undefined when the client has no client certificate.
+ */
+export function rotatingClient(client: RestClient, nodeName: string, o: { certDir: string; timers: TimerQueue; clock: Clock; logger: Logger }): CertificateManager | undefined {
+  const cfg = client.config;
+  if (!cfg.certData || !cfg.keyData) return undefined;
+  const store = new CertificateFileStore(o.certDir, 'kubelet-client');
+  const stored = store.current();
+  let pair: StoredPair;
+  if (stillValid(stored, o.clock.now())) {
+    pair = stored;
+    client.setClientCertificate(pair.certPem, pair.keyPem);
+  } else {
+    pair = pairOf(cfg);
+  }
+  return new CertificateManager(pair, {
+    signerName: SIGNER_KUBE_APISERVER_CLIENT_KUBELET,
+    subject: nodeSubject(nodeName),
+    usages: clientUsages,
+    store,
+    client: () => client,
+    onRotated: (p) => client.setClientCertificate(p.certPem, p.keyPem),
+    timers: o.timers,
+    clock: o.clock,
+    logger: o.logger,
+  });
+}

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { R, type CertificateSigningRequest, type Lease } from '@kemu/api';
 import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
-import { parseCertificates, parseCsr } from '@kemu/pki';
+import { certificatePem, embeddedKubeconfigYaml, generatePrivateKey, issueCertificate, parseCertificates, parseCsr, privateKeyPem } from '@kemu/pki';
 import { runSigner, startBootstrapCluster, type BootstrapCluster } from './testing.ts';
 
 let c: BootstrapCluster;
@@ -40,6 +40,28 @@ const current = (name: string) => parseCertificates(fs.readFileSync(path.join(c.
 const renewTime = async (name: string) => (await c.admin.get<Lease>(R.leases, 'kube-node-lease', name)).spec?.renewTime;
 
 describe('--rotate-certificates', () => {
+  it('without bootstrapping: rotates the --kubeconfig certificate into --cert-dir', async () => {
+    const signer = runSigner(c, { signers: [CLIENT], lifetimeMs: 3600_000 });
+    const key = await generatePrivateKey({ algo: 'ecdsa', size: 256 });
+    const now = Date.now();
+    const cert = await issueCertificate(
+      { subject: { CN: 'system:node:kc-0', O: ['system:nodes'] }, publicKey: key, keyUsages: ['digitalSignature'], extKeyUsages: ['clientAuth'], notBefore: new Date(now - 1000), notAfter: new Date(now + 6000) },
+      c.ca,
+    );
+    const kubeconfig = path.join(c.dir, 'kc-0.kubeconfig');
+    fs.writeFileSync(kubeconfig, embeddedKubeconfigYaml({ server: c.url, caPem: c.caPem, user: 'system:node:kc-0', clientCertPem: certificatePem(cert), clientKeyPem: privateKeyPem(key) }));
+    const p = startProcess('kc-0', BIN.kubelet, ['--hostname-override=kc-0', '--secure-port=0', '--rotate-certificates', `--kubeconfig=${kubeconfig}`, `--cert-dir=${path.join(c.dir, 'kc-0-pki')}`]);
+    procs.push(p);
+    try {
+      await waitFor('rotated', () => fs.existsSync(path.join(c.dir, 'kc-0-pki', 'kubelet-client-current.pem')), 20_000);
+      expect(current('kc-0').subject).toBe('O=system:nodes, CN=system:node:kc-0');
+      await waitFor('renewed after the first expired', async () => Date.parse((await renewTime('kc-0')) ?? '') > now + 7000, 20_000);
+    } finally {
+      signer.stop();
+      await p.kill('SIGTERM');
+    }
+  }, 60_000);
+
   it('asks for a new certificate (csr-<random>) at 70–90 % of its life and uses it', async () => {
     const signer = runSigner(c, { signers: [CLIENT], lifetimeMs: 9000 });
     const p = kubelet('rot-0', []);
