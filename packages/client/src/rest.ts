@@ -5,6 +5,7 @@
 // Fenced writes (kemu; see write-fence.ts): with fenceWrites(fence), every mutating request but those to
 // the fence's own Lease carries X-Kemu-Lease, starts only while the fence admits it (checked right before
 // each attempt is sent, after the rate limiter), and is aborted when the leader's term ends.
+import tls from 'node:tls';
 import { Agent, request, type Dispatcher } from 'undici';
 import { LEASE_FENCE_HEADER, R, StatusError, groupVersion, type DeleteOptions, type KubeList, type KubeObject, type ResourceInfo, type Status, type WatchEvent } from '@kemu/api';
 import { realClock, silentLogger, type Clock, type Logger } from '@kemu/base';
@@ -204,9 +205,15 @@ export class RestClient {
   private newAgent(): Agent {
     const c = this.config;
     const connect: Record<string, unknown> = {};
-    if (c.caData) connect.ca = c.caData;
-    if (c.certData) connect.cert = c.certData;
-    if (c.keyData) connect.key = c.keyData;
+    if (c.caData || c.certData || c.keyData) {
+      // One parsed CA bundle and key pair for every connection of this client (tls.connect would parse them
+      // again per connection): many clients in one process (the kubelet's per-node identities) stay small.
+      connect.secureContext = tls.createSecureContext({
+        ...(c.caData ? { ca: c.caData } : {}),
+        ...(c.certData ? { cert: c.certData } : {}),
+        ...(c.keyData ? { key: c.keyData } : {}),
+      });
+    }
     if (c.insecureSkipTLSVerify) connect.rejectUnauthorized = false;
     return new Agent({ ...this.agentOptions, connect });
   }
