@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { R, type CertificateSigningRequest, type Lease } from '@kemu/api';
+import { R, type CertificateSigningRequest, type Lease, type Node } from '@kemu/api';
 import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
 import { certificatePem, embeddedKubeconfigYaml, generatePrivateKey, issueCertificate, parseCertificates, parseCsr, privateKeyPem } from '@kemu/pki';
 import { runSigner, startBootstrapCluster, type BootstrapCluster } from './testing.ts';
@@ -94,9 +94,19 @@ describe('--rotate-certificates', () => {
     }
   }, 60_000);
 
-  it('an expired certificate: heartbeats fail with 401 until the rotation is signed, then recover', async () => {
+  it('an expired certificate: heartbeats fail with 401, the node lifecycle controller marks it NotReady; signed, it recovers', async () => {
     let signer = runSigner(c, { signers: [CLIENT], lifetimeMs: 5000 });
+    const kcm = startProcess('kcm', BIN.controllerManager, [
+      `--kubeconfig=${path.join(c.dir, 'admin.kubeconfig')}`,
+      '--secure-port=0',
+      '--leader-elect=false',
+      '--controllers=node-lifecycle-controller',
+      '--node-monitor-period=500ms',
+      '--node-monitor-grace-period=4s',
+    ]);
+    procs.push(kcm);
     const p = kubelet('exp-0', []);
+    const ready = async () => (await c.admin.get<Node>(R.nodes, undefined, 'exp-0').catch(() => undefined))?.status?.conditions?.find((x) => x.type === 'Ready');
     try {
       await waitFor('first certificate', () => fs.existsSync(path.join(c.dir, 'exp-0-pki', 'kubelet-client-current.pem')), 20_000);
       signer.stop();
@@ -104,13 +114,17 @@ describe('--rotate-certificates', () => {
       await waitFor('401 after expiry', () => /failed to update lease.*Unauthorized/.test(p.output()), 20_000);
       const stale = Date.parse((await renewTime('exp-0')) ?? '');
       expect(stale).toBeLessThanOrEqual(first.notAfter.getTime() + 1000);
+      const notReady = await waitFor('NotReady', async () => ((await ready())?.status === 'Unknown' ? ready() : undefined), 30_000);
+      expect(notReady).toMatchObject({ reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' });
 
       signer = runSigner(c, { signers: [CLIENT], lifetimeMs: 3600_000 });
       await waitFor('renewed again', async () => Date.parse((await renewTime('exp-0')) ?? '') > first.notAfter.getTime() + 1000, 30_000);
       expect(current('exp-0').serialNumber).not.toBe(first.serialNumber);
+      await waitFor('Ready again', async () => (await ready())?.status === 'True', 30_000);
     } finally {
       signer.stop();
       await p.kill('SIGTERM');
+      await kcm.kill('SIGTERM');
     }
   }, 60_000);
 });
