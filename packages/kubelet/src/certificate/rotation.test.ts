@@ -76,7 +76,13 @@ describe('--rotate-certificates', () => {
       expect(at).toBeGreaterThanOrEqual(0.7 - 1000 / life);
       expect(at).toBeLessThanOrEqual(0.9 + 1000 / life);
 
-      const rotated = await waitFor('a csr-<random>', async () => (await c.admin.list<CertificateSigningRequest>(R.certificatesigningrequests)).items.find((x) => x.metadata.name?.startsWith('csr-')), 20_000);
+      const rotated = await waitFor('a csr-<random> of rot-0', async () => {
+        for (const x of (await c.admin.list<CertificateSigningRequest>(R.certificatesigningrequests)).items) {
+          if (!x.metadata.name?.startsWith('csr-')) continue;
+          if ((await parseCsr(Buffer.from(x.spec.request, 'base64').toString('utf8'))).subject.CN === 'system:node:rot-0') return x;
+        }
+        return undefined;
+      }, 20_000);
       expect(rotated.metadata.name).toMatch(/^csr-[a-z0-9]{5}$/);
       expect(rotated.spec.signerName).toBe(CLIENT);
       expect(rotated.spec.usages).toEqual(['digital signature', 'client auth']);
