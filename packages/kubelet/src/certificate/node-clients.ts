@@ -57,7 +57,8 @@ export async function bootstrapNodeClients(o: NodeClientsOptions): Promise<NodeC
   const master = f.master || undefined;
   let bootstrapConfig: ClientConfig;
   try {
-    bootstrapConfig = loadClientConfig({ kubeconfig: f['bootstrap-kubeconfig'], master, ...limits });
+    // Shared by the nodes while they bootstrap: each real kubelet would have its own, so N times the rate.
+    bootstrapConfig = loadClientConfig({ kubeconfig: f['bootstrap-kubeconfig'], master, ...limits, qps: limits.qps * o.names.length, burst: limits.burst * o.names.length });
   } catch (e) {
     throw new Error(`unable to load bootstrap kubeconfig: ${(e as Error).message}`);
   }
