@@ -100,7 +100,7 @@ async function startCluster(): Promise<Cluster> {
   const kubelets = new Map<string, Proc>();
   const startKubelet = async (name: string) => {
     const p = startProcess(name, BIN.kubelet, [
-      `--master=${server}`, `--hostname-override=${name}`, `--secure-port=${await freePort()}`,
+      `--master=${server}`, `--hostname-override=${name}`, `--secure-port=${await freePort()}`, `--cert-dir=${path.join(dir, `${name}-pki`)}`,
       '--node-status-update-frequency=1s', '--node-lease-duration-seconds=4',
     ]);
     procs.push(p);

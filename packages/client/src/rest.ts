@@ -5,6 +5,7 @@
 // Fenced writes (kemu; see write-fence.ts): with fenceWrites(fence), every mutating request but those to
 // the fence's own Lease carries X-Kemu-Lease, starts only while the fence admits it (checked right before
 // each attempt is sent, after the rate limiter), and is aborted when the leader's term ends.
+import tls from 'node:tls';
 import { Agent, request, type Dispatcher } from 'undici';
 import { LEASE_FENCE_HEADER, R, StatusError, groupVersion, type DeleteOptions, type KubeList, type KubeObject, type ResourceInfo, type Status, type WatchEvent } from '@kemu/api';
 import { realClock, silentLogger, type Clock, type Logger } from '@kemu/base';
@@ -45,6 +46,8 @@ export interface RestClientOptions {
   retryBackoffMs?: number;
   /** Most connections open to the server at once (default: no limit); requests beyond it wait for one. */
   maxConnections?: number;
+  /** After setClientCertificate, how long requests on the old certificate's connections may still run (default 10 s). */
+  rotationGraceMs?: number;
   /** A bearer token that changes (e.g. a TokenRequest token): asked before every attempt, instead of config.token. */
   tokenSource?: TokenSource;
 }
@@ -160,7 +163,10 @@ function retryAfterMs(h: string | string[] | undefined, now: number): number | u
 
 export class RestClient {
   readonly config: ClientConfig;
-  private readonly agent: Agent;
+  private agent: Agent;
+  private readonly agentOptions: Agent.Options;
+  /** How long connections of a replaced client certificate may finish their requests (see setClientCertificate). */
+  private readonly rotationGraceMs: number;
   private readonly limiter: TokenBucket;
   private readonly clock: Clock;
   private readonly log: Logger;
@@ -182,22 +188,49 @@ export class RestClient {
     this.backoffMs = opts.retryBackoffMs ?? 200;
     this.limiter = new TokenBucket(config.qps ?? 50, config.burst ?? 100, this.clock);
     this.deadlines = new DeadlineQueue(config.timeoutMs ?? 60_000);
-    const connect: Record<string, unknown> = {};
-    if (config.caData) connect.ca = config.caData;
-    if (config.certData) connect.cert = config.certData;
-    if (config.keyData) connect.key = config.keyData;
-    if (config.insecureSkipTLSVerify) connect.rejectUnauthorized = false;
     // Watches live for minutes: the Agent's own body/headers timeouts are off; each request carries its own.
-    this.agent = new Agent({
-      connect,
+    this.agentOptions = {
       keepAliveTimeout: 30_000,
       bodyTimeout: 0,
       headersTimeout: 0,
       ...(opts.maxConnections ? { connections: opts.maxConnections } : {}),
-    });
+    };
+    this.rotationGraceMs = opts.rotationGraceMs ?? 10_000;
+    this.agent = this.newAgent();
     this.baseHeaders = { 'user-agent': config.userAgent ?? 'kemu/v0.1.0', accept: 'application/json' };
     this.tokenSource = opts.tokenSource;
     if (config.token && !this.tokenSource) this.baseHeaders.authorization = `Bearer ${config.token}`;
+  }
+
+  private newAgent(): Agent {
+    const c = this.config;
+    const connect: Record<string, unknown> = {};
+    if (c.caData || c.certData || c.keyData) {
+      // One parsed CA bundle and key pair for every connection of this client (tls.connect would parse them
+      // again per connection): many clients in one process (the kubelet's per-node identities) stay small.
+      connect.secureContext = tls.createSecureContext({
+        ...(c.caData ? { ca: c.caData } : {}),
+        ...(c.certData ? { cert: c.certData } : {}),
+        ...(c.keyData ? { key: c.keyData } : {}),
+      });
+    }
+    if (c.insecureSkipTLSVerify) connect.rejectUnauthorized = false;
+    return new Agent({ ...this.agentOptions, connect });
+  }
+
+  /**
+   * Switches the client certificate (certificate rotation): requests from now on go through new connections
+   * that present it. The old connections take no new request; those in flight (watches too) may finish for
+   * rotationGraceMs, then they are closed, as client-go closes every connection of the old certificate, so
+   * nothing keeps talking under an identity that may have expired.
+   */
+  setClientCertificate(certPem: string | Buffer, keyPem: string | Buffer): void {
+    this.config.certData = Buffer.from(certPem);
+    this.config.keyData = Buffer.from(keyPem);
+    const old = this.agent;
+    this.agent = this.newAgent();
+    void old.close().catch(() => undefined);
+    setTimeout(() => void old.destroy().catch(() => undefined), this.rotationGraceMs).unref();
   }
 
   /** The fence set by fenceWrites (clients built for the same component share it). */

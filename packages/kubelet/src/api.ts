@@ -1,4 +1,4 @@
 // The part of @kemu/client's RestClient the kubelet uses (tests hand in a fake with the same shape).
 import type { RestClient } from '@kemu/client';
 
-export type KubeApi = Pick<RestClient, 'get' | 'create' | 'update' | 'patch' | 'delete'>;
+export type KubeApi = Pick<RestClient, 'get' | 'create' | 'update' | 'patch' | 'delete' | 'createSubresource'>;

@@ -8,13 +8,19 @@ import { nodeIdentities, type NodeConfig } from './node/status.ts';
 import { EventQueue } from './event-queue.ts';
 import type { EventSink } from './events.ts';
 import type { KubeletOptions } from './options.ts';
+import type { KubeApi } from './api.ts';
 import { TimerQueue } from './timers.ts';
 import { runThinWatch } from './watch.ts';
 
 export interface KubeletDeps {
+  /** The process' client: the shared pod and node watches and the events (and every node's, without nodeClients). */
   client: RestClient;
   clock: Clock;
   logger: Logger;
+  /** Each node's own client (TLS bootstrapping: its own certificate); a node not in it uses `client`. */
+  nodeClients?: ReadonlyMap<string, KubeApi>;
+  /** The process' timer heap, when the caller schedules on it too (certificate rotation); else a new one. */
+  timers?: TimerQueue;
 }
 
 export class Kubelet {
@@ -27,7 +33,7 @@ export class Kubelet {
     private readonly deps: KubeletDeps,
   ) {
     const f = opts.flags;
-    this.timers = new TimerQueue(deps.clock);
+    this.timers = deps.timers ?? new TimerQueue(deps.clock);
     const config: NodeConfig = {
       labels: opts.labels,
       taints: opts.taints,
@@ -55,7 +61,7 @@ export class Kubelet {
       const agent = new NodeAgent(
         id,
         {
-          client: deps.client,
+          client: deps.nodeClients?.get(id.name) ?? deps.client,
           timers: this.timers,
           clock: deps.clock,
           logger: deps.logger,

@@ -3,10 +3,14 @@
 import fs from 'node:fs';
 import { Gauge } from 'prom-client';
 import { RestClient, kubeletSecureServing, loadClientConfig } from '@kemu/client';
-import { createLogger, loggingFormatFlag, newMetricsRegistry, parseCommandLine, realClock, startHealthServer } from '@kemu/base';
+import { createLogger, type HealthServer, loggingFormatFlag, newMetricsRegistry, parseCommandLine, realClock, startHealthServer } from '@kemu/base';
 import { FLAGS, resolveOptions, type KubeletOptions } from './options.ts';
 import { Kubelet } from './kubelet.ts';
-import { KUBELET_VERSION, nodeIdentities } from './node/status.ts';
+import { KUBELET_VERSION, nodeIdentities, type NodeIdentity } from './node/status.ts';
+import { TimerQueue } from './timers.ts';
+import { bootstrapNodeClients, rotatingClient } from './certificate/node-clients.ts';
+import { servingCertificate } from './certificate/serving.ts';
+import type { CertificateManager } from './certificate/manager.ts';
 import { capYoungGeneration } from './heap.ts';
 
 const PROGRAM = 'kubelet';
@@ -28,23 +32,61 @@ async function main(): Promise<void> {
   const logger = createLogger(PROGRAM, flags.v, {}, { format: loggingFormatFlag(flags['logging-format']) });
   const n = flags['node-count'];
   if (n > 1) capYoungGeneration(Number(process.env.KEMU_KUBELET_YOUNG_GEN_MB ?? 8));
-  let config;
-  try {
-    // Each real kubelet has its own client: N emulated nodes get N times the QPS.
-    config = loadClientConfig({
-      kubeconfig: flags.kubeconfig || undefined,
-      master: flags.master || undefined,
-      qps: flags['kube-api-qps'] * n,
-      burst: flags['kube-api-burst'] * n,
-      userAgent: `${PROGRAM}/${KUBELET_VERSION} (${process.platform}/${process.arch}) kemu`,
-    });
-  } catch (e) {
-    fail(`invalid configuration: ${(e as Error).message}`, 1);
+  const userAgent = `${PROGRAM}/${KUBELET_VERSION} (${process.platform}/${process.arch}) kemu`;
+  const ids = nodeIdentities(opts.hostname, n, flags['node-ip'], flags['pod-cidr']);
+  const first = ids[0] as NodeIdentity;
+  const timers = new TimerQueue(realClock);
+  const managers: CertificateManager[] = [];
+  let kubelet: Kubelet | undefined;
+  const stopping = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (stopping.signal.aborted) return;
+    logger.info({ signal: sig }, 'Received termination signal, shutting down');
+    stopping.abort(new Error(`received ${sig}`));
+    for (const m of managers) m.stop();
+    kubelet?.stop();
+    timers.stop();
+    setTimeout(() => process.exit(0), 100).unref();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  let client: RestClient;
+  let nodeClients: Map<string, RestClient> | undefined;
+  if (flags['bootstrap-kubeconfig']) {
+    // TLS bootstrapping: every node its own certificate and client (certificate/node-clients.ts).
+    let got;
+    try {
+      got = await bootstrapNodeClients({ flags, names: ids.map((i) => i.name), logger, clock: realClock, timers, userAgent, signal: stopping.signal });
+    } catch (e) {
+      if (stopping.signal.aborted) return;
+      fail((e as Error).message, 1);
+    }
+    nodeClients = got.clients;
+    managers.push(...got.managers);
+    client = got.clients.get(first.name) as RestClient;
+  } else {
+    let config;
+    try {
+      // Each real kubelet has its own client: N emulated nodes get N times the QPS.
+      config = loadClientConfig({
+        kubeconfig: flags.kubeconfig || undefined,
+        master: flags.master || undefined,
+        qps: flags['kube-api-qps'] * n,
+        burst: flags['kube-api-burst'] * n,
+        userAgent,
+      });
+    } catch (e) {
+      fail(`invalid configuration: ${(e as Error).message}`, 1);
+    }
+    // One connection pool for all nodes: a few dozen keep-alive connections carry every heartbeat (sockets
+    // per node would cost more than the nodes themselves).
+    client = new RestClient(config, { logger, maxConnections: Math.min(64, 8 + 4 * n) });
+    const rotation = flags['rotate-certificates'] && n === 1 ? rotatingClient(client, first.name, { certDir: flags['cert-dir'], timers, clock: realClock, logger }) : undefined;
+    if (rotation) managers.push(rotation);
   }
-  // One connection pool for all nodes: a few dozen keep-alive connections carry every heartbeat (sockets
-  // per node would cost more than the nodes themselves).
-  const client = new RestClient(config, { logger, maxConnections: Math.min(64, 8 + 4 * n) });
-  const kubelet = new Kubelet(opts, { client, clock: realClock, logger });
+  kubelet = new Kubelet(opts, { client, clock: realClock, logger, timers, ...(nodeClients ? { nodeClients } : {}) });
+  const running = kubelet;
 
   const registry = newMetricsRegistry();
   const nodesGauge = new Gauge({ name: 'kubelet_emulated_nodes', help: 'Number of nodes this process emulates.', registers: [registry] });
@@ -55,31 +97,29 @@ async function main(): Promise<void> {
     registers: [registry],
     collect() {
       let pods = 0;
-      for (const a of kubelet.agents.values()) pods += a.podCount();
+      for (const a of running.agents.values()) pods += a.podCount();
       this.set(pods);
     },
   });
   // Bad serving or authentication flags stop the kubelet, as Kubernetes' does.
-  const nodeName = nodeIdentities(opts.hostname, n, flags['node-ip'], flags['pod-cidr'])[0]?.name ?? opts.hostname;
-  const serving = await kubeletSecureServing(flags, { nodeName, hostname: opts.hostname, client, logger }).catch((e: unknown) => fail((e as Error).message, 1));
+  const nodeName = first.name;
+  // --rotate-server-certificates: the first node's kubelet-serving certificate (the process serves one port).
+  const servingRotation = flags['rotate-server-certificates'] ? servingCertificate(flags, first, n === 1, client, { timers, clock: realClock, logger }) : undefined;
+  const serving = await kubeletSecureServing(flags, { nodeName, hostname: opts.hostname, client, logger, ...(servingRotation?.current ? { servingCert: servingRotation.current } : {}) }).catch((e: unknown) =>
+    fail((e as Error).message, 1),
+  );
+  let health: HealthServer | undefined;
   try {
-    const health = await startHealthServer({ bindAddress: flags['bind-address'], port: flags['secure-port'], checks: { syncloop: () => true }, registry, ...serving });
+    health = await startHealthServer({ bindAddress: flags['bind-address'], port: flags['secure-port'], checks: { syncloop: () => true }, registry, ...serving });
     if (health) logger.info({ port: health.port }, 'Serving healthz and metrics');
   } catch (e) {
     // Several kubelets on one host would fight over 10250: keep running without the endpoint.
     logger.error({ port: flags['secure-port'], err: String(e) }, 'Failed to start the health server; continuing without it');
   }
 
-  const stopping = new AbortController();
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (stopping.signal.aborted) return;
-    logger.info({ signal: sig }, 'Received termination signal, shutting down');
-    stopping.abort(new Error(`received ${sig}`));
-    kubelet.stop();
-    setTimeout(() => process.exit(0), 100).unref();
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  // An issued serving certificate is served to new connections from then on.
+  if (servingRotation) managers.push(servingRotation.manager((p) => serving && health?.setTls?.({ ...serving.tls, cert: p.certPem, key: p.keyPem })));
+  for (const m of managers) m.start();
   await kubelet.start(stopping.signal);
 }
 

@@ -4,6 +4,7 @@ import os from 'node:os';
 import { LOGGING_FORMAT_FLAG, parseFlags, type FlagValues } from '@kemu/base';
 import { tryParseQuantity, type Taint, type TaintEffect } from '@kemu/api';
 import { kubeletServingFlags } from '@kemu/client';
+import { CERTIFICATE_FLAGS } from './certificate/flags.ts';
 
 export const FLAGS = {
   master: { type: 'string', default: '', usage: 'The address of the Kubernetes API server (overrides any value in kubeconfig).' },
@@ -30,6 +31,8 @@ export const FLAGS = {
   'secure-port': { type: 'int', default: 10250, usage: 'The port on which the Kubelet serves HTTPS: /healthz and /metrics (0 disables).' },
   // TLS, client certificate and webhook authentication, AlwaysAllow/Webhook authorization (the kubelet's flags).
   ...kubeletServingFlags(),
+  // --bootstrap-kubeconfig, --rotate-certificates, --rotate-server-certificates.
+  ...CERTIFICATE_FLAGS,
   v: { type: 'int', default: 0, usage: 'number for the log level verbosity' },
   ...LOGGING_FORMAT_FLAG,
 } as const;

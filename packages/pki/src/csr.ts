@@ -61,3 +61,8 @@ export function requestedNames(csr: Pkcs10CertificateRequest): Pick<ParsedCsr, '
   }
   return out;
 }
+
+/** The request as a PEM "CERTIFICATE REQUEST" block (what a CertificateSigningRequest's spec.request holds). */
+export function csrPem(csr: Pkcs10CertificateRequest): string {
+  return csr.toString('pem') + '\n';
+}

@@ -110,8 +110,9 @@ export interface ServingFlagValues {
 
 /**
  * The kubelet's equivalents (its own names and defaults: anonymous requests and AlwaysAllow unless told
- * otherwise, longer webhook caches). kemu's --cert-dir defaults to "" (the self-signed certificate stays in
- * memory) where Kubernetes writes /var/lib/kubelet/pki: emulated nodes run unprivileged, many per host.
+ * otherwise, longer webhook caches). --cert-dir is Kubernetes' /var/lib/kubelet/pki; "" (kemu) keeps a
+ * self-signed serving certificate in memory, and a generated one that cannot be written there stays in memory
+ * too (emulated nodes may run unprivileged, several per host).
  */
 export function kubeletServingFlags() {
   return {
@@ -124,8 +125,8 @@ export function kubeletServingFlags() {
     'tls-private-key-file': { type: 'string', default: '', usage: 'File containing x509 private key matching --tls-cert-file.' },
     'cert-dir': {
       type: 'string',
-      default: '',
-      usage: 'The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored. kemu: empty keeps a generated certificate in memory.',
+      default: '/var/lib/kubelet/pki',
+      usage: 'The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored.',
     },
     'client-ca-file': {
       type: 'string',

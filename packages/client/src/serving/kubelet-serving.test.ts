@@ -20,7 +20,8 @@ const FLAGS = {
 } as const;
 
 async function serve(argv: string[]): Promise<number> {
-  const flags = parseFlags(FLAGS, argv);
+  // --cert-dir="": the self-signed pair stays in memory (the default, /var/lib/kubelet/pki, is the host's).
+  const flags = parseFlags(FLAGS, ['--cert-dir=', ...argv]);
   const client = new RestClient({ server: reviewer.url });
   const serving = await kubeletSecureServing(flags, { nodeName: 'worker-0', hostname: 'worker-0', client, logger: silentLogger() });
   const h = await startHealthServer({ bindAddress: '127.0.0.1', port: await freePort(), checks: { syncloop: () => true }, registry: newMetricsRegistry(), ...serving });

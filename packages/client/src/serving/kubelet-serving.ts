@@ -22,6 +22,8 @@ export interface KubeletServingOptions {
   /** The kubelet's own client: it sends the reviews. */
   client: RestClient;
   logger: Logger;
+  /** An issued serving certificate (--rotate-server-certificates) to serve with instead of the files or a self-signed one. */
+  servingCert?: { cert: string; key: string };
 }
 
 const VERBS: Record<string, string> = { POST: 'create', GET: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
@@ -47,14 +49,16 @@ export async function kubeletSecureServing(f: KubeletServingFlagValues, o: Kubel
   const mode = f['authorization-mode'];
   if (mode === '') throw new Error('no authorization mode specified');
   if (mode !== 'AlwaysAllow' && mode !== 'Webhook') throw new Error(`unknown authorization mode ${mode}`);
-  const cert = await servingCert({
+  const cert = o.servingCert ?? await servingCert({
     certFile: f['tls-cert-file'],
     keyFile: f['tls-private-key-file'],
     certDir: f['cert-dir'],
     pairName: 'kubelet',
     bindAddress: f['bind-address'],
     selfSignedHost: o.hostname,
+    memoryIfUnwritable: true,
   });
+  if ('unwritable' in cert && cert.unwritable) o.logger.warn({ certDir: f['cert-dir'], err: cert.unwritable }, 'Unable to write the self-signed serving certificate; keeping it in memory');
   if (!f['anonymous-auth'] && !f['client-ca-file'] && !f['authentication-token-webhook']) throw new Error('No authentication method configured');
   let clientCAPem: string | undefined;
   if (f['client-ca-file']) {

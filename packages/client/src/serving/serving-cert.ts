@@ -15,6 +15,8 @@ export interface ServingCertOptions {
   bindAddress: string;
   /** The kubelet's rule instead: a certificate for this host name alone (GenerateSelfSignedCertKey(hostName, nil, nil)). */
   selfSignedHost?: string;
+  /** The kubelet's kemu rule: a generated pair that cannot be written to certDir is kept in memory (the reason in `unwritable`). */
+  memoryIfUnwritable?: boolean;
 }
 
 export interface ServingCert {
@@ -24,6 +26,8 @@ export interface ServingCert {
   source: 'files' | 'cert-dir' | 'generated-in-cert-dir' | 'generated-in-memory';
   certFile?: string;
   keyFile?: string;
+  /** Why a generated pair stayed in memory although certDir was set (memoryIfUnwritable). */
+  unwritable?: string;
 }
 
 function readable(file: string): boolean {
@@ -65,8 +69,13 @@ export async function servingCert(o: ServingCertOptions): Promise<ServingCert> {
     ? await selfSignedServingCert({ host: o.selfSignedHost })
     : await selfSignedServingCert({ host: 'localhost', alternateIPs, alternateDNS: unspecified ? ['localhost'] : [] });
   if (certFile && keyFile) {
-    writeFileAtomic(certFile, made.certPem, PUBLIC_MODE);
-    writeFileAtomic(keyFile, made.keyPem, PRIVATE_MODE);
+    try {
+      writeFileAtomic(certFile, made.certPem, PUBLIC_MODE);
+      writeFileAtomic(keyFile, made.keyPem, PRIVATE_MODE);
+    } catch (e) {
+      if (!o.memoryIfUnwritable) throw e;
+      return { cert: made.certPem, key: made.keyPem, source: 'generated-in-memory', unwritable: (e as Error).message };
+    }
     return { cert: made.certPem, key: made.keyPem, source: 'generated-in-cert-dir', certFile, keyFile };
   }
   return { cert: made.certPem, key: made.keyPem, source: 'generated-in-memory' };

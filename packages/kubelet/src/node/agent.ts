@@ -11,6 +11,7 @@ import { admitPod, parseAllocatable, podRequests, type Allocatable, type PodRequ
 import { PodIPAllocator } from '../pods/ipam.ts';
 import type { LifecycleEnv } from '../pods/lifecycle.ts';
 import { PodWorker, type WorkerHost } from '../pods/worker.ts';
+import { ServiceAccountTokens } from '../pods/tokens.ts';
 import { Heartbeat, type HeartbeatOptions } from './heartbeat.ts';
 import { registerNode } from './registration.ts';
 import { buildNode, buildNodeStatus, conditionMemo, imageSize, memoStatus, type ConditionMemo, type NodeConfig, type NodeIdentity } from './status.ts';
@@ -60,6 +61,8 @@ export class NodeAgent {
   private readonly allocatable: Allocatable;
   private readonly heartbeat: Heartbeat;
   private readonly host: WorkerHost;
+  /** Projected ServiceAccount tokens of this node's pods (TokenRequest through the node's own identity). */
+  readonly tokens: ServiceAccountTokens;
   private registering = false;
   /** Pods seen before the Node is registered: started once it is (so they get IPs from its podCIDR). */
   private readonly pending = new Map<string, Pod>();
@@ -103,6 +106,7 @@ export class NodeAgent {
       imageSize,
       newContainerID: () => `kemu://${randomBytes(32).toString('hex')}`,
     };
+    this.tokens = new ServiceAccountTokens({ client: deps.client, timers: deps.timers, clock: deps.clock, logger: deps.logger });
     this.host = {
       client: deps.client,
       timers: deps.timers,
@@ -113,8 +117,14 @@ export class NodeAgent {
       hostIP: () => this.id.ip,
       allocateIP: (preferred) => this.ipam.allocate(preferred),
       releaseIP: (ip) => this.ipam.release(ip),
-      released: (uid) => void this.admitted.delete(uid),
-      closed: (uid) => void this.workers.delete(uid),
+      released: (uid) => {
+        this.admitted.delete(uid);
+        this.tokens.podStopped(uid);
+      },
+      closed: (uid) => {
+        this.workers.delete(uid);
+        this.tokens.podStopped(uid);
+      },
     };
   }
 
@@ -140,6 +150,7 @@ export class NodeAgent {
   stop(): void {
     this.stopped = true;
     this.heartbeat.stop();
+    for (const uid of [...this.workers.keys()]) this.tokens.podStopped(uid);
     for (const w of [...this.workers.values()]) w.close();
   }
 
@@ -288,6 +299,8 @@ export class NodeAgent {
       }
     }
     this.workers.set(uid, worker);
+    // Its volumes are set up as it starts: the projected token is asked for (not for a pod that ended or was refused).
+    if (this.admitted.has(uid)) this.tokens.podStarted(pod);
     worker.start();
   }
 
