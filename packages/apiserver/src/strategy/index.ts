@@ -80,8 +80,7 @@ const cache = new Map<string, ResourceStrategy>();
 export function genericStrategy(resource: ResourceInfo): ResourceStrategy {
   const hasStatus = resource.subresources.some((s) => s.name === 'status');
   // RBAC names are path segments (system:node, system::leader-locking-…), as Kubernetes' ValidateRBACName.
-  // So are CSR names (ValidateCertificateRequestName accepts any: a kubelet's node-csr-<base64url digest>).
-  const rbac = resource.group === 'rbac.authorization.k8s.io' || resource.plural === 'certificatesigningrequests';
+  const rbac = resource.group === 'rbac.authorization.k8s.io';
   return buildStrategy(resource, {
     validate: rbac ? (o) => validateObjectMeta(o.metadata, { namespaced: resource.namespaced, nameFn: isValidPathSegmentName }) : validateMetaOnly(resource.namespaced),
     ...(hasStatus ? { status: { keepOnCreate: true } } : {}),
