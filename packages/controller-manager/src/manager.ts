@@ -32,7 +32,7 @@ export async function runControllers(o: RunControllersOptions): Promise<void> {
   for (const d of o.descriptors) {
     let client: RestClient;
     try {
-      client = await builder.client(d.serviceAccountName);
+      client = d.rootClient ? o.client : await builder.client(d.serviceAccountName);
     } catch (e) {
       // Kubernetes' ClientOrDie exits the process: the term's work fails (main exits 1).
       o.logger.error({ controller: d.name, serviceAccount: d.serviceAccountName, err: String(e) }, 'Error in getting client');

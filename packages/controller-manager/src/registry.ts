@@ -12,6 +12,10 @@ import { endpointsDescriptor } from './controllers/endpoints.ts';
 import { endpointSliceDescriptor } from './controllers/endpointslice.ts';
 import { podGCDescriptor } from './controllers/podgc.ts';
 import { clusterRoleAggregationDescriptor } from './controllers/clusterrole-aggregation.ts';
+// Identity controllers (bootstrap tokens, the root CA, legacy ServiceAccount tokens).
+import { bootstrapSignerDescriptor } from './controllers/bootstrapsigner.ts';
+import { tokenCleanerDescriptor } from './controllers/tokencleaner.ts';
+import { rootCACertPublisherDescriptor } from './controllers/rootcacertpublisher.ts';
 
 /** Every known controller, in start order. Add new controllers here (and only here). */
 export const CONTROLLERS: ControllerDescriptor[] = [
@@ -26,6 +30,10 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   endpointSliceDescriptor,
   podGCDescriptor,
   clusterRoleAggregationDescriptor,
+  // Identity controllers.
+  bootstrapSignerDescriptor,
+  tokenCleanerDescriptor,
+  rootCACertPublisherDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */
