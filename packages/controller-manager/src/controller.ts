@@ -36,6 +36,7 @@ export interface ControllerDescriptor {
   /** Runs with the manager's own client even under --use-service-account-credentials (Kubernetes'
    * tokens-controller, which must work before any ServiceAccount token does). */
   rootClient?: boolean;
-  /** Called before informers start, so that informers it asks for are part of the initial sync. */
-  create(ctx: ControllerContext): Controller;
+  /** Called before informers start, so that informers it asks for are part of the initial sync. Undefined: the
+   * controller does not start (Kubernetes' starters returning enabled=false, e.g. a missing key file). */
+  create(ctx: ControllerContext): Controller | undefined;
 }

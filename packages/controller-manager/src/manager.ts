@@ -50,7 +50,9 @@ export async function runControllers(o: RunControllersOptions): Promise<void> {
       signal: o.signal,
     };
     try {
-      started.push({ controller: d.create(ctx), ctx });
+      const controller = d.create(ctx);
+      if (!controller) continue;
+      started.push({ controller, ctx });
       o.logger.info({ controller: d.name }, 'Started controller');
     } catch (e) {
       o.logger.error({ controller: d.name, err: String(e) }, 'Error starting controller');

@@ -13,6 +13,7 @@ import { endpointSliceDescriptor } from './controllers/endpointslice.ts';
 import { podGCDescriptor } from './controllers/podgc.ts';
 import { clusterRoleAggregationDescriptor } from './controllers/clusterrole-aggregation.ts';
 // Identity controllers (bootstrap tokens, the root CA, legacy ServiceAccount tokens).
+import { serviceAccountTokenDescriptor } from './controllers/serviceaccount-token.ts';
 import { bootstrapSignerDescriptor } from './controllers/bootstrapsigner.ts';
 import { tokenCleanerDescriptor } from './controllers/tokencleaner.ts';
 import { rootCACertPublisherDescriptor } from './controllers/rootcacertpublisher.ts';
@@ -31,6 +32,7 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   podGCDescriptor,
   clusterRoleAggregationDescriptor,
   // Identity controllers.
+  serviceAccountTokenDescriptor,
   bootstrapSignerDescriptor,
   tokenCleanerDescriptor,
   rootCACertPublisherDescriptor,
