@@ -10,7 +10,7 @@ import { RestClient, loadClientConfig } from '@kemu/client';
 import { freePort } from '@kemu/base/testing/ports';
 import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
 import { ensureClusterPki } from '@kemu/pki';
-import { startApiserver, type ApiserverProc } from '../support/apiserver.ts';
+import { startPkiApiserver, type ApiserverProc } from '../support/apiserver.ts';
 import { secureGet } from '../support/secure-port.ts';
 
 /** Seed 000, lesson 8, step 2 (the unit on each of three controllers). */
@@ -97,21 +97,10 @@ export async function startSeedCluster(prefix: string): Promise<SeedCluster> {
   const port = await freePort();
   await ensureClusterPki({ dataDir: dir, server: `https://127.0.0.1:${port}` });
   const pki = path.join(dir, 'pki');
-  const apiserver = await startApiserver('apiserver-seed', path.join(dir, 'state.db'), {
-    port,
-    scheme: 'https',
-    extra: [
-      `--tls-cert-file=${pki}/apiserver.pem`,
-      `--tls-private-key-file=${pki}/apiserver-key.pem`,
-      `--client-ca-file=${pki}/ca.pem`,
-      `--service-account-key-file=${pki}/sa.pub`,
-      `--service-account-signing-key-file=${pki}/sa.key`,
-      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-      '--authorization-mode=Node,RBAC',
-      '--enable-bootstrap-token-auth=true',
-      `--requestheader-client-ca-file=${pki}/front-proxy-ca.pem`,
-    ],
-  });
+  const apiserver = await startPkiApiserver('apiserver-seed', path.join(dir, 'state.db'), pki, port, [
+    '--enable-bootstrap-token-auth=true',
+    `--requestheader-client-ca-file=${pki}/front-proxy-ca.pem`,
+  ]);
   const schedulerConfig = path.join(dir, 'kube-scheduler.yaml');
   writeFileSync(schedulerConfig, SEED_000_SCHEDULER_CONFIG.replace('/var/lib/kubernetes/kube-scheduler.kubeconfig', path.join(dir, 'scheduler.kubeconfig')));
   const paths: Record<string, string> = {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@kemu/base/testing/ports';
 import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
 import { ensureClusterPki } from '@kemu/pki';
-import { startApiserver, type ApiserverProc } from '../support/apiserver.ts';
+import { startPkiApiserver, type ApiserverProc } from '../support/apiserver.ts';
 import { SHORT_LEASE } from './cluster.ts';
 
 const SA_USER = 'system:serviceaccount:kube-system:replicaset-controller';
@@ -78,21 +78,7 @@ beforeAll(async () => {
   const policy = path.join(dir, 'audit-policy.yaml');
   writeFileSync(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  nonResourceURLs: ["/readyz*", "/healthz*", "/livez*"]\n- level: None\n  resources: [{group: coordination.k8s.io, resources: [leases]}]\n- level: Metadata\n');
   auditLog = path.join(dir, 'audit.log');
-  A = await startApiserver('apiserver-sacreds', path.join(dir, 'state.db'), {
-    port,
-    scheme: 'https',
-    extra: [
-      `--tls-cert-file=${pki}/apiserver.pem`,
-      `--tls-private-key-file=${pki}/apiserver-key.pem`,
-      `--client-ca-file=${pki}/ca.pem`,
-      `--service-account-key-file=${pki}/sa.pub`,
-      `--service-account-signing-key-file=${pki}/sa.key`,
-      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-      '--authorization-mode=Node,RBAC',
-      `--audit-policy-file=${policy}`,
-      `--audit-log-path=${auditLog}`,
-    ],
-  });
+  A = await startPkiApiserver('apiserver-sacreds', path.join(dir, 'state.db'), pki, port, [`--audit-policy-file=${policy}`, `--audit-log-path=${auditLog}`]);
 }, 60_000);
 
 afterAll(async () => {
