@@ -43,6 +43,17 @@ async function verifies(detached: string, content: string, id: string, secret: s
   }
 }
 
+describe('computeDetachedSignature', () => {
+  it("gives cluster-bootstrap's known answers (its jws_test.go vectors), short and empty secrets padded to 32 bytes", async () => {
+    const content = 'Hello from the other side. I must have called a thousand times.';
+    expect(await computeDetachedSignature(content, 'joshua', 'my voice is my passcode')).toBe(
+      'eyJhbGciOiJIUzI1NiIsImtpZCI6Impvc2h1YSJ9..VShe2taLd-YTrmWuRkcL_8QTNDHYxQIEBsAYYiIj1_8',
+    );
+    expect(await computeDetachedSignature('', 'joshua', 'my voice is my passcode')).toBe('eyJhbGciOiJIUzI1NiIsImtpZCI6Impvc2h1YSJ9..7Ui1ALizW4jXphVUB7xUqC9vLYLL9RZeOFfVLoB7Tgk');
+    expect(await computeDetachedSignature(content, 'joshua', '')).toBe('eyJhbGciOiJIUzI1NiIsImtpZCI6Impvc2h1YSJ9..UfkqvDGiIFxrMnFseDj9LYJOLNrvjW8aHhF71mvvAs8');
+  });
+});
+
 describe('bootstrap-signer-controller', () => {
   it('signs cluster-info for a signing token, with a detached JWS that verifies, and drops it when the token goes', async () => {
     const env = await start(clusterInfo(), token('abcdef', '0123456789abcdef'));
