@@ -22,6 +22,9 @@ export interface RunControllersOptions {
   informers?: SharedInformerFactory;
 }
 
+/** A controller could not be created (a bad --root-ca-file, key file or --cluster-cidr): the term fails. */
+export class ControllerStartError extends Error {}
+
 export async function runControllers(o: RunControllersOptions): Promise<void> {
   if (o.signal.aborted) return;
   // Every controller, queue and informer listens on this one signal.
@@ -49,14 +52,17 @@ export async function runControllers(o: RunControllersOptions): Promise<void> {
       options: o.options,
       signal: o.signal,
     };
+    let controller: Controller | undefined;
     try {
-      const controller = d.create(ctx);
-      if (!controller) continue;
-      started.push({ controller, ctx });
-      o.logger.info({ controller: d.name }, 'Started controller');
+      controller = d.create(ctx);
     } catch (e) {
+      // Kubernetes' StartControllers stops at the first failure and the process exits 1 (main).
       o.logger.error({ controller: d.name, err: String(e) }, 'Error starting controller');
+      throw new ControllerStartError((e as Error).message);
     }
+    if (!controller) continue;
+    started.push({ controller, ctx });
+    o.logger.info({ controller: d.name }, 'Started controller');
   }
   informers.start(o.signal);
   await Promise.all(
