@@ -30,6 +30,17 @@ describe('kube-controller-manager flags', () => {
     expect(p.output()).toContain('Error: unable to load server certificate "/nonexistent/kcm.pem": no such file or directory');
   }, 30_000);
 
+  it('exits 1 when a controller cannot start (a --root-ca-file that does not exist), as StartControllers does', async () => {
+    const env = await startEnv();
+    try {
+      const p = startProcess('kcm-bad-root-ca', BIN.controllerManager, [`--kubeconfig=${env.kubeconfig}`, '--secure-port=0', '--leader-elect=false', '--root-ca-file=/nonexistent/ca.pem']);
+      expect(await p.exited).toBe(1);
+      expect(p.output()).toContain('Error starting controllers: error parsing root-ca-file at /nonexistent/ca.pem: open /nonexistent/ca.pem: no such file or directory');
+    } finally {
+      await env.stop();
+    }
+  }, 60_000);
+
   it('rejects an unknown controller name like Kubernetes (exit 1)', async () => {
     const p = startProcess('kcm-bad-controller', BIN.controllerManager, ['--master=http://127.0.0.1:1', '--controllers=*,nope']);
     expect(await p.exited).toBe(1);

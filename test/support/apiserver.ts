@@ -42,3 +42,24 @@ export async function startApiserver(name: string, db: string, o: ApiserverOptio
   );
   return { proc, port, url };
 }
+
+/**
+ * A kube-apiserver over HTTPS with the lab's PKI in `pki` (ensureClusterPki's files): its serving certificate, the
+ * client CA, ServiceAccount keys and issuer, --authorization-mode=Node,RBAC, plus `extra`.
+ */
+export function startPkiApiserver(name: string, db: string, pki: string, port: number, extra: string[] = []): Promise<ApiserverProc> {
+  return startApiserver(name, db, {
+    port,
+    scheme: 'https',
+    extra: [
+      `--tls-cert-file=${pki}/apiserver.pem`,
+      `--tls-private-key-file=${pki}/apiserver-key.pem`,
+      `--client-ca-file=${pki}/ca.pem`,
+      `--service-account-key-file=${pki}/sa.pub`,
+      `--service-account-signing-key-file=${pki}/sa.key`,
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      '--authorization-mode=Node,RBAC',
+      ...extra,
+    ],
+  });
+}

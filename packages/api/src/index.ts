@@ -19,3 +19,4 @@ export * from './time.ts';
 export * from './quantity.ts';
 export * from './selector.ts';
 export * from './lease-fence.ts';
+export * from './bootstrap-token.ts';

@@ -33,6 +33,10 @@ export interface ControllerDescriptor {
    * name; its bootstrap ClusterRole is system:controller:<serviceAccountName>). */
   serviceAccountName: string;
   enabledByDefault: boolean;
-  /** Called before informers start, so that informers it asks for are part of the initial sync. */
-  create(ctx: ControllerContext): Controller;
+  /** Runs with the manager's own client even under --use-service-account-credentials (Kubernetes'
+   * tokens-controller, which must work before any ServiceAccount token does). */
+  rootClient?: boolean;
+  /** Called before informers start, so that informers it asks for are part of the initial sync. Undefined: the
+   * controller does not start (Kubernetes' starters returning enabled=false, e.g. a missing key file). */
+  create(ctx: ControllerContext): Controller | undefined;
 }

@@ -9,7 +9,7 @@ import { RestClient, loadClientConfig, leaderElectedRun, EventRecorder, secureSe
 import { createLogger, type LoggingFormat, newMetricsRegistry, parseCommandLine, startHealthServer, realClock } from '@kemu/base';
 import { FLAGS, validateOptions, type ControllerManagerOptions } from './options.ts';
 import { selectControllers, ControllerSelectionError } from './registry.ts';
-import { runControllers } from './manager.ts';
+import { ControllerStartError, runControllers } from './manager.ts';
 import { controllerRegistry } from './metrics.ts';
 import { ServiceAccountClientBuilder, rootClientBuilder } from './clientbuilder/client-builder.ts';
 
@@ -73,11 +73,11 @@ async function main(): Promise<void> {
       retryPeriodMs: opts['leader-elect-retry-period'],
     },
     metricsRegistry: registry,
-    // A controller's client that cannot be built (its ServiceAccount neither found nor created) ends the
-    // process with 1, as Kubernetes' ClientOrDie does.
+    // A controller's client that cannot be built (its ServiceAccount neither found nor created) or a controller
+    // that cannot start ends the process with 1, as Kubernetes' ClientOrDie and StartControllers do.
     work: (signal) =>
       runControllers({ client, clientBuilder, descriptors, options: opts, logger, clock: realClock, signal, hostname }).catch((e: unknown) =>
-        fail(`Error in getting client: ${(e as Error).message}`, 1),
+        fail(e instanceof ControllerStartError ? `Error starting controllers: ${e.message}` : `Error in getting client: ${(e as Error).message}`, 1),
       ),
     drainTimeoutMs: 2000,
   });

@@ -22,6 +22,9 @@ export interface RunControllersOptions {
   informers?: SharedInformerFactory;
 }
 
+/** A controller could not be created (a bad --root-ca-file, key file or --cluster-cidr): the term fails. */
+export class ControllerStartError extends Error {}
+
 export async function runControllers(o: RunControllersOptions): Promise<void> {
   if (o.signal.aborted) return;
   // Every controller, queue and informer listens on this one signal.
@@ -32,7 +35,7 @@ export async function runControllers(o: RunControllersOptions): Promise<void> {
   for (const d of o.descriptors) {
     let client: RestClient;
     try {
-      client = await builder.client(d.serviceAccountName);
+      client = d.rootClient ? o.client : await builder.client(d.serviceAccountName);
     } catch (e) {
       // Kubernetes' ClientOrDie exits the process: the term's work fails (main exits 1).
       o.logger.error({ controller: d.name, serviceAccount: d.serviceAccountName, err: String(e) }, 'Error in getting client');
@@ -49,12 +52,17 @@ export async function runControllers(o: RunControllersOptions): Promise<void> {
       options: o.options,
       signal: o.signal,
     };
+    let controller: Controller | undefined;
     try {
-      started.push({ controller: d.create(ctx), ctx });
-      o.logger.info({ controller: d.name }, 'Started controller');
+      controller = d.create(ctx);
     } catch (e) {
+      // Kubernetes' StartControllers stops at the first failure and the process exits 1 (main).
       o.logger.error({ controller: d.name, err: String(e) }, 'Error starting controller');
+      throw new ControllerStartError((e as Error).message);
     }
+    if (!controller) continue;
+    started.push({ controller, ctx });
+    o.logger.info({ controller: d.name }, 'Started controller');
   }
   informers.start(o.signal);
   await Promise.all(

@@ -2,6 +2,7 @@
 import { LOGGING_FORMAT_FLAG, loggingFormatError, parseFlags, type FlagValues } from '@kemu/base';
 import { leaderElectionFlags, servingFlags } from '@kemu/client';
 import { CSR_SIGNING_FLAGS, validateCsrSigningOptions } from './controllers/certificates/options.ts';
+import { IDENTITY_FLAGS } from './identity-options.ts';
 
 export const FLAGS = {
   master: { type: 'string', default: '', usage: 'The address of the Kubernetes API server (overrides any value in kubeconfig).' },
@@ -24,7 +25,10 @@ export const FLAGS = {
   },
   'cluster-cidr': { type: 'string', default: '10.200.0.0/16', usage: 'CIDR Range for Pods in cluster. Requires --allocate-node-cidrs to be true' },
   'allocate-node-cidrs': { type: 'bool', default: false, usage: 'Should CIDRs for Pods be allocated and set on the cloud provider.' },
-  'node-cidr-mask-size': { type: 'int', default: 24, usage: 'Mask size for node cidr in cluster. Default is 24 for IPv4.' },
+  // 0 = unset, as Kubernetes: the per-family flags (or their defaults) apply, and dual-stack refuses this one.
+  'node-cidr-mask-size': { type: 'int', default: 0, usage: 'Mask size for node cidr in cluster. Default is 24 for IPv4 and 64 for IPv6.' },
+  'node-cidr-mask-size-ipv4': { type: 'int', default: 0, usage: 'Mask size for IPv4 node cidr in dual-stack cluster. Default is 24.' },
+  'node-cidr-mask-size-ipv6': { type: 'int', default: 0, usage: 'Mask size for IPv6 node cidr in dual-stack cluster. Default is 64.' },
   'service-cluster-ip-range': { type: 'string', default: '', usage: 'CIDR Range for Services in cluster.' },
   'node-monitor-period': { type: 'duration', default: 5_000, usage: 'The period for syncing NodeStatus in cloud-node-lifecycle-controller.' },
   // The architecture contract fixes 50s (Kubernetes' default since 1.32, kubernetes/kubernetes#126287; 1.31 had 40s).
@@ -60,6 +64,7 @@ export const FLAGS = {
   ...CSR_SIGNING_FLAGS,
   v: { type: 'int', default: 0, usage: 'number for the log level verbosity' },
   ...LOGGING_FORMAT_FLAG,
+  ...IDENTITY_FLAGS,
 } as const;
 
 export type ControllerManagerOptions = Omit<FlagValues<typeof FLAGS>, '_'>;

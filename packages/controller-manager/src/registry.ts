@@ -13,6 +13,11 @@ import { endpointSliceDescriptor } from './controllers/endpointslice.ts';
 import { podGCDescriptor } from './controllers/podgc.ts';
 import { clusterRoleAggregationDescriptor } from './controllers/clusterrole-aggregation.ts';
 import { CERTIFICATE_CONTROLLERS } from './controllers/certificates/index.ts';
+// Identity controllers (bootstrap tokens, the root CA, legacy ServiceAccount tokens).
+import { serviceAccountTokenDescriptor } from './controllers/serviceaccount-token.ts';
+import { bootstrapSignerDescriptor } from './controllers/bootstrapsigner.ts';
+import { tokenCleanerDescriptor } from './controllers/tokencleaner.ts';
+import { rootCACertPublisherDescriptor } from './controllers/rootcacertpublisher.ts';
 
 /** Every known controller, in start order. Add new controllers here (and only here). */
 export const CONTROLLERS: ControllerDescriptor[] = [
@@ -28,6 +33,11 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   podGCDescriptor,
   clusterRoleAggregationDescriptor,
   ...CERTIFICATE_CONTROLLERS,
+  // Identity controllers.
+  serviceAccountTokenDescriptor,
+  bootstrapSignerDescriptor,
+  tokenCleanerDescriptor,
+  rootCACertPublisherDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */

@@ -2,10 +2,10 @@
 // as Kubernetes' bootstrap.TokenAuthenticator. Every mismatch (no Secret, being deleted, wrong type, wrong secret,
 // expired, not for authentication, bad extra group) is "not this authenticator's token", never an error.
 import { timingSafeEqual } from 'node:crypto';
-import type { KubeObject } from '@kemu/api';
+import { BOOTSTRAP_TOKEN_SECRET_TYPE, bootstrapSecretData as data, bootstrapTokenExpiration, type KubeObject } from '@kemu/api';
 import type { AuthnResponse, TokenAuthenticator } from './types.ts';
 
-export const BOOTSTRAP_TOKEN_SECRET_TYPE = 'bootstrap.kubernetes.io/token';
+export { BOOTSTRAP_TOKEN_SECRET_TYPE };
 export const BOOTSTRAP_USER_PREFIX = 'system:bootstrap:';
 export const BOOTSTRAP_DEFAULT_GROUP = 'system:bootstrappers';
 const TOKEN = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
@@ -15,25 +15,11 @@ export interface BootstrapLookups {
   getSecret(namespace: string, name: string): Promise<KubeObject | undefined> | KubeObject | undefined;
 }
 
-function data(secret: KubeObject, key: string): string {
-  const v = (secret.data as Record<string, unknown> | undefined)?.[key];
-  return typeof v === 'string' ? Buffer.from(v, 'base64').toString('utf8') : '';
-}
-
 /** Constant-time string comparison (crypto/subtle.ConstantTimeCompare: different lengths differ). */
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
-}
-
-/** RFC 3339 expiry; an unparseable one counts as expired (bootstrapsecretutil.GetExpiration). */
-function expired(secret: KubeObject, nowMs: number): boolean {
-  const exp = data(secret, 'expiration');
-  if (exp === '') return false;
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(exp)) return true;
-  const t = Date.parse(exp);
-  return Number.isNaN(t) || t - nowMs <= 0;
 }
 
 /** system:bootstrappers plus auth-extra-groups, sorted and de-duplicated (sets.String.List()); undefined when one is invalid. */
@@ -61,7 +47,7 @@ export function bootstrapTokenAuthenticator(lookups: BootstrapLookups, now: () =
       if (secret.type !== BOOTSTRAP_TOKEN_SECRET_TYPE || !secret.data) return undefined;
       if (!sameSecret(data(secret, 'token-secret'), tokenSecret)) return undefined;
       if (data(secret, 'token-id') !== id) return undefined;
-      if (expired(secret, now())) return undefined;
+      if (bootstrapTokenExpiration(secret, now()).expired) return undefined;
       if (data(secret, 'usage-bootstrap-authentication') !== 'true') return undefined;
       const g = groups(secret);
       if (!g) return undefined;

@@ -1,85 +1,31 @@
-// node-ipam-controller (with --allocate-node-cidrs): gives every Node a spec.podCIDR/podCIDRs of
-// --node-cidr-mask-size out of --cluster-cidr, released when the Node is deleted. The allocation map is
-// rebuilt from the Nodes' existing podCIDRs before anything is handed out, so a new leader never repeats one.
+// node-ipam-controller (with --allocate-node-cidrs): gives every Node spec.podCIDRs — one subnet of each
+// --cluster-cidr (one per family when dual-stack), of the family's node mask size — and spec.podCIDR (the first),
+// released when the Node is deleted; --service-cluster-ip-range is kept out of the cluster CIDRs. The allocation
+// map is rebuilt from the Nodes' existing podCIDRs before anything is handed out, so a new leader never repeats one.
 import { R, type Node } from '@kemu/api';
+import { parseCIDR } from '@kemu/base';
 import { unwrapDeleted, type SharedInformer } from '@kemu/client';
+import { CIDRSet, nodeMaskSizes, overlaps, parseClusterCIDRs } from './nodeipam-cidrs.ts';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../controller.ts';
 import { KeyedWorker } from './base.ts';
-
-function ipToInt(ip: string): number {
-  const p = ip.split('.').map(Number);
-  if (p.length !== 4 || p.some((x) => !Number.isInteger(x) || x < 0 || x > 255)) throw new Error(`invalid IP address: ${ip}`);
-  return (((p[0] ?? 0) << 24) | ((p[1] ?? 0) << 16) | ((p[2] ?? 0) << 8) | (p[3] ?? 0)) >>> 0;
-}
-function intToIp(n: number): string {
-  return [(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
-}
-
-/** The subnets of one cluster CIDR, handed out lowest first. */
-export class CIDRSet {
-  private readonly base: number;
-  private readonly count: number;
-  private readonly used = new Set<number>();
-  constructor(
-    clusterCIDR: string,
-    private readonly maskSize: number,
-  ) {
-    const [ip, bits] = clusterCIDR.split('/');
-    const prefix = Number(bits);
-    if (!ip || !Number.isInteger(prefix) || prefix < 0 || prefix > 32) throw new Error(`invalid CIDR address: ${clusterCIDR}`);
-    if (maskSize < prefix || maskSize > 32) throw new Error(`--node-cidr-mask-size ${maskSize} must be between ${prefix} and 32`);
-    const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
-    this.base = (ipToInt(ip) & mask) >>> 0;
-    this.count = 2 ** (maskSize - prefix);
-  }
-  private index(cidr: string): number | undefined {
-    const [ip, bits] = cidr.split('/');
-    if (!ip || Number(bits) !== this.maskSize) return undefined;
-    let n: number;
-    try {
-      n = ipToInt(ip);
-    } catch {
-      return undefined;
-    }
-    const i = (n - this.base) / 2 ** (32 - this.maskSize);
-    return Number.isInteger(i) && i >= 0 && i < this.count ? i : undefined;
-  }
-  /** Marks a CIDR as taken (a Node already has it); false when it is outside this range. */
-  occupy(cidr: string): boolean {
-    const i = this.index(cidr);
-    if (i === undefined) return false;
-    this.used.add(i);
-    return true;
-  }
-  release(cidr: string): void {
-    const i = this.index(cidr);
-    if (i !== undefined) this.used.delete(i);
-  }
-  allocate(): string | undefined {
-    for (let i = 0; i < this.count; i++) {
-      if (!this.used.has(i)) {
-        this.used.add(i);
-        return `${intToIp((this.base + i * 2 ** (32 - this.maskSize)) >>> 0)}/${this.maskSize}`;
-      }
-    }
-    return undefined;
-  }
-}
 
 export class NodeIpamController implements Controller {
   readonly name = 'node-ipam-controller';
   private readonly nodes: SharedInformer<Node>;
   private readonly worker: KeyedWorker;
-  private cidrs: CIDRSet | undefined;
-  /** node name → the CIDR it holds, to release it when the Node goes. */
-  private readonly byNode = new Map<string, string>();
+  private readonly sets: CIDRSet[] = [];
+  /** node name → the CIDRs it holds, to release them when the Node goes. */
+  private readonly byNode = new Map<string, string[]>();
   private rebuilt = false;
 
   constructor(private readonly ctx: ControllerContext) {
     this.nodes = ctx.informers.informerFor<Node>(R.nodes);
     this.worker = new KeyedWorker(ctx, { name: this.name, workers: 1, sync: (k) => this.sync(k) }).waitFor(this.nodes);
     if (!ctx.options['allocate-node-cidrs']) return;
-    this.cidrs = new CIDRSet(ctx.options['cluster-cidr'], ctx.options['node-cidr-mask-size']);
+    const cidrs = parseClusterCIDRs(ctx.options['cluster-cidr']);
+    const masks = nodeMaskSizes(ctx.options, cidrs);
+    cidrs.forEach((c, i) => this.sets.push(new CIDRSet(c, masks[i] ?? 0)));
+    this.filterOutServiceRange();
     this.nodes.addEventHandler({
       onAdd: (n) => this.worker.add(n.metadata.name ?? ''),
       onUpdate: (_o, n) => this.worker.add(n.metadata.name ?? ''),
@@ -87,45 +33,86 @@ export class NodeIpamController implements Controller {
     });
   }
 
+  /** Service ClusterIPs never become pod addresses: subnets overlapping --service-cluster-ip-range are taken. */
+  private filterOutServiceRange(): void {
+    const flag = this.ctx.options['service-cluster-ip-range'].trim();
+    if (flag === '') return;
+    for (const text of flag.split(',').slice(0, 2)) {
+      const svc = parseCIDR(text);
+      if (!svc) continue;
+      for (const set of this.sets) if (overlaps(set.cluster, svc)) set.occupy(svc.text);
+    }
+  }
+
   async run(): Promise<void> {
-    if (!this.cidrs) return;
+    if (this.sets.length === 0) return;
     await this.worker.run();
+  }
+
+  private existing(n: Node): string[] {
+    return n.spec?.podCIDRs?.length ? n.spec.podCIDRs : n.spec?.podCIDR ? [n.spec.podCIDR] : [];
+  }
+
+  /** occupyCIDRs: a Node's CIDRs, index by index, mark the matching sets' subnets as taken. */
+  private occupy(n: Node): void {
+    const name = n.metadata.name ?? '';
+    const cidrs = this.existing(n);
+    if (cidrs.length === 0) return;
+    cidrs.forEach((cidr, i) => {
+      const set = this.sets[i];
+      if (!set) throw new Error(`node:${name} has an allocated cidr: ${cidr} at index:${i} that does not exist in cluster cidrs configuration`);
+      try {
+        set.occupy(cidr);
+      } catch (e) {
+        throw new Error(`failed to mark cidr[${cidr}] at idx [${i}] as occupied for node: ${name}: ${(e as Error).message}`);
+      }
+    });
+    this.byNode.set(name, cidrs);
   }
 
   private rebuild(): void {
     // Before the first allocation: every CIDR already on a Node is taken.
     this.rebuilt = true;
     for (const n of this.nodes.store.list()) {
-      const cidr = n.spec?.podCIDR;
-      if (cidr && this.cidrs?.occupy(cidr)) this.byNode.set(n.metadata.name ?? '', cidr);
+      try {
+        this.occupy(n);
+      } catch (e) {
+        this.ctx.logger.error({ node: n.metadata.name, err: String(e) }, 'Failed to mark cidr as occupied');
+      }
     }
   }
 
+  private release(name: string): void {
+    for (const [i, cidr] of (this.byNode.get(name) ?? []).entries()) this.sets[i]?.release(cidr);
+    this.byNode.delete(name);
+  }
+
   private async sync(name: string): Promise<void> {
-    const cidrs = this.cidrs;
-    if (!cidrs) return;
+    if (this.sets.length === 0) return;
     if (!this.rebuilt) this.rebuild();
     const node = this.nodes.store.get(name);
-    if (!node) {
-      const held = this.byNode.get(name);
-      if (held) cidrs.release(held);
-      this.byNode.delete(name);
+    if (!node) return this.release(name);
+    if (this.existing(node).length > 0) {
+      if (JSON.stringify(this.byNode.get(name)) !== JSON.stringify(this.existing(node))) this.occupy(node);
       return;
     }
-    const existing = node.spec?.podCIDR;
-    if (existing) {
-      if (this.byNode.get(name) !== existing && cidrs.occupy(existing)) this.byNode.set(name, existing);
-      return;
+    let cidrs = this.byNode.get(name);
+    if (!cidrs?.length) {
+      const got: string[] = [];
+      for (const [i, set] of this.sets.entries()) {
+        const c = set.allocateNext();
+        if (!c) {
+          got.forEach((g, j) => this.sets[j]?.release(g));
+          this.ctx.recorder.event(node, 'Normal', 'CIDRNotAvailable', `Node ${name} status is now: CIDRNotAvailable`);
+          throw new Error(`failed to allocate cidr from cluster cidr at idx:${i}: CIDR allocation failed; there are no remaining CIDRs left to allocate in the accepted range`);
+        }
+        got.push(c);
+      }
+      cidrs = got;
+      this.byNode.set(name, cidrs);
     }
-    const held = this.byNode.get(name);
-    const cidr = held ?? cidrs.allocate();
-    if (!cidr) {
-      this.ctx.recorder.event(node, 'Normal', 'CIDRNotAvailable', `Node ${name} status is now: CIDRNotAvailable`);
-      throw new Error(`failed to allocate cidr from cluster cidr ${this.ctx.options['cluster-cidr']}: CIDR allocation failed; there are no remaining CIDRs left to allocate in the accepted range`);
-    }
-    this.byNode.set(name, cidr);
-    await this.ctx.client.patch(R.nodes, undefined, name, { spec: { podCIDR: cidr, podCIDRs: [cidr] } }, 'merge');
-    this.ctx.logger.info({ node: name, podCIDR: cidr }, 'Set node PodCIDR');
+    await this.ctx.client.patch(R.nodes, undefined, name, { spec: { podCIDR: cidrs[0], podCIDRs: cidrs } }, 'merge');
+    this.ctx.logger.info({ node: name, podCIDRs: cidrs }, 'Set node PodCIDR');
   }
 }
 
