@@ -2,20 +2,18 @@
 // bootstrap-kubelet.kubeconfig — `kubectl get csr` shows each node's CSR requested by system:bootstrap:<id>,
 // Approved,Issued; the nodes are Ready with certificates the controller-manager signed; `kemu join` adds a Ready
 // node through its own token; a restart reuses the kubelets' certificates (no new CSR).
-// Needs the kubelet's and controller-manager's TLS bootstrapping flags (TLS_BOOTSTRAP_FLAGS_AVAILABLE in topology.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@kemu/base/testing/processes';
-import { TLS_BOOTSTRAP_FLAGS_AVAILABLE, labPkiFiles, readBootstrapToken } from '@kemu/kemu';
+import { labPkiFiles, readBootstrapToken } from '@kemu/kemu';
 import { startLab, missing, hasKubectl, type Lab } from '../lab/lab.ts';
 
 const skip =
   missing('apiserver', 'controller-manager', 'scheduler', 'worker') ??
-  (hasKubectl() ? undefined : 'skipped: kubectl is not installed') ??
-  (TLS_BOOTSTRAP_FLAGS_AVAILABLE ? undefined : 'skipped: TLS_BOOTSTRAP_FLAGS_AVAILABLE is false in packages/kemu/src/topology.ts (the kubelet and controller-manager lack the flags)');
+  (hasKubectl() ? undefined : 'skipped: kubectl is not installed');
 if (skip) console.warn(`test/e2e/tls-bootstrap-lab.test.ts: ${skip}`);
 
 interface Csr {

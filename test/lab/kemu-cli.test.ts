@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { BIN, waitFor } from '@kemu/base/testing/processes';
-import { pidAlive, leaseHolder, TLS_BOOTSTRAP_FLAGS_AVAILABLE } from '@kemu/kemu';
+import { pidAlive, leaseHolder } from '@kemu/kemu';
 import { startLab, missing, hasKubectl, run, type Lab } from './lab.ts';
 import { LeaseWatch, labFetch, labTlsFor } from './api.ts';
 import { secureGet } from '../support/secure-port.ts';
@@ -51,12 +51,11 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
     // The same as admin.kubeconfig; each component has its own (a kubelet's: CN system:node:<node>, O system:nodes,
     // which the kubelet writes itself once its CSR is issued when it bootstraps — with bootstrap-kubelet.kubeconfig).
     expect(fs.readFileSync(lab.kubeconfig, 'utf8')).toBe(fs.readFileSync(path.join(lab.dir, 'admin.kubeconfig'), 'utf8'));
-    const kubelets = TLS_BOOTSTRAP_FLAGS_AVAILABLE ? ['bootstrap-kubelet.kubeconfig'] : ['kubelet-worker-0.kubeconfig', 'kubelet-worker-1.kubeconfig'];
-    for (const f of ['controller-manager.kubeconfig', 'scheduler.kubeconfig', ...kubelets]) {
+    for (const f of ['controller-manager.kubeconfig', 'scheduler.kubeconfig', 'bootstrap-kubelet.kubeconfig']) {
       expect((parse(fs.readFileSync(path.join(lab.dir, f), 'utf8')) as { clusters: { cluster: { server: string } }[] }).clusters[0]?.cluster.server, f).toBe(lab.server);
     }
-    const kubelet = parse(fs.readFileSync(path.join(lab.dir, kubelets[kubelets.length - 1] ?? ''), 'utf8')) as { users: { name: string }[] };
-    expect(kubelet.users[0]?.name).toBe(TLS_BOOTSTRAP_FLAGS_AVAILABLE ? 'tls-bootstrap-token-user' : 'system:node:worker-1');
+    const kubelet = parse(fs.readFileSync(path.join(lab.dir, 'bootstrap-kubelet.kubeconfig'), 'utf8')) as { users: { name: string }[] };
+    expect(kubelet.users[0]?.name).toBe('tls-bootstrap-token-user');
   });
 
   it('the seed 000 curl recipe works as written from the data dir\'s pki/', async () => {

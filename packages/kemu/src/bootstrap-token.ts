@@ -2,7 +2,16 @@
 // "<id>.<secret>" format, random generation, the kube-system Secret `bootstrap-token-<id>` a token lives in,
 // reading one back, and `kubeadm token list`'s table. Messages are kubeadm's.
 import crypto from 'node:crypto';
-import type { KubeObject } from '@kemu/api';
+import {
+  BOOTSTRAP_TOKEN_EXPIRATION_KEY,
+  BOOTSTRAP_TOKEN_EXTRA_GROUPS_KEY,
+  BOOTSTRAP_TOKEN_ID_KEY,
+  BOOTSTRAP_TOKEN_SECRET_KEY,
+  BOOTSTRAP_TOKEN_SECRET_PREFIX,
+  BOOTSTRAP_TOKEN_SECRET_TYPE,
+  bootstrapSecretData as secretData,
+  type KubeObject,
+} from '@kemu/api';
 
 // Go's regexp syntax, as kubeadm prints the patterns in its errors.
 export const BOOTSTRAP_TOKEN_PATTERN = '\\A([a-z0-9]{6})\\.([a-z0-9]{16})\\z';
@@ -12,8 +21,7 @@ const TOKEN_RE = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
 const TOKEN_ID_RE = /^[a-z0-9]{6}$/;
 const GROUP_RE = /^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/;
 
-export const BOOTSTRAP_TOKEN_SECRET_TYPE = 'bootstrap.kubernetes.io/token';
-export const BOOTSTRAP_TOKEN_SECRET_PREFIX = 'bootstrap-token-';
+export { BOOTSTRAP_TOKEN_SECRET_PREFIX, BOOTSTRAP_TOKEN_SECRET_TYPE };
 export const BOOTSTRAP_TOKEN_USAGE_PREFIX = 'usage-bootstrap-';
 /** cluster-bootstrap's KnownTokenUsages, in its order. */
 export const KNOWN_TOKEN_USAGES = ['signing', 'authentication'] as const;
@@ -117,19 +125,14 @@ export function seedBootstrapToken(token: string): BootstrapToken {
   };
 }
 
-function secretData(secret: KubeObject, key: string): string {
-  const v = (secret.data as Record<string, unknown> | undefined)?.[key];
-  return typeof v === 'string' ? Buffer.from(v, 'base64').toString('utf8') : '';
-}
-
 /** kubeadm's BootstrapTokenFromSecret, with its messages. */
 export function bootstrapTokenFromSecret(secret: KubeObject): BootstrapToken {
   const name = secret.metadata.name ?? '';
-  const id = secretData(secret, 'token-id');
+  const id = secretData(secret, BOOTSTRAP_TOKEN_ID_KEY);
   if (!id) throw new BootstrapTokenError(`bootstrap Token Secret has no token-id data: ${name}`);
   if (name !== bootstrapTokenSecretName(id))
     throw new BootstrapTokenError(`bootstrap token name is not of the form '${BOOTSTRAP_TOKEN_SECRET_PREFIX}(token-id)'. Actual: "${name}". Expected: "${bootstrapTokenSecretName(id)}"`);
-  const tokenSecret = secretData(secret, 'token-secret');
+  const tokenSecret = secretData(secret, BOOTSTRAP_TOKEN_SECRET_KEY);
   if (!tokenSecret) throw new BootstrapTokenError(`bootstrap Token Secret has no token-secret data: ${name}`);
   const token = `${id}.${tokenSecret}`;
   try {
@@ -140,7 +143,7 @@ export function bootstrapTokenFromSecret(secret: KubeObject): BootstrapToken {
   const t: BootstrapToken = { token, usages: [], groups: [] };
   const description = secretData(secret, 'description');
   if (description) t.description = description;
-  const expiration = secretData(secret, 'expiration');
+  const expiration = secretData(secret, BOOTSTRAP_TOKEN_EXPIRATION_KEY);
   if (expiration) {
     if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(expiration) || Number.isNaN(Date.parse(expiration)))
       throw new BootstrapTokenError(`can't parse expiration time of bootstrap token "${name}": parsing time "${expiration}" as "2006-01-02T15:04:05Z07:00": cannot parse "${expiration}" as "2006"`);
@@ -149,7 +152,7 @@ export function bootstrapTokenFromSecret(secret: KubeObject): BootstrapToken {
   const data = (secret.data as Record<string, unknown> | undefined) ?? {};
   for (const k of Object.keys(data)) if (k.startsWith(BOOTSTRAP_TOKEN_USAGE_PREFIX) && secretData(secret, k) === 'true') t.usages.push(k.slice(BOOTSTRAP_TOKEN_USAGE_PREFIX.length));
   t.usages.sort();
-  const groups = secretData(secret, 'auth-extra-groups');
+  const groups = secretData(secret, BOOTSTRAP_TOKEN_EXTRA_GROUPS_KEY);
   if (groups) t.groups = groups.split(',');
   return t;
 }

@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseKubeconfig } from '@kemu/client';
 import {
-  TLS_BOOTSTRAP_FLAGS_AVAILABLE,
   kubeletBootstrapMode,
   labControllerManagerIdentityFlags,
   labKubeletBootstrapFlags,
@@ -28,24 +27,20 @@ describe('TLS bootstrapping flags', () => {
     expect(labKubeletBootstrapFlags(files, 'worker-5', '/lab/bootstrap-kubelet-worker-5.kubeconfig')[0]).toBe('--bootstrap-kubeconfig=/lab/bootstrap-kubelet-worker-5.kubeconfig');
   });
 
-  it("gives the controller-manager seed 003's signing and identity flags once the components have them", () => {
-    expect(labControllerManagerIdentityFlags(files)).toEqual(
-      TLS_BOOTSTRAP_FLAGS_AVAILABLE
-        ? [
-            '--root-ca-file=/lab/pki/ca.pem',
-            '--cluster-signing-cert-file=/lab/pki/ca.pem',
-            '--cluster-signing-key-file=/lab/pki/ca-key.pem',
-            '--service-account-private-key-file=/lab/pki/sa.key',
-            '--controllers=*,bootstrapsigner,tokencleaner',
-          ]
-        : [],
-    );
+  it("gives the controller-manager seed 003's signing and identity flags", () => {
+    expect(labControllerManagerIdentityFlags(files)).toEqual([
+      '--root-ca-file=/lab/pki/ca.pem',
+      '--cluster-signing-cert-file=/lab/pki/ca.pem',
+      '--cluster-signing-key-file=/lab/pki/ca-key.pem',
+      '--service-account-private-key-file=/lab/pki/sa.key',
+      '--controllers=*,bootstrapsigner,tokencleaner',
+    ]);
   });
 
-  it('bootstraps only when asked, when the components can, and when a controller-manager signs', () => {
+  it('bootstraps only when asked and when a controller-manager signs', () => {
     expect(kubeletBootstrapMode(false, 3).bootstrap).toBe(false);
-    expect(kubeletBootstrapMode(true, 0)).toEqual(TLS_BOOTSTRAP_FLAGS_AVAILABLE ? { bootstrap: false, why: expect.stringContaining('--controller-managers=0') } : expect.objectContaining({ bootstrap: false }));
-    expect(kubeletBootstrapMode(true, 1).bootstrap).toBe(TLS_BOOTSTRAP_FLAGS_AVAILABLE);
+    expect(kubeletBootstrapMode(true, 0)).toEqual({ bootstrap: false, why: expect.stringContaining('--controller-managers=0') });
+    expect(kubeletBootstrapMode(true, 1).bootstrap).toBe(true);
   });
 
   it('plans a worker (as kemu join does) with the bootstrap flags or the kubeconfig kemu issued', async () => {

@@ -121,19 +121,9 @@ export function labDelegatedAuthFlags(f: LabPkiFiles, kubeconfig: string): strin
   return [`--authentication-kubeconfig=${kubeconfig}`, `--authorization-kubeconfig=${kubeconfig}`, `--client-ca-file=${f.ca}`, `--requestheader-client-ca-file=${f.frontProxyCa}`];
 }
 
-/**
- * The switch for the flags of issue 11's other pieces: the kubelet's --bootstrap-kubeconfig, --cert-dir and
- * --rotate-certificates, the controller-manager's --cluster-signing-*, --root-ca-file,
- * --service-account-private-key-file and --controllers. While false the components would exit 2 on them, so the lab
- * passes none and issues kubelet certificates itself (the --kubelet-bootstrap=false path); the bootstrap token,
- * bindings, cluster-info and bootstrap kubeconfig are made either way. Turned on when those pieces are merged.
- */
-export const TLS_BOOTSTRAP_FLAGS_AVAILABLE = false;
-
 /** Whether kubelets bootstrap, and if not why (a start-up line): someone must sign their CSRs. */
 export function kubeletBootstrapMode(wanted: boolean, controllerManagers: number): { bootstrap: boolean; why: string } {
   if (!wanted) return { bootstrap: false, why: '--kubelet-bootstrap=false: kemu issues each kubelet its certificate' };
-  if (!TLS_BOOTSTRAP_FLAGS_AVAILABLE) return { bootstrap: false, why: 'the kubelet and controller-manager lack the TLS bootstrapping flags yet: kemu issues each kubelet its certificate' };
   if (controllerManagers === 0) return { bootstrap: false, why: 'no controller-manager to sign node CSRs (--controller-managers=0): kemu issues each kubelet its certificate' };
   return { bootstrap: true, why: 'kubelets bootstrap with the token in bootstrap-kubelet.kubeconfig; their CSRs are auto-approved and signed by the controller-manager' };
 }
@@ -143,14 +133,13 @@ export function labKubeletBootstrapFlags(f: LabPkiFiles, node: string, bootstrap
   return [`--bootstrap-kubeconfig=${bootstrapKubeconfig}`, `--kubeconfig=${f.kubeletKubeconfig(node)}`, `--cert-dir=${f.kubeletCertDir(node)}`, '--rotate-certificates=true'];
 }
 
-/** A kubelet with a certificate kemu issued (lab-pki.ts). */
+/** A kubelet with a certificate kemu issued (lab-pki.ts); its own --cert-dir keeps its serving pair out of /var/lib/kubelet/pki. */
 export function labKubeletPreIssuedFlags(f: LabPkiFiles, node: string): string[] {
-  return [`--kubeconfig=${f.kubeletKubeconfig(node)}`];
+  return [`--kubeconfig=${f.kubeletKubeconfig(node)}`, `--cert-dir=${f.kubeletCertDir(node)}`];
 }
 
 /** Seed 003's controller-manager identity flags: the cluster CA signs CSRs and is published as kube-root-ca.crt, sa.key signs SA tokens. */
 export function labControllerManagerIdentityFlags(f: LabPkiFiles): string[] {
-  if (!TLS_BOOTSTRAP_FLAGS_AVAILABLE) return [];
   return [
     `--root-ca-file=${f.ca}`,
     `--cluster-signing-cert-file=${f.ca}`,
