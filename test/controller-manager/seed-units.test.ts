@@ -1,6 +1,5 @@
-// Both seeds' kube-controller-manager units and seed 000's kube-scheduler unit start against a kube-apiserver with
-// seed 003's access flags, answer /healthz and take their Lease — here without --cluster-signing-cert-file/-key-file
-// (the CSR controllers' flags; seed-units-signing.test.ts runs the units whole once those flags exist). Seed 003's
+// Both seeds' kube-controller-manager units and seed 000's kube-scheduler unit, verbatim (the cluster-signing flags
+// included), start against a kube-apiserver with seed 003's access flags, answer /healthz and take their Lease. Seed 003's
 // dual-stack unit then shows its identity controllers at work: kube-root-ca.crt in a new namespace, a
 // service-account-token Secret filled with a token the apiserver accepts, cluster-info signed for a bootstrap token,
 // an expired bootstrap token deleted, and a Node given one IPv4 and one IPv6 podCIDR.
@@ -10,7 +9,6 @@ import { RestClient } from '@kemu/client';
 import { waitFor } from '@kemu/base/testing/processes';
 import { SEED_000_KCM, SEED_000_SCHEDULER, SEED_003_KCM, SEED_003_KCM_SHORT, startSeedCluster, waitHealthy, waitLeaseHolder, type SeedCluster } from './seed-units.ts';
 
-const SIGNING = /^--cluster-signing-/;
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 let c: SeedCluster;
 
@@ -32,7 +30,7 @@ describe("the seeds' controller-manager and scheduler units", () => {
     ['003 (short)', SEED_003_KCM_SHORT],
   ] as const) {
     it(`seed ${seed}'s kube-controller-manager unit serves /healthz and takes the Lease`, async () => {
-      const { proc, port } = await c.start(`kcm-${seed}`, 'controllerManager', unit, { drop: SIGNING });
+      const { proc, port } = await c.start(`kcm-${seed}`, 'controllerManager', unit);
       await waitHealthy(proc, port);
       expect(await waitLeaseHolder(c.client, 'kube-controller-manager', proc)).toMatch(/_/);
       // Leave the Lease to the next unit (kube-controller-manager keeps it until it expires).
@@ -42,7 +40,7 @@ describe("the seeds' controller-manager and scheduler units", () => {
   }
 
   it("seed 003's dual-stack unit runs the identity controllers and node IPAM", async () => {
-    const { proc, port } = await c.start('kcm-003', 'controllerManager', SEED_003_KCM, { drop: SIGNING });
+    const { proc, port } = await c.start('kcm-003', 'controllerManager', SEED_003_KCM);
     await waitHealthy(proc, port);
     await waitLeaseHolder(c.client, 'kube-controller-manager', proc);
     const client = c.client;

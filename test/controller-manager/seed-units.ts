@@ -88,7 +88,7 @@ export interface SeedCluster {
   client: RestClient;
   /** Seed path → file made for the test. */
   paths: Record<string, string>;
-  start(name: string, bin: 'controllerManager' | 'scheduler', unit: string, o?: { drop?: RegExp }): Promise<{ proc: Proc; port: number }>;
+  start(name: string, bin: 'controllerManager' | 'scheduler', unit: string): Promise<{ proc: Proc; port: number }>;
   stop(): Promise<void>;
 }
 
@@ -122,11 +122,9 @@ export async function startSeedCluster(prefix: string): Promise<SeedCluster> {
     apiserver,
     client,
     paths,
-    async start(name, bin, unit, o = {}) {
+    async start(name, bin, unit) {
       const securePort = await freePort();
-      const args = unitArgs(unit)
-        .filter((a) => !o.drop?.test(a))
-        .map((a) => a.replace(/=(\/\S+)$/, (m, p: string) => (paths[p] ? `=${paths[p]}` : m)));
+      const args = unitArgs(unit).map((a) => a.replace(/=(\/\S+)$/, (m, p: string) => (paths[p] ? `=${paths[p]}` : m)));
       const proc = startProcess(name, BIN[bin], [...args, `--secure-port=${securePort}`]);
       procs.push(proc);
       return { proc, port: securePort };
