@@ -40,6 +40,9 @@ export const SEED_003_APISERVER_FLAGS = [
   '--enable-aggregator-routing=true',
 ];
 
+/** Seed 003, section 7 (lines 544-553): the kube-scheduler unit's flags. */
+export const SEED_003_SCHEDULER_FLAGS = ['--v=2', '--bind-address=0.0.0.0', '--leader-elect=true', '--kubeconfig=/etc/kubernetes/scheduler.kubeconfig'];
+
 export const flagName = (arg: string): string => arg.replace(/^--/, '').split('=')[0] as string;
 
 /**
