@@ -1,48 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse } from 'yaml';
 import { bootstrapBindings, clusterInfoObjects } from './bootstrap-objects.ts';
+import { SEED_003_BOOTSTRAP_BINDINGS_YAML as SEED_BINDINGS } from '../../../test/support/seed-003.ts';
 
-// The three ClusterRoleBindings of seed 003's bootstrap.secret.yaml (section 8.2), as written there.
-const SEED_BINDINGS = `
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata:
-  name: kubelet-bootstrap
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: ClusterRole
-  name: system:node-bootstrapper
-subjects:
-- apiGroup: rbac.authorization.k8s.io
-  kind: Group
-  name: system:bootstrappers:default-node-token
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata:
-  name: node-autoapprove-bootstrap
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: ClusterRole
-  name: system:certificates.k8s.io:certificatesigningrequests:nodeclient
-subjects:
-- apiGroup: rbac.authorization.k8s.io
-  kind: Group
-  name: system:bootstrappers:default-node-token
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata:
-  name: node-autoapprove-certificate-rotation
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: ClusterRole
-  name: system:certificates.k8s.io:certificatesigningrequests:selfnodeclient
-subjects:
-- apiGroup: rbac.authorization.k8s.io
-  kind: Group
-  name: system:nodes
-`;
 
 describe('bootstrap objects', () => {
   it("are seed 003's three ClusterRoleBindings exactly", () => {
