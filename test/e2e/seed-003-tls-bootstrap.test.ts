@@ -6,7 +6,9 @@
 // --bootstrap-kubeconfig: its client CSR is auto-approved and signed, it writes its certificate and
 // kubeconfig, registers as system:node:<name> and goes Ready; then `kubectl get cs` is Healthy and a pod runs on it. Also what the
 // controllers publish (kube-root-ca.crt, the signed cluster-info, filled ServiceAccount token Secrets), and the
-// refusals a learner meets (an unknown token is 401, the bootstrap identity cannot list pods).
+// refusals a learner meets (an unknown token is 401, the bootstrap identity cannot list pods), and the
+// kubernetes.io task that issues a user's certificate through a CSR.
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -218,6 +220,29 @@ describe.skipIf(missing)(`seed 003 section 8: TLS bootstrapping${missing ? ` (sk
     const created = ok(await kubectl('create', 'token', 'robot')).trim();
     expect(await review(created)).toMatchObject({ status: { userInfo: { username: 'system:serviceaccount:default:robot' } } });
     await ca.close();
+  }, 60_000);
+
+  it('the kubernetes.io task "issue a certificate for a user", as written: openssl, kubectl certificate approve, a working kubeconfig', async () => {
+    const sh = (cmd: string) => execFileSync('sh', ['-c', cmd], { cwd: dir, env, encoding: 'utf8' });
+    sh('openssl genrsa -out myuser.key 2048 2>/dev/null && openssl req -new -key myuser.key -out myuser.csr -subj "/CN=myuser"');
+    const request = fs.readFileSync(path.join(dir, 'myuser.csr')).toString('base64');
+    fs.writeFileSync(
+      path.join(dir, 'myuser-csr.yaml'),
+      `apiVersion: certificates.k8s.io/v1\nkind: CertificateSigningRequest\nmetadata:\n  name: myuser\nspec:\n  request: ${request}\n  signerName: kubernetes.io/kube-apiserver-client\n  expirationSeconds: 86400  # one day\n  usages:\n  - client auth\n`,
+    );
+    expect(ok(await kubectl('apply', '-f', path.join(dir, 'myuser-csr.yaml'))).trim()).toBe('certificatesigningrequest.certificates.k8s.io/myuser created');
+    expect(ok(await kubectl('get', 'csr', 'myuser', '--no-headers'))).toMatch(/^myuser\s+\S+\s+kubernetes\.io\/kube-apiserver-client\s+kubernetes-admin\s+24h\s+Pending\n$/);
+    expect(ok(await kubectl('certificate', 'approve', 'myuser')).trim()).toBe('certificatesigningrequest.certificates.k8s.io/myuser approved');
+    await waitFor('myuser issued', async () => (await kubectl('get', 'csr', 'myuser', '-o', 'jsonpath={.status.certificate}')).stdout !== '', 30_000);
+    sh("kubectl get csr myuser -o jsonpath='{.status.certificate}' | base64 -d > myuser.crt");
+    ok(await kubectl('create', 'role', 'developer', '--verb=create', '--verb=get', '--verb=list', '--verb=update', '--verb=delete', '--resource=pods'));
+    ok(await kubectl('create', 'rolebinding', 'developer-binding-myuser', '--role=developer', '--user=myuser'));
+    ok(await kubectl('config', 'set-credentials', 'myuser', `--client-key=${path.join(dir, 'myuser.key')}`, `--client-certificate=${path.join(dir, 'myuser.crt')}`, '--embed-certs=true'));
+    ok(await kubectl('config', 'set-context', 'myuser', '--cluster=kubernetes', '--user=myuser'));
+    expect(ok(await kubectl('--context=myuser', 'auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}'))).toBe('myuser');
+    expect(ok(await kubectl('--context=myuser', 'get', 'pods', '-o', 'name'))).toContain('pod/web');
+    const denied = await kubectl('--context=myuser', 'get', 'secrets');
+    expect(denied.stderr).toContain('Error from server (Forbidden): secrets is forbidden: User "myuser" cannot list resource "secrets" in API group "" in the namespace "default"');
   }, 60_000);
 
   it('tokencleaner deletes an expired bootstrap token Secret', async () => {
