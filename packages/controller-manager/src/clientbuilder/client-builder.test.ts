@@ -97,11 +97,13 @@ describe('ServiceAccountClientBuilder (--use-service-account-credentials)', () =
     await client.close();
   });
 
-  it('keeps an existing ServiceAccount, shares one client per ServiceAccount, and drops the token on 401', async () => {
+  it('keeps an existing ServiceAccount, shares one token per ServiceAccount (each controller its own client), and drops the token on 401', async () => {
     api.put('/api/v1/serviceaccounts', { metadata: { namespace: 'kube-system', name: 'node-controller', uid: 'keep-me' } });
     const b = builder();
     const ipam = await b.client('node-controller');
-    expect(await b.client('node-controller')).toBe(ipam);
+    const lifecycle = await b.client('node-controller');
+    expect(lifecycle).not.toBe(ipam);
+    await lifecycle.list(R.pods, 'default');
     expect(seen.filter((s) => s.method === 'POST' && s.path.endsWith('/serviceaccounts'))).toHaveLength(0);
     expect(api.getObject('/api/v1/serviceaccounts', 'kube-system', 'node-controller')?.metadata.uid).toBe('keep-me');
 
@@ -112,6 +114,7 @@ describe('ServiceAccountClientBuilder (--use-service-account-credentials)', () =
     expect(tokenRequests.map((t) => t.name)).toEqual(['node-controller', 'node-controller']);
     expect(podReads().at(-1)?.authorization).toBe('Bearer tok-node-controller-2');
     await ipam.close();
+    await lifecycle.close();
   });
 
   it('shares one TokenRequest among concurrent requests and retries a failed one with back-off', async () => {

@@ -38,40 +38,47 @@ export interface ServiceAccountClientBuilderOptions {
 }
 
 export class ServiceAccountClientBuilder implements ControllerClientBuilder {
-  /** One client (and so one cached token) per ServiceAccount: node-controller serves two controllers. */
-  private readonly clients = new Map<string, Promise<RestClient>>();
+  /**
+   * One token source (one cached token) per ServiceAccount, as DynamicControllerClientBuilder's
+   * roundTripperFuncMap; but each client() is a new client with its own rate limiter, as each ClientOrDie is a
+   * new clientset: csrapproving and csrsigning (both certificate-controller) do not share one QPS budget.
+   */
+  private readonly tokenSources = new Map<string, Promise<ServiceAccountTokenSource>>();
 
   constructor(private readonly o: ServiceAccountClientBuilderOptions) {}
 
-  client(serviceAccountName: string): Promise<RestClient> {
-    let c = this.clients.get(serviceAccountName);
-    if (!c) {
-      c = this.build(serviceAccountName);
-      c.catch(() => this.clients.delete(serviceAccountName));
-      this.clients.set(serviceAccountName, c);
-    }
-    return c;
-  }
-
-  private async build(name: string): Promise<RestClient> {
+  async client(serviceAccountName: string): Promise<RestClient> {
     const { core, clock, logger } = this.o;
     const namespace = this.o.namespace ?? CONTROLLER_SA_NAMESPACE;
-    await getOrCreateServiceAccount(core, namespace, name, logger);
-    const username = `system:serviceaccount:${namespace}:${name}`;
+    const tokenSource = await this.tokenSource(namespace, serviceAccountName);
+    const username = `system:serviceaccount:${namespace}:${serviceAccountName}`;
     const base = core.config.userAgent;
     const config = { ...anonymousClientConfig(core.config), userAgent: base ? `${base}/${username}` : username };
-    const tokenSource = new ServiceAccountTokenSource({
-      core,
-      namespace,
-      name,
-      clock,
-      logger: logger.child({ serviceAccount: name }),
-      expirationSeconds: this.o.expirationSeconds,
-      leewayPercent: this.o.leewayPercent,
-    });
     const client = new RestClient(config, { clock, logger, tokenSource });
     // A deposed leader's controllers must not write either.
     client.fenceWrites(core.writeFence);
     return client;
+  }
+
+  private tokenSource(namespace: string, name: string): Promise<ServiceAccountTokenSource> {
+    let t = this.tokenSources.get(name);
+    if (!t) {
+      const { core, clock, logger } = this.o;
+      t = getOrCreateServiceAccount(core, namespace, name, logger).then(
+        () =>
+          new ServiceAccountTokenSource({
+            core,
+            namespace,
+            name,
+            clock,
+            logger: logger.child({ serviceAccount: name }),
+            expirationSeconds: this.o.expirationSeconds,
+            leewayPercent: this.o.leewayPercent,
+          }),
+      );
+      t.catch(() => this.tokenSources.delete(name));
+      this.tokenSources.set(name, t);
+    }
+    return t;
   }
 }
