@@ -12,6 +12,7 @@ import { bootstrapNodeClients, rotatingClient } from './certificate/node-clients
 import { servingCertificate } from './certificate/serving.ts';
 import type { CertificateManager } from './certificate/manager.ts';
 import { capYoungGeneration } from './heap.ts';
+import { deferredKubeApi, type KubeApi } from './api.ts';
 
 const PROGRAM = 'kubelet';
 
@@ -52,19 +53,19 @@ async function main(): Promise<void> {
   process.on('SIGINT', onSignal);
 
   let client: RestClient;
-  let nodeClients: Map<string, RestClient> | undefined;
+  let nodeClients: Map<string, KubeApi> | undefined;
   if (flags['bootstrap-kubeconfig']) {
-    // TLS bootstrapping: every node its own certificate and client (certificate/node-clients.ts).
-    let got;
+    // TLS bootstrapping: every node its own certificate and client (certificate/node-clients.ts). The first
+    // node's client also carries the shared watches, so the process waits for it; the others start at once and
+    // their API calls wait for their own certificates.
     try {
-      got = await bootstrapNodeClients({ flags, names: ids.map((i) => i.name), logger, clock: realClock, timers, userAgent, signal: stopping.signal });
+      const got = await bootstrapNodeClients({ flags, names: ids.map((i) => i.name), logger, clock: realClock, timers, userAgent, signal: stopping.signal, managers });
+      client = await (got.clients.get(first.name) as Promise<RestClient>);
+      nodeClients = new Map([...got.clients].map(([name, c]) => [name, deferredKubeApi(c)]));
     } catch (e) {
       if (stopping.signal.aborted) return;
       fail((e as Error).message, 1);
     }
-    nodeClients = got.clients;
-    managers.push(...got.managers);
-    client = got.clients.get(first.name) as RestClient;
   } else {
     let config;
     try {

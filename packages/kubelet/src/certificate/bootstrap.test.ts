@@ -8,7 +8,7 @@ import { R, type CertificateSigningRequest, type Node, type Pod } from '@kemu/ap
 import { BIN, startProcess, waitFor, type Proc } from '@kemu/base/testing/processes';
 import { RestClient, loadClientConfig } from '@kemu/client';
 import { parseCertificates, parseCsr } from '@kemu/pki';
-import { runSigner, startBootstrapCluster, type BootstrapCluster } from './testing.ts';
+import { approveAndSign, runSigner, startBootstrapCluster, type BootstrapCluster } from './testing.ts';
 
 let c: BootstrapCluster;
 const procs: Proc[] = [];
@@ -124,6 +124,32 @@ describe('TLS bootstrapping', () => {
       expect(subjects.filter((s) => s?.startsWith('system:node:fleet-')).sort()).toEqual(['system:node:fleet-0', 'system:node:fleet-1', 'system:node:fleet-2']);
     } finally {
       signer.stop();
+      await p.kill('SIGTERM');
+    }
+  }, 60_000);
+
+  it('--node-count: a node starts as soon as its own certificate is issued, not when all are', async () => {
+    const certDir = path.join(c.dir, 'trio-pki');
+    const p = kubelet('trio', [`--bootstrap-kubeconfig=${c.bootstrapKubeconfig()}`, `--kubeconfig=${path.join(c.dir, 'trio.kubeconfig')}`, `--cert-dir=${certDir}`, '--node-count=3', '--node-status-update-frequency=1s']);
+    const subjectOf = async (x: CertificateSigningRequest) => (await parseCsr(Buffer.from(x.spec.request, 'base64').toString('utf8'))).subject.CN;
+    const pending = async () => {
+      const out = new Map<string, CertificateSigningRequest>();
+      for (const x of await csrs()) {
+        const cn = await subjectOf(x);
+        if (cn?.startsWith('system:node:trio-') && !x.status?.certificate) out.set(cn.slice('system:node:'.length), x);
+      }
+      return out;
+    };
+    try {
+      const three = await waitFor('three CSRs', async () => ((await pending()).size === 3 ? pending() : undefined), 30_000);
+      for (const n of ['trio-0', 'trio-2']) await approveAndSign(c, three.get(n) as CertificateSigningRequest, 3600_000);
+      for (const n of ['trio-0', 'trio-2']) await waitFor(`lease ${n}`, () => c.admin.get(R.leases, 'kube-node-lease', n).catch(() => undefined), 30_000);
+      // trio-1 still waits for its certificate: no Node, no Lease.
+      await expect(c.admin.get(R.nodes, undefined, 'trio-1')).rejects.toMatchObject({ code: 404 });
+      await expect(c.admin.get(R.leases, 'kube-node-lease', 'trio-1')).rejects.toMatchObject({ code: 404 });
+      await approveAndSign(c, three.get('trio-1') as CertificateSigningRequest, 3600_000);
+      await waitFor('lease trio-1', () => c.admin.get(R.leases, 'kube-node-lease', 'trio-1').catch(() => undefined), 30_000);
+    } finally {
       await p.kill('SIGTERM');
     }
   }, 60_000);

@@ -29,13 +29,18 @@ export interface NodeClientsOptions {
   signal: AbortSignal;
   /** First wait after a failed bootstrap (default 1 s, doubling up to 30 s). */
   retryMs?: number;
+  /** Where each node's CertificateManager goes once the node has its certificate (the caller stops them). */
+  managers: CertificateManager[];
 }
 
 export interface NodeClients {
-  clients: Map<string, RestClient>;
-  managers: CertificateManager[];
-  /** The bootstrap credentials' client (undefined once nothing needs it). */
-  bootstrap: RestClient | undefined;
+  /**
+   * Each node's client, resolved when that node has its certificate: nodes start one by one as their CSRs are
+   * issued, as N separate kubelets would. Rejects only when the signal aborts.
+   */
+  clients: Map<string, Promise<RestClient>>;
+  /** Resolves when every node has its client (the bootstrap client is closed then, unless rotation needs it). */
+  done: Promise<void>;
 }
 
 /** Where a node's certificates live: --cert-dir itself for a single node, <cert-dir>/<node> for several. */
@@ -63,8 +68,7 @@ export async function bootstrapNodeClients(o: NodeClientsOptions): Promise<NodeC
     throw new Error(`unable to load bootstrap kubeconfig: ${(e as Error).message}`);
   }
   const bootstrap = new RestClient(bootstrapConfig, { logger: o.logger, maxConnections: 8 });
-  const clients = new Map<string, RestClient>();
-  const managers: CertificateManager[] = [];
+  const clients = new Map<string, Promise<RestClient>>();
   const gate = new Semaphore(64);
 
   const credentials = async (name: string): Promise<{ base: ClientConfig; pair: StoredPair; store: CertificateFileStore }> => {
@@ -103,8 +107,7 @@ export async function bootstrapNodeClients(o: NodeClientsOptions): Promise<NodeC
     }
   };
 
-  await Promise.all(
-    o.names.map(async (name, index) => {
+  const nodeClient = async (name: string, index: number): Promise<RestClient> => {
       await gate.acquire();
       let got;
       try {
@@ -120,7 +123,6 @@ export async function bootstrapNodeClients(o: NodeClientsOptions): Promise<NodeC
       config.keyData = Buffer.from(pair.keyPem);
       // The first node's client also carries the process' shared pod and node watches.
       const client = new RestClient(config, { logger: o.logger, maxConnections: single ? 12 : index === 0 ? 8 : 2 });
-      clients.set(name, client);
       if (f['rotate-certificates']) {
         const manager = new CertificateManager(pair, {
           signerName: SIGNER_KUBE_APISERVER_CLIENT_KUBELET,
@@ -134,11 +136,20 @@ export async function bootstrapNodeClients(o: NodeClientsOptions): Promise<NodeC
           clock: o.clock,
           logger: o.logger,
         });
-        managers.push(manager);
+        o.managers.push(manager);
       }
-    }),
-  );
-  return { clients, managers, bootstrap: f['rotate-certificates'] ? bootstrap : (await bootstrap.close(), undefined) };
+      return client;
+  };
+  o.names.forEach((name, index) => {
+    const c = nodeClient(name, index);
+    c.catch(() => undefined); // the caller sees the rejection through `clients` or `done`
+    clients.set(name, c);
+  });
+  const done = Promise.all(clients.values()).then(async () => {
+    if (!f['rotate-certificates']) await bootstrap.close();
+  });
+  done.catch(() => undefined);
+  return { clients, done };
 }
 
 /**
