@@ -12,6 +12,10 @@ describe('bootstrap objects', () => {
   it("make kubeadm's cluster-info: a kubeconfig with one unnamed cluster (server and CA) and nothing else, readable by system:anonymous", () => {
     const { configMap, role, roleBinding } = clusterInfoObjects('https://127.0.0.1:6443', 'CA PEM\n');
     expect(configMap.metadata).toEqual({ name: 'cluster-info', namespace: 'kube-public' });
+    // Byte for byte what kubeadm's clientcmd.Write puts there (the bootstrap signer signs these bytes).
+    expect((configMap.data as { kubeconfig: string }).kubeconfig).toBe(
+      `apiVersion: v1\nclusters:\n- cluster:\n    certificate-authority-data: ${Buffer.from('CA PEM\n').toString('base64')}\n    server: https://127.0.0.1:6443\n  name: ""\ncontexts: null\ncurrent-context: ""\nkind: Config\npreferences: {}\nusers: null\n`,
+    );
     const kc = parse((configMap.data as { kubeconfig: string }).kubeconfig) as Record<string, unknown>;
     expect(kc).toEqual({
       apiVersion: 'v1',

@@ -26,7 +26,7 @@ export function bootstrapBindings(): KubeObject[] {
   ];
 }
 
-/** clientcmd.Write of kubeadm's cluster-info kubeconfig: one cluster named "" with the server and the CA, nothing else. */
+/** clientcmd.Write of kubeadm's cluster-info kubeconfig: one cluster named "" with the server and the CA, nothing else (Go's YAML: sequences not indented). */
 export function clusterInfoKubeconfig(server: string, caPem: string): string {
   return stringify({
     apiVersion: 'v1',
@@ -36,7 +36,7 @@ export function clusterInfoKubeconfig(server: string, caPem: string): string {
     kind: 'Config',
     preferences: {},
     users: null,
-  }, { lineWidth: 0 });
+  }, { lineWidth: 0, indentSeq: false });
 }
 
 export const CLUSTER_INFO_RBAC_NAME = 'kubeadm:bootstrap-signer-clusterinfo';
