@@ -3,7 +3,8 @@
 // --service-account-issuer). A token whose unverified "iss" is not ours is not looked at (the next authenticator
 // is asked); one that is ours but bad is an error with Kubernetes' message.
 import { createPublicKey, timingSafeEqual } from 'node:crypto';
-import { compactVerify, decodeProtectedHeader } from 'jose';
+import { decodeProtectedHeader } from 'jose';
+import { verifyCompactJws } from './jws-verify.ts';
 import type { KubeObject } from '@kemu/api';
 import { aggregate, quotedList } from './aggregate.ts';
 import { CREDENTIAL_ID_KEY } from './x509.ts';
@@ -114,7 +115,7 @@ function jwtAuthenticator(name: string, issuers: readonly string[], o: ServiceAc
       const errs: string[] = [];
       for (const k of candidates) {
         try {
-          const { payload } = await compactVerify(token, k.key, { algorithms: ALGS[k.key.asymmetricKeyType ?? ''] ?? [] });
+          const payload = verifyCompactJws(token, k.key, ALGS[k.key.asymmetricKeyType ?? ''] ?? []);
           claims = JSON.parse(new TextDecoder().decode(payload)) as Claims;
           break;
         } catch {
