@@ -134,8 +134,11 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
     }, 20_000, 100);
     const movedMs = Date.now() - t0;
     console.log(`kube-controller-manager lease moved ${first} -> ${next} in ${movedMs} ms after kemu stop`);
-    // Not released on SIGTERM (as in Kubernetes): the follower takes over once the lease has expired.
-    expect(movedMs).toBeLessThan(3_000 + 3 * 500 + 2_000);
+    // Not released on SIGTERM (as in Kubernetes): the follower takes over only once the 3 s lease has expired
+    // (the last renewal was at most one 0.5 s retry period before the stop) — about 3.8 s on a quiet machine. The
+    // upper bound leaves room for a CI machine starting several labs at once (9 s was seen there).
+    expect(movedMs).toBeGreaterThanOrEqual(3_000 - 500);
+    expect(movedMs).toBeLessThan(15_000);
 
     // Held down: several restart back-offs (0.5 s, 1 s) later — counted as 4 renewals by the new holder,
     // 500 ms apart — it is still stopped, with no pid.
