@@ -1,6 +1,8 @@
 // A kube-scheduler leader busy binding a burst of pods (more than its client's burst of 100, so binds queue at
 // --kube-api-qps) must keep renewing its Lease, and release it when SIGTERMed. Kubernetes gives leader election a client of its own ("leader-election" user agent, its own rate
 // limiter), so renewals never queue behind binds (cmd/kube-scheduler/app/options: createClients).
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@kemu/base/testing/processes';
 import { signalGroup } from '@kemu/kemu';
@@ -10,10 +12,22 @@ import { call, LeaseWatch, PodWatch } from '../lab/api.ts';
 const skip = missing('apiserver', 'scheduler', 'worker');
 if (skip) console.warn(`test/chaos/scheduler-lease-under-load.test.ts: ${skip}`);
 
+/** The end of a component's log, for a failure message that says what the process was doing. */
+const logTail = (lab: Lab, name: string, lines = 15): string => {
+  try {
+    return fs.readFileSync(path.join(lab.dir, 'logs', `${name}.log`), 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+};
+
 describe.skipIf(skip)('kube-scheduler Lease while binding a burst', () => {
   let lab: Lab;
   beforeAll(async () => {
-    lab = await startLab({ apiservers: 1, controllerManagers: 0, schedulers: 2, workers: 2, maxPods: 250 });
+    // A 6 s lease and 4 s renew deadline (renewals still every 500 ms): two cores shared with another
+    // multi-process test can stall a process for over 2 s, which the 3 s/2 s test default reads as a lost
+    // Lease; a takeover by expiry (≥ 6 s) still cannot pass for a release.
+    lab = await startLab({ apiservers: 1, controllerManagers: 0, schedulers: 2, workers: 2, maxPods: 250, leaseDuration: '6s', renewDeadline: '4s' });
     await lab.waitRunning(undefined, 120_000);
   }, 150_000);
   afterAll(async () => {
@@ -45,10 +59,10 @@ describe.skipIf(skip)('kube-scheduler Lease while binding a burst', () => {
       await waitFor('all 450 bound', () => bound() === 450, 120_000, 100);
       const after = lease.history.filter((h) => h.at >= tTerm).map((h) => `${h.at - tTerm}ms ${h.holder.split('_')[0] || '(released)'}`);
       console.log(`Lease after the SIGTERM to ${firstName}: ${after.join(', ')}`);
-      // Released (holder "") before anyone else holds it, within the 2.5 s drain and a little more …
+      // Released (holder "") before anyone else holds it, within the 1 s drain and the release write …
       const release = lease.history.find((h) => h.at >= tTerm && h.holder === '');
-      expect(release, `no release; Lease: ${after.join(', ')}`).toBeDefined();
-      expect(release!.at - tTerm).toBeLessThan(4_000);
+      expect(release, `no release; Lease: ${after.join(', ')}\n${firstName}'s log:\n${logTail(lab, firstName)}`).toBeDefined();
+      expect(release!.at - tTerm).toBeLessThan(5_000);
       // … and one hand-over only: the new leader does not lose the Lease while it binds the rest.
       expect(lease.history.filter((h) => h.at >= tTerm && h.holder)).toHaveLength(1);
       const other = schedulers.find((s) => s !== firstName)!;
@@ -60,7 +74,7 @@ describe.skipIf(skip)('kube-scheduler Lease while binding a burst', () => {
     }
   }, 300_000);
 
-  it('keeps renewing its Lease (every retry period, never near the 2 s renew deadline) while it binds a burst alone', async () => {
+  it('keeps renewing its Lease (every retry period, never near the renew deadline) while it binds a burst alone', async () => {
     const schedulers = ['scheduler-0', 'scheduler-1'];
     await Promise.all(schedulers.map((s) => lab.kemu('stop', s)));
     const lease = new LeaseWatch(lab.server, 'kube-scheduler');
@@ -86,7 +100,7 @@ describe.skipIf(skip)('kube-scheduler Lease while binding a burst', () => {
       for (let k = 1; k < renewals.length; k++) gap = Math.max(gap, renewals[k]! - renewals[k - 1]!);
       gap = Math.max(gap, (renewals[0] ?? tDone) - tBind);
       console.log(`binding 450 pods took ${tDone - tBind} ms; ${renewals.length} Lease renewals meanwhile, longest gap ${gap} ms`);
-      expect(lab.state().components.find((c) => c.name === 'scheduler-0')!.restarts, 'scheduler-0 lost its Lease and was restarted').toBe(restarts);
+      expect(lab.state().components.find((c) => c.name === 'scheduler-0')!.restarts, `scheduler-0 lost its Lease and was restarted:\n${logTail(lab, 'scheduler-0')}`).toBe(restarts);
       expect(gap).toBeLessThan(1_500);
     } finally {
       lease.stop();
