@@ -1,35 +1,35 @@
 // core/v1 PodSpec and what hangs off it: containers (ports, env, resources, probes, lifecycle,
 // security context, volume mounts), volumes, tolerations, affinity, topology spread, DNS.
 // Field numbers follow k8s.io/api core/v1 generated.proto; ptr/inline follow the Go types.
-import { bool, boolPtr, i32, i32Ptr, i64, i64Ptr, inline, list, mapOf, message, msg, str, strPtr, strs, unlisted } from '../schema.ts';
+import { bool, boolPtr, i32, i32Ptr, i64, i64Ptr, inline, list, mapOf, msg, str, strPtr, strs, struct } from '../build.ts';
 import { IntOrString, LabelSelector, ObjectMeta, Quantity } from './meta.ts';
 
-export const LocalObjectReference = message({ 1: str('name') });
+export const LocalObjectReference = struct('io.k8s.api.core.v1.LocalObjectReference', '', { 1: str('name') });
 
-const ObjectFieldSelector = message({ 1: str('apiVersion'), 2: str('fieldPath') });
-const ResourceFieldSelector = message({ 1: str('containerName'), 2: str('resource'), 3: msg('divisor', () => Quantity) });
-const KeySelector = message({ 1: inline('localObjectReference', () => LocalObjectReference), 2: str('key'), 3: boolPtr('optional') });
-export const EnvVarSource = message({
+const ObjectFieldSelector = struct('', '', { 1: str('apiVersion'), 2: str('fieldPath') });
+const ResourceFieldSelector = struct('', '', { 1: str('containerName'), 2: str('resource'), 3: msg('divisor', () => Quantity) });
+const KeySelector = struct('', '', { 1: inline('localObjectReference', () => LocalObjectReference), 2: str('key'), 3: boolPtr('optional') });
+export const EnvVarSource = struct('io.k8s.api.core.v1.EnvVarSource', '', {
   1: msg('fieldRef', () => ObjectFieldSelector),
   2: msg('resourceFieldRef', () => ResourceFieldSelector),
   3: msg('configMapKeyRef', () => KeySelector),
   4: msg('secretKeyRef', () => KeySelector),
 });
-export const EnvVar = message({ 1: str('name'), 2: str('value'), 3: msg('valueFrom', () => EnvVarSource) });
-const EnvSource = message({ 1: inline('localObjectReference', () => LocalObjectReference), 2: boolPtr('optional') });
-export const EnvFromSource = message({ 1: str('prefix'), 2: msg('configMapRef', () => EnvSource), 3: msg('secretRef', () => EnvSource) });
+export const EnvVar = struct('io.k8s.api.core.v1.EnvVar', '', { 1: str('name'), 2: str('value'), 3: msg('valueFrom', () => EnvVarSource) });
+const EnvSource = struct('', '', { 1: inline('localObjectReference', () => LocalObjectReference), 2: boolPtr('optional') });
+export const EnvFromSource = struct('io.k8s.api.core.v1.EnvFromSource', '', { 1: str('prefix'), 2: msg('configMapRef', () => EnvSource), 3: msg('secretRef', () => EnvSource) });
 
-export const ContainerPort = message({ 1: str('name'), 2: i32('hostPort'), 3: i32('containerPort'), 4: str('protocol'), 5: str('hostIP') });
+export const ContainerPort = struct('io.k8s.api.core.v1.ContainerPort', '', { 1: str('name'), 2: i32('hostPort'), 3: i32('containerPort'), 4: str('protocol'), 5: str('hostIP') });
 
-const ResourceClaim = message({ 1: str('name'), 2: str('request') });
-export const ResourceRequirements = message({
+const ResourceClaim = struct('', '', { 1: str('name'), 2: str('request') });
+export const ResourceRequirements = struct('io.k8s.api.core.v1.ResourceRequirements', '', {
   1: mapOf('limits', () => Quantity),
   2: mapOf('requests', () => Quantity),
   3: list('claims', () => ResourceClaim),
 });
-const ContainerResizePolicy = message({ 1: str('resourceName'), 2: str('restartPolicy') });
+const ContainerResizePolicy = struct('', '', { 1: str('resourceName'), 2: str('restartPolicy') });
 
-export const VolumeMount = message({
+export const VolumeMount = struct('io.k8s.api.core.v1.VolumeMount', '', {
   1: str('name'),
   2: bool('readOnly'),
   7: strPtr('recursiveReadOnly'),
@@ -38,27 +38,27 @@ export const VolumeMount = message({
   5: strPtr('mountPropagation'),
   6: str('subPathExpr'),
 });
-const VolumeDevice = message({ 1: str('name'), 2: str('devicePath') });
+const VolumeDevice = struct('', '', { 1: str('name'), 2: str('devicePath') });
 
-export const ExecAction = message({ 1: strs('command') });
-const HTTPHeader = message({ 1: str('name'), 2: str('value') });
-export const HTTPGetAction = message({
+export const ExecAction = struct('io.k8s.api.core.v1.ExecAction', '', { 1: strs('command') });
+const HTTPHeader = struct('', '', { 1: str('name'), 2: str('value') });
+export const HTTPGetAction = struct('io.k8s.api.core.v1.HTTPGetAction', '', {
   1: str('path'),
   2: msg('port', () => IntOrString),
   3: str('host'),
   4: str('scheme'),
   5: list('httpHeaders', () => HTTPHeader),
 });
-export const TCPSocketAction = message({ 1: msg('port', () => IntOrString), 2: str('host') });
-const GRPCAction = message({ 1: i32('port'), 2: strPtr('service') });
-const SleepAction = message({ 1: i64('seconds') });
-const ProbeHandler = message({
+export const TCPSocketAction = struct('io.k8s.api.core.v1.TCPSocketAction', '', { 1: msg('port', () => IntOrString), 2: str('host') });
+const GRPCAction = struct('', '', { 1: i32('port'), 2: strPtr('service') });
+const SleepAction = struct('', '', { 1: i64('seconds') });
+const ProbeHandler = struct('', '', {
   1: msg('exec', () => ExecAction),
   2: msg('httpGet', () => HTTPGetAction),
   3: msg('tcpSocket', () => TCPSocketAction),
   4: msg('grpc', () => GRPCAction),
 });
-export const Probe = message({
+export const Probe = struct('io.k8s.api.core.v1.Probe', '', {
   1: inline('handler', () => ProbeHandler),
   2: i32('initialDelaySeconds'),
   3: i32('timeoutSeconds'),
@@ -67,24 +67,24 @@ export const Probe = message({
   6: i32('failureThreshold'),
   7: i64Ptr('terminationGracePeriodSeconds'),
 });
-export const LifecycleHandler = message({
+export const LifecycleHandler = struct('io.k8s.api.core.v1.LifecycleHandler', '', {
   1: msg('exec', () => ExecAction),
   2: msg('httpGet', () => HTTPGetAction),
   3: msg('tcpSocket', () => TCPSocketAction),
   4: msg('sleep', () => SleepAction),
 });
-export const Lifecycle = message({ 1: msg('postStart', () => LifecycleHandler), 2: msg('preStop', () => LifecycleHandler) });
+export const Lifecycle = struct('io.k8s.api.core.v1.Lifecycle', '', { 1: msg('postStart', () => LifecycleHandler), 2: msg('preStop', () => LifecycleHandler) });
 
-const Capabilities = message({ 1: strs('add'), 2: strs('drop') });
-const SELinuxOptions = message({ 1: str('user'), 2: str('role'), 3: str('type'), 4: str('level') });
-const ProfileRef = message({ 1: str('type'), 2: strPtr('localhostProfile') });
-const WindowsSecurityContextOptions = message({
+const Capabilities = struct('', '', { 1: strs('add'), 2: strs('drop') });
+const SELinuxOptions = struct('', '', { 1: str('user'), 2: str('role'), 3: str('type'), 4: str('level') });
+const ProfileRef = struct('', '', { 1: str('type'), 2: strPtr('localhostProfile') });
+const WindowsSecurityContextOptions = struct('', '', {
   1: strPtr('gmsaCredentialSpecName'),
   2: strPtr('gmsaCredentialSpec'),
   3: strPtr('runAsUserName'),
   4: boolPtr('hostProcess'),
 });
-export const SecurityContext = message({
+export const SecurityContext = struct('io.k8s.api.core.v1.SecurityContext', '', {
   1: msg('capabilities', () => Capabilities),
   2: boolPtr('privileged'),
   3: msg('seLinuxOptions', () => SELinuxOptions),
@@ -98,8 +98,8 @@ export const SecurityContext = message({
   11: msg('seccompProfile', () => ProfileRef),
   12: msg('appArmorProfile', () => ProfileRef),
 });
-const Sysctl = message({ 1: str('name'), 2: str('value') });
-export const PodSecurityContext = message({
+const Sysctl = struct('', '', { 1: str('name'), 2: str('value') });
+export const PodSecurityContext = struct('io.k8s.api.core.v1.PodSecurityContext', '', {
   1: msg('seLinuxOptions', () => SELinuxOptions),
   8: msg('windowsOptions', () => WindowsSecurityContextOptions),
   2: i64Ptr('runAsUser'),
@@ -115,7 +115,7 @@ export const PodSecurityContext = message({
   13: strPtr('seLinuxChangePolicy'),
 });
 
-export const Container = message({
+export const Container = struct('io.k8s.api.core.v1.Container', '', {
   1: str('name'),
   2: str('image'),
   3: strs('command'),
@@ -142,46 +142,46 @@ export const Container = message({
   18: bool('tty'),
 });
 // EphemeralContainerCommon carries Container's field numbers and is inlined.
-export const EphemeralContainer = message({ 1: inline('ephemeralContainerCommon', () => Container), 2: str('targetContainerName') });
+export const EphemeralContainer = struct('io.k8s.api.core.v1.EphemeralContainer', '', { 1: inline('ephemeralContainerCommon', () => Container), 2: str('targetContainerName') });
 
 // Volumes: the sources kemu's kubelets and validation know about; others are skipped as unknown.
-export const KeyToPath = message({ 1: str('key'), 2: str('path'), 3: i32Ptr('mode') });
-const HostPathVolumeSource = message({ 1: str('path'), 2: strPtr('type') });
-const EmptyDirVolumeSource = message({ 1: str('medium'), 2: msg('sizeLimit', () => Quantity) });
-const SecretVolumeSource = message({ 1: str('secretName'), 2: list('items', () => KeyToPath), 3: i32Ptr('defaultMode'), 4: boolPtr('optional') });
-const ConfigMapVolumeSource = message({
+export const KeyToPath = struct('io.k8s.api.core.v1.KeyToPath', '', { 1: str('key'), 2: str('path'), 3: i32Ptr('mode') });
+const HostPathVolumeSource = struct('', '', { 1: str('path'), 2: strPtr('type') });
+const EmptyDirVolumeSource = struct('', '', { 1: str('medium'), 2: msg('sizeLimit', () => Quantity) });
+const SecretVolumeSource = struct('', '', { 1: str('secretName'), 2: list('items', () => KeyToPath), 3: i32Ptr('defaultMode'), 4: boolPtr('optional') });
+const ConfigMapVolumeSource = struct('', '', {
   1: inline('localObjectReference', () => LocalObjectReference),
   2: list('items', () => KeyToPath),
   3: i32Ptr('defaultMode'),
   4: boolPtr('optional'),
 });
-const PersistentVolumeClaimVolumeSource = message({ 1: str('claimName'), 2: bool('readOnly') });
-const DownwardAPIVolumeFile = message({
+const PersistentVolumeClaimVolumeSource = struct('', '', { 1: str('claimName'), 2: bool('readOnly') });
+const DownwardAPIVolumeFile = struct('', '', {
   1: str('path'),
   2: msg('fieldRef', () => ObjectFieldSelector),
   3: msg('resourceFieldRef', () => ResourceFieldSelector),
   4: i32Ptr('mode'),
 });
-const DownwardAPIVolumeSource = message({ 1: list('items', () => DownwardAPIVolumeFile), 2: i32Ptr('defaultMode') });
-const KeyProjection = message({ 1: inline('localObjectReference', () => LocalObjectReference), 2: list('items', () => KeyToPath), 4: boolPtr('optional') });
-const ServiceAccountTokenProjection = message({ 1: str('audience'), 2: i64Ptr('expirationSeconds'), 3: str('path') });
-const VolumeProjection = unlisted(message({
+const DownwardAPIVolumeSource = struct('', '', { 1: list('items', () => DownwardAPIVolumeFile), 2: i32Ptr('defaultMode') });
+const KeyProjection = struct('', '', { 1: inline('localObjectReference', () => LocalObjectReference), 2: list('items', () => KeyToPath), 4: boolPtr('optional') });
+const ServiceAccountTokenProjection = struct('', '', { 1: str('audience'), 2: i64Ptr('expirationSeconds'), 3: str('path') });
+const VolumeProjection = struct('', '', {
   1: msg('secret', () => KeyProjection),
-  2: msg('downwardAPI', () => message({ 1: list('items', () => DownwardAPIVolumeFile) })),
+  2: msg('downwardAPI', () => struct('', '', { 1: list('items', () => DownwardAPIVolumeFile) })),
   3: msg('configMap', () => KeyProjection),
   4: msg('serviceAccountToken', () => ServiceAccountTokenProjection),
-}), ['clusterTrustBundle']);
-const ProjectedVolumeSource = message({ 1: list('sources', () => VolumeProjection), 2: i32Ptr('defaultMode') });
-const NFSVolumeSource = message({ 1: str('server'), 2: str('path'), 3: bool('readOnly') });
-const CSIVolumeSource = message({
+}, { unlisted: ['clusterTrustBundle'] });
+const ProjectedVolumeSource = struct('', '', { 1: list('sources', () => VolumeProjection), 2: i32Ptr('defaultMode') });
+const NFSVolumeSource = struct('', '', { 1: str('server'), 2: str('path'), 3: bool('readOnly') });
+const CSIVolumeSource = struct('', '', {
   1: str('driver'),
   2: boolPtr('readOnly'),
   3: strPtr('fsType'),
   4: mapOf('volumeAttributes', 'string'),
   5: msg('nodePublishSecretRef', () => LocalObjectReference),
 });
-const ImageVolumeSource = message({ 1: str('reference'), 2: str('pullPolicy') });
-export const VolumeSource = unlisted(message({
+const ImageVolumeSource = struct('', '', { 1: str('reference'), 2: str('pullPolicy') });
+export const VolumeSource = struct('', '', {
   1: msg('hostPath', () => HostPathVolumeSource),
   2: msg('emptyDir', () => EmptyDirVolumeSource),
   6: msg('secret', () => SecretVolumeSource),
@@ -192,23 +192,23 @@ export const VolumeSource = unlisted(message({
   26: msg('projected', () => ProjectedVolumeSource),
   28: msg('csi', () => CSIVolumeSource),
   30: msg('image', () => ImageVolumeSource),
-}), 'any');
-export const Volume = message({ 1: str('name'), 2: inline('volumeSource', () => VolumeSource) });
+}, { unlisted: 'any' });
+export const Volume = struct('io.k8s.api.core.v1.Volume', '', { 1: str('name'), 2: inline('volumeSource', () => VolumeSource) });
 
-export const Toleration = message({ 1: str('key'), 2: str('operator'), 3: str('value'), 4: str('effect'), 5: i64Ptr('tolerationSeconds') });
+export const Toleration = struct('io.k8s.api.core.v1.Toleration', '', { 1: str('key'), 2: str('operator'), 3: str('value'), 4: str('effect'), 5: i64Ptr('tolerationSeconds') });
 
-const NodeSelectorRequirement = message({ 1: str('key'), 2: str('operator'), 3: strs('values') });
-const NodeSelectorTerm = message({
+const NodeSelectorRequirement = struct('', '', { 1: str('key'), 2: str('operator'), 3: strs('values') });
+const NodeSelectorTerm = struct('', '', {
   1: list('matchExpressions', () => NodeSelectorRequirement),
   2: list('matchFields', () => NodeSelectorRequirement),
 });
-const NodeSelector = message({ 1: list('nodeSelectorTerms', () => NodeSelectorTerm) });
-const PreferredSchedulingTerm = message({ 1: i32('weight'), 2: msg('preference', () => NodeSelectorTerm) });
-export const NodeAffinity = message({
+const NodeSelector = struct('', '', { 1: list('nodeSelectorTerms', () => NodeSelectorTerm) });
+const PreferredSchedulingTerm = struct('', '', { 1: i32('weight'), 2: msg('preference', () => NodeSelectorTerm) });
+export const NodeAffinity = struct('io.k8s.api.core.v1.NodeAffinity', '', {
   1: msg('requiredDuringSchedulingIgnoredDuringExecution', () => NodeSelector),
   2: list('preferredDuringSchedulingIgnoredDuringExecution', () => PreferredSchedulingTerm),
 });
-const PodAffinityTerm = message({
+const PodAffinityTerm = struct('', '', {
   1: msg('labelSelector', () => LabelSelector),
   2: strs('namespaces'),
   3: str('topologyKey'),
@@ -216,17 +216,17 @@ const PodAffinityTerm = message({
   5: strs('matchLabelKeys'),
   6: strs('mismatchLabelKeys'),
 });
-const WeightedPodAffinityTerm = message({ 1: i32('weight'), 2: msg('podAffinityTerm', () => PodAffinityTerm) });
-export const PodAffinity = message({
+const WeightedPodAffinityTerm = struct('', '', { 1: i32('weight'), 2: msg('podAffinityTerm', () => PodAffinityTerm) });
+export const PodAffinity = struct('io.k8s.api.core.v1.PodAffinity', '', {
   1: list('requiredDuringSchedulingIgnoredDuringExecution', () => PodAffinityTerm),
   2: list('preferredDuringSchedulingIgnoredDuringExecution', () => WeightedPodAffinityTerm),
 });
-export const Affinity = message({
+export const Affinity = struct('io.k8s.api.core.v1.Affinity', '', {
   1: msg('nodeAffinity', () => NodeAffinity),
   2: msg('podAffinity', () => PodAffinity),
   3: msg('podAntiAffinity', () => PodAffinity),
 });
-export const TopologySpreadConstraint = message({
+export const TopologySpreadConstraint = struct('io.k8s.api.core.v1.TopologySpreadConstraint', '', {
   1: i32('maxSkew'),
   2: str('topologyKey'),
   3: str('whenUnsatisfiable'),
@@ -237,14 +237,14 @@ export const TopologySpreadConstraint = message({
   8: strs('matchLabelKeys'),
 });
 
-const PodDNSConfigOption = message({ 1: str('name'), 2: strPtr('value') });
-export const PodDNSConfig = message({ 1: strs('nameservers'), 2: strs('searches'), 3: list('options', () => PodDNSConfigOption) });
-export const HostAlias = message({ 1: str('ip'), 2: strs('hostnames') });
-const PodReadinessGate = message({ 1: str('conditionType') });
-const PodOS = message({ 1: str('name') });
-const PodSchedulingGate = message({ 1: str('name') });
+const PodDNSConfigOption = struct('', '', { 1: str('name'), 2: strPtr('value') });
+export const PodDNSConfig = struct('io.k8s.api.core.v1.PodDNSConfig', '', { 1: strs('nameservers'), 2: strs('searches'), 3: list('options', () => PodDNSConfigOption) });
+export const HostAlias = struct('io.k8s.api.core.v1.HostAlias', '', { 1: str('ip'), 2: strs('hostnames') });
+const PodReadinessGate = struct('', '', { 1: str('conditionType') });
+const PodOS = struct('', '', { 1: str('name') });
+const PodSchedulingGate = struct('', '', { 1: str('name') });
 
-export const PodSpec = unlisted(message({
+export const PodSpec = struct('io.k8s.api.core.v1.PodSpec', '', {
   1: list('volumes', () => Volume),
   20: list('initContainers', () => Container),
   2: list('containers', () => Container),
@@ -284,6 +284,6 @@ export const PodSpec = unlisted(message({
   37: boolPtr('hostUsers'),
   38: list('schedulingGates', () => PodSchedulingGate),
   40: msg('resources', () => ResourceRequirements),
-}), ['resourceClaims']);
+}, { unlisted: ['resourceClaims'] });
 
-export const PodTemplateSpec = message({ 1: msg('metadata', () => ObjectMeta), 2: msg('spec', () => PodSpec) });
+export const PodTemplateSpec = struct('io.k8s.api.core.v1.PodTemplateSpec', '', { 1: msg('metadata', () => ObjectMeta), 2: msg('spec', () => PodSpec) });
