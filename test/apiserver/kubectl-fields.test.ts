@@ -3,6 +3,9 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Pod } from '../../packages/apiserver/src/schema/kinds/core.ts';
+import { Container, PodSpec } from '../../packages/apiserver/src/schema/kinds/pod-spec.ts';
+import { fieldsOf } from '../../packages/apiserver/src/schema/walk.ts';
 import { api } from './cluster.ts';
 import { startKubectlCluster, type KubectlCluster } from './kubectl-cluster.ts';
 
@@ -65,12 +68,19 @@ describe('kubectl explain', () => {
     expect(p.code).toBe(0);
     expect(p.stdout).toMatch(/KIND:\s+Pod/);
     expect(p.stdout).toMatch(/VERSION:\s+v1/);
-    expect(p.stdout).toContain('Pod is a collection of containers');
+    expect(p.stdout.replace(/\s+/g, ' ')).toContain(Pod.description.replace(/\s+/g, ' '));
     for (const f of ['apiVersion', 'kind', 'metadata', 'spec', 'status']) expect(p.stdout).toMatch(new RegExp(`^\\s+${f}\\s+<`, 'm'));
     const c = await k.kubectl('explain', 'pods.spec.containers');
     expect(c.code).toBe(0);
     expect(c.stdout).toMatch(/FIELD:\s+containers\s+<\[\]Container>/);
     for (const f of ['image', 'imagePullPolicy', 'ports', 'resources', 'livenessProbe']) expect(c.stdout).toMatch(new RegExp(`^\\s+${f}\\s+<`, 'm'));
+    // The schema's descriptions: the field's own, and each of its fields' (kubectl wraps them).
+    const words = (t: string) => t.replace(/\s+/g, ' ');
+    const described = [fieldsOf(PodSpec).fields.get('containers'), ...['image', 'ports', 'livenessProbe'].map((f) => fieldsOf(Container).fields.get(f))].map((f) => f?.description ?? '');
+    for (const d of described) {
+      expect(d).not.toBe('');
+      expect(words(c.stdout)).toContain(words(d));
+    }
     const s = await k.kubectl('explain', 'deployment.spec.strategy');
     expect(s.code).toBe(0);
     expect(s.stdout).toMatch(/GROUP:\s+apps/);

@@ -5,7 +5,7 @@
 // merge patches from its compiled-in types.
 import { createHash } from 'node:crypto';
 import { groupVersion, RESOURCES, type ResourceInfo } from '@kemu/api';
-import { schemasFor } from './protobuf/openapi-schemas.ts';
+import { schemasFor } from './openapi-schemas.ts';
 
 function gvPath(group: string, version: string): string {
   return group === '' ? `api/${version}` : `apis/${group}/${version}`;

@@ -1,8 +1,9 @@
-// What structured-merge-diff learns from the OpenAPI schemas, for the built-in kinds: how each list is
-// keyed (x-kubernetes-list-type map/set/atomic, taken from the strategic-merge table where the two agree)
-// and which structs are atomic. Paths are field names from the root, list positions omitted.
+// What structured-merge-diff reads from a kind's schema: how each list is keyed (+listType map/set/atomic,
+// +listMapKey) and which structs and maps are atomic (+structType/+mapType=atomic); plus the fields no manager
+// owns and the reset fields. Paths are field names from the root, list positions omitted.
 import type { ResourceInfo } from '@kemu/api';
-import { listStrategy } from '../patch/meta.ts';
+import { schemaOfResource } from '../schema/index.ts';
+import { positionAt } from '../schema/walk.ts';
 import { FieldSet } from './fieldset.ts';
 
 export type ListType =
@@ -12,56 +13,26 @@ export type ListType =
 
 const ATOMIC: ListType = { kind: 'atomic' };
 const SET: ListType = { kind: 'set' };
-const PORT_KEYS = { kind: 'map', keys: ['containerPort', 'protocol'], defaults: { protocol: 'TCP' } } as const;
 
-function endsWith(path: readonly string[], ...tail: string[]): boolean {
-  if (tail.length > path.length) return false;
-  const off = path.length - tail.length;
-  return tail.every((t, i) => path[off + i] === t);
-}
-
-const CONTAINER_LISTS = new Set(['containers', 'initContainers', 'ephemeralContainers']);
-
-/** The list type of the list at `path` (its field names from the root). */
+/** The list type of the list at `path` (its field names from the root); atomic when the schema says nothing. */
 export function listType(r: ResourceInfo | undefined, path: readonly string[]): ListType {
-  const n = path.length;
-  const last = path[n - 1];
-  // Where +listMapKey names more keys than the strategic merge key.
-  if (last === 'ports' && CONTAINER_LISTS.has(path[n - 2] ?? '')) return PORT_KEYS;
-  if (last === 'ports' && r?.plural === 'services' && n === 2) return { kind: 'map', keys: ['port', 'protocol'], defaults: { protocol: 'TCP' } };
-  if (endsWith(path, 'spec', 'topologySpreadConstraints')) return { kind: 'map', keys: ['topologyKey', 'whenUnsatisfiable'] };
-  // A CSR's conditions are +listType=map keyed by type, though they have no strategic merge key.
-  if (r?.plural === 'certificatesigningrequests' && n === 2 && endsWith(path, 'status', 'conditions')) return { kind: 'map', keys: ['type'] };
-  // Lists of atomic structs (ObjectReference-like items).
-  if (endsWith(path, 'metadata', 'ownerReferences')) return { kind: 'map', keys: ['uid'], atomicItems: true };
-  if (last === 'imagePullSecrets') return { kind: 'map', keys: ['name'], atomicItems: true };
-  const s = listStrategy(r, path);
-  if (s.kind === 'merge') return { kind: 'map', keys: [s.key] };
-  if (s.kind === 'primitiveMerge') return SET;
-  return ATOMIC;
+  const root = schemaOfResource(r);
+  const at = root && positionAt(root, path);
+  const lt = at?.field?.repeated ? at.field.listType : undefined;
+  if (!lt || lt.type === 'atomic') return ATOMIC;
+  if (lt.type === 'set') return SET;
+  // Items of an atomic struct (ObjectReference-like) are owned whole under their key.
+  return { kind: 'map', keys: lt.keys, ...(lt.keyDefaults ? { defaults: lt.keyDefaults } : {}), ...(at?.struct?.atomic ? { atomicItems: true } : {}) };
 }
 
-const ATOMIC_STRUCT_LEAVES = new Set([
-  'labelSelector',
-  'namespaceSelector',
-  'configMapKeyRef',
-  'secretKeyRef',
-  'fieldRef',
-  'resourceFieldRef',
-  'configMapRef',
-  'secretRef',
-  'involvedObject',
-  'regarding',
-  'related',
-  'targetRef',
-]);
-
-/** Whether the map at `path` is atomic (+structType=atomic / +mapType=atomic): owned and replaced whole. */
+/** Whether the map or struct at `path` is atomic (+structType=atomic / +mapType=atomic): owned and replaced whole. */
 export function atomicMap(r: ResourceInfo | undefined, path: readonly string[]): boolean {
-  const last = path[path.length - 1] ?? '';
-  if (path.length === 2 && path[0] === 'spec' && last === 'selector') return r?.plural === 'deployments' || r?.plural === 'replicasets' || r?.plural === 'services';
-  if (last === 'requiredDuringSchedulingIgnoredDuringExecution' && path[path.length - 2] === 'nodeAffinity') return true;
-  return ATOMIC_STRUCT_LEAVES.has(last);
+  const root = schemaOfResource(r);
+  const at = root && positionAt(root, path);
+  if (!at) return false;
+  const t = at.field?.type;
+  if (at.field && typeof t === 'object' && 'map' in t && at.field.name === path[path.length - 1]) return at.field.atomicMap === true;
+  return at.struct?.atomic === true;
 }
 
 function set(paths: string[][]): FieldSet {

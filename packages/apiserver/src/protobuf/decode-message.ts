@@ -3,15 +3,16 @@
 // scalar, even empty ones), pointer fields keep whatever was sent, messages present on the wire are kept
 // (an empty `emptyDir: {}` matters), maps arrive as repeated {1 key, 2 value} entries, and bytes become
 // base64. Unknown field numbers are skipped.
-import type { Field, Message, Scalar } from './schema.ts';
+import type { Field, Scalar, Struct } from '../schema/index.ts';
+import { formatToJSON } from './formats.ts';
 import { Reader, WIRE, WireError } from './wire.ts';
 
-export function decodeMessage(schema: Message, buf: Uint8Array, start = 0, end = buf.length): unknown {
+export function decodeMessage(schema: Struct, buf: Uint8Array, start = 0, end = buf.length): unknown {
   const obj = decodeFields(schema, new Reader(buf, start, end));
-  return schema.toJSON ? schema.toJSON(obj) : obj;
+  return schema.format ? formatToJSON(schema.format, obj) : obj;
 }
 
-function decodeFields(schema: Message, r: Reader, into: Record<string, unknown> = {}): Record<string, unknown> {
+function decodeFields(schema: Struct, r: Reader, into: Record<string, unknown> = {}): Record<string, unknown> {
   while (!r.done()) {
     const { field: num, wire } = r.tag();
     const f = schema.fields[num];
@@ -41,13 +42,13 @@ function decodeField(f: Field, wire: number, r: Reader, into: Record<string, unk
   }
   expectWire(wire, WIRE.bytes, f.name);
   const [s, e] = r.bytesRange();
-  if ('msg' in t) {
-    const schema = t.msg();
+  if ('struct' in t) {
+    const schema = t.struct();
     if (f.inline) {
       decodeFields(schema, new Reader(r.buf, s, e), into);
       return;
     }
-    if (!f.repeated && !schema.toJSON && isRecord(into[f.name])) {
+    if (!f.repeated && !schema.format && isRecord(into[f.name])) {
       // A non-repeated message sent twice merges, as protobuf specifies.
       decodeFields(schema, new Reader(r.buf, s, e), into[f.name] as Record<string, unknown>);
       return;
@@ -64,7 +65,7 @@ function decodeField(f: Field, wire: number, r: Reader, into: Record<string, unk
   (m as Record<string, unknown>)[key] = value;
 }
 
-function decodeMapEntry(valueType: Scalar | { msg: () => Message }, r: Reader): [string, unknown] {
+function decodeMapEntry(valueType: Scalar | { struct: () => Struct }, r: Reader): [string, unknown] {
   let key = '';
   let value: unknown;
   while (!r.done()) {
@@ -77,12 +78,12 @@ function decodeMapEntry(valueType: Scalar | { msg: () => Message }, r: Reader): 
       else {
         expectWire(wire, WIRE.bytes, 'map value');
         const [s, e] = r.bytesRange();
-        value = decodeMessage(valueType.msg(), r.buf, s, e);
+        value = decodeMessage(valueType.struct(), r.buf, s, e);
       }
     } else r.skip(wire);
   }
   // An absent value is the zero value of its type.
-  if (value === undefined) value = typeof valueType === 'string' ? zeroOf(valueType) : decodeMessage(valueType.msg(), new Uint8Array(0));
+  if (value === undefined) value = typeof valueType === 'string' ? zeroOf(valueType) : decodeMessage(valueType.struct(), new Uint8Array(0));
   return [key, value];
 }
 

@@ -3,11 +3,14 @@
 // malformed bytes are a 400 BadRequest, a kind without a field table (or an encoded payload) a 415 naming it.
 import { errors, StatusError } from '@kemu/api';
 import { decodeMessage } from './decode-message.ts';
-import { protobufSchema } from './kinds.ts';
-import { message, str } from './schema.ts';
+import { str, struct } from '../schema/build.ts';
+import { KINDS, schemaOf } from '../schema/index.ts';
 import { Reader, WIRE, WireError } from './wire.ts';
 
-export { supportedProtobufKinds } from './kinds.ts';
+/** "apiVersion/Kind" of every kind a protobuf body may carry. */
+export function supportedProtobufKinds(): string[] {
+  return KINDS.map((k) => `${k.group === '' ? k.version : `${k.group}/${k.version}`}/${k.kind}`);
+}
 
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 
@@ -15,7 +18,7 @@ export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 const MAGIC = [0x6b, 0x38, 0x73, 0x00] as const;
 
 /** runtime.Unknown {1 typeMeta {1 apiVersion, 2 kind}, 2 raw, 3 contentEncoding, 4 contentType}. */
-const TypeMeta = message({ 1: str('apiVersion'), 2: str('kind') });
+const TypeMeta = struct('', '', { 1: str('apiVersion'), 2: str('kind') });
 
 interface Envelope {
   apiVersion: string;
@@ -52,7 +55,7 @@ export function decodeProtobufObject(raw: Buffer | Uint8Array): Record<string, u
     if (contentEncoding !== '') {
       throw unsupported(`the protobuf body uses content encoding "${contentEncoding}", which this server does not read`);
     }
-    const schema = protobufSchema(apiVersion, kind);
+    const schema = schemaOf(apiVersion, kind);
     if (!schema) {
       throw unsupported(
         `the protobuf body of kind "${kind}" (apiVersion "${apiVersion}") is not supported by this server; send it as application/json`,

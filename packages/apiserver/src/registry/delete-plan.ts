@@ -3,7 +3,7 @@
 // to a node is deleted gracefully (deletionTimestamp = now + grace, kept until deleted with grace 0);
 // a namespace turns Terminating until its spec.finalizers are emptied through /finalize.
 import { errors, formatTime, R, type DeleteOptions, type KubeObject, type ResourceInfo, type StatusCause } from '@kemu/api';
-import { deleteOptionsTypeError } from '../protobuf/json-types.ts';
+import { deleteOptionsTypeError } from './json-types.ts';
 import { fieldErrors, isRecord } from '../validation/field.ts';
 import type { DeletePlan, DeleteRequest } from './registry.ts';
 

@@ -3,7 +3,7 @@
 // Warning header per field, Ignore drops them silently.
 import { errors, type KubeObject, type StatusCause } from '@kemu/api';
 import { fieldErrors } from '../validation/field.ts';
-import { pruneUnknownFields } from '../protobuf/json-fields.ts';
+import { pruneUnknownFields } from './json-fields.ts';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 const DIRECTIVES: readonly FieldValidation[] = ['Ignore', 'Warn', 'Strict'];

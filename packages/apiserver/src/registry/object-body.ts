@@ -2,7 +2,7 @@
 // (client-node omits them); a body of another kind or namespace, or with a value of the wrong JSON type for its
 // Go field, is a 400, as Kubernetes' decoder answers.
 import { errors, groupVersion, type KubeObject, type ResourceInfo } from '@kemu/api';
-import { jsonTypeError } from '../protobuf/json-types.ts';
+import { jsonTypeError } from './json-types.ts';
 import { decodePrefix } from './field-validation.ts';
 
 export function asObjectBody(body: unknown, r: ResourceInfo, namespace: string | undefined, kindOverride?: { apiVersion: string; kind: string }): KubeObject {

@@ -1,31 +1,19 @@
-// Go's encoding/json type checks for a JSON object decoded into its API struct, read from the same field tables
-// the protobuf decoder uses: the first value of the wrong JSON type gives the error Kubernetes' decoder returns
+// Go's encoding/json type checks for a JSON object decoded into its API struct, read from the kind's schema: the first value of the wrong JSON type gives the error Kubernetes' decoder returns
 // (`json: cannot unmarshal string into Go struct field ObjectMeta.metadata.generation of type int64`), and a
-// metav1.Time that is not RFC 3339 fails as time.Parse does. Kinds without a table get their metadata checked.
+// metav1.Time that is not RFC 3339 fails as time.Parse does. Kinds without a schema get their metadata checked.
 // Unknown fields are not judged here (json-fields.ts does); null is always accepted, as Go leaves the zero value.
-import { base64DecodeError } from './go-base64.ts';
-import { rfc3339ParseError } from './go-time.ts';
-import { viewOf } from './json-fields.ts';
-import { protobufSchema } from './kinds.ts';
-import { definitionName } from './openapi-schemas.ts';
-import { message, msg, unlisted, type Field, type Message, type Scalar } from './schema.ts';
-import * as appsTables from './tables/apps-and-others.ts';
-import * as coreEndpointsEvents from './tables/core-endpoints-events.ts';
-import * as coreTables from './tables/core.ts';
-import * as discoveryEvents from './tables/discovery-events.ts';
-import { DeleteOptions, MicroTime, ObjectMeta, Time } from './tables/meta.ts';
-import * as metaTables from './tables/meta.ts';
-import * as nodeTables from './tables/node.ts';
-import * as podTables from './tables/pod-spec.ts';
-import * as rbacTables from './tables/rbac.ts';
-import * as certificatesTables from './tables/certificates.ts';
-import * as reviewTables from './tables/reviews.ts';
+import { msg, struct } from '../schema/build.ts';
+import { DeleteOptions, schemaOf, type Field, type Scalar, type Struct } from '../schema/index.ts';
+import { ObjectMeta } from '../schema/kinds/meta.ts';
+import { fieldsOf, structOf } from '../schema/walk.ts';
+import { base64DecodeError } from '../protobuf/go-base64.ts';
+import { rfc3339ParseError } from '../protobuf/go-time.ts';
 
 const GO_SCALARS: Record<Scalar, string> = { string: 'string', bytes: '[]uint8', int32: 'int32', int64: 'int64', bool: 'bool', double: 'float64' };
 const INT_RANGE: Partial<Record<Scalar, [number, number]>> = { int32: [-(2 ** 31), 2 ** 31 - 1], int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] };
 
 /** Any kind: only metadata is known (the rest of the body is left to the kind's validation). */
-const METADATA_ONLY = unlisted(message({ 1: msg('metadata', () => ObjectMeta) }), 'any');
+const METADATA_ONLY = struct('', '', { 1: msg('metadata', () => ObjectMeta) }, { unlisted: 'any' });
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -36,18 +24,13 @@ function jsonKind(v: unknown): string {
   return typeof v;
 }
 
-/** Exported tables are named as their Go struct (every API package here is a "v1"). */
-const EXPORTED = new Map<unknown, string>();
-for (const mod of [metaTables, coreTables, appsTables, podTables, nodeTables, coreEndpointsEvents, discoveryEvents, reviewTables, rbacTables, certificatesTables]) for (const [name, m] of Object.entries(mod)) EXPORTED.set(m, `v1.${name}`);
-
-/** The struct's Go name as reflect prints it ("v1.PodSpec"); anonymous tables are named after their field. */
-function goName(m: Message, parent: string, field: string): string {
-  const def = definitionName(m);
-  if (def) {
-    const parts = def.split('.');
+/** The struct's Go name as reflect prints it ("v1.PodSpec"); anonymous structs are named after their field. */
+function goName(s: Struct, parent: string, field: string): string {
+  if (s.name) {
+    const parts = s.name.split('.');
     return `${parts[parts.length - 2] ?? ''}.${parts[parts.length - 1] ?? ''}`;
   }
-  return EXPORTED.get(m) ?? `v1.${parent}${field.charAt(0).toUpperCase()}${field.slice(1)}`;
+  return `v1.${parent}${field.charAt(0).toUpperCase()}${field.slice(1)}`;
 }
 
 const shortName = (goType: string) => goType.slice(goType.lastIndexOf('.') + 1);
@@ -64,9 +47,9 @@ const mismatch = (what: string, at: At, goType: string) => `json: cannot unmarsh
 function elemType(f: Field, at: At): string {
   const t = f.type;
   if (typeof t === 'string') return f.name === 'uid' && t === 'string' ? 'types.UID' : GO_SCALARS[t];
-  if ('msg' in t) return goName(t.msg(), at.struct, f.name);
+  if ('struct' in t) return goName(t.struct(), at.struct, f.name);
   const v = t.map;
-  return `map[string]${typeof v === 'string' ? GO_SCALARS[v] : goName(v.msg(), at.struct, f.name)}`;
+  return `map[string]${typeof v === 'string' ? GO_SCALARS[v] : goName(v.struct(), at.struct, f.name)}`;
 }
 
 function checkScalar(v: unknown, s: Scalar, at: At, goType: string): string | undefined {
@@ -95,17 +78,16 @@ function checkValue(v: unknown, f: Field, at: At, goType: string): string | unde
   if (v === null) return undefined;
   const t = f.type;
   if (typeof t === 'string') return checkScalar(v, t, at, goType);
-  let m: Message;
-  if ('msg' in t) m = t.msg();
-  else if (typeof t.map === 'string') return checkScalar(v, t.map, at, goType);
-  else m = t.map.msg();
-  if (m === Time || m === MicroTime) {
+  if ('map' in t && typeof t.map === 'string') return checkScalar(v, t.map, at, goType);
+  const m = structOf(f);
+  if (!m) return undefined;
+  if (m.format === 'date-time' || m.format === 'micro-time') {
     // metav1.Time.UnmarshalJSON unmarshals a Go string first, then parses it.
     if (typeof v !== 'string') return mismatch(jsonKind(v), at, 'string');
-    return m === Time ? rfc3339ParseError(v) : undefined;
+    return m.format === 'date-time' ? rfc3339ParseError(v) : undefined;
   }
   // Quantity, IntOrString and FieldsV1 have their own parsers; their validation reports them.
-  if (m.toJSON) return undefined;
+  if (m.format) return undefined;
   if (!isObject(v)) return mismatch(jsonKind(v), at, goType);
   return walk(v, m, shortName(goType), at.path);
 }
@@ -134,8 +116,8 @@ function checkField(v: unknown, f: Field, at: At): string | undefined {
   return checkValue(v, f, at, elem);
 }
 
-function walk(obj: Record<string, unknown>, m: Message, struct: string, path: string): string | undefined {
-  const { fields } = viewOf(m);
+function walk(obj: Record<string, unknown>, m: Struct, struct: string, path: string): string | undefined {
+  const { fields } = fieldsOf(m);
   for (const [k, v] of Object.entries(obj)) {
     const f = fields.get(k);
     if (!f) continue;
@@ -150,7 +132,7 @@ function walk(obj: Record<string, unknown>, m: Message, struct: string, path: st
  * undefined. `obj` is a body of apiVersion/kind; kinds without a field table have only their metadata checked.
  */
 export function jsonTypeError(obj: Record<string, unknown>, apiVersion: string, kind: string): string | undefined {
-  const m = kind === 'DeleteOptions' ? undefined : protobufSchema(apiVersion, kind);
+  const m = kind === 'DeleteOptions' ? undefined : schemaOf(apiVersion, kind);
   return walk(obj, m ?? METADATA_ONLY, kind, '');
 }
 
