@@ -74,3 +74,36 @@ export function openapiIndex(): Record<string, unknown> {
   indexCache = { paths };
   return indexCache;
 }
+
+let v2Cache: Record<string, unknown> | undefined;
+
+/** Rewrites a v3 schema for Swagger 2.0: `#/definitions/` refs, and int-or-string as Kubernetes' v2 spells it. */
+function toV2(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(toV2);
+  if (typeof v !== 'object' || v === null) return typeof v === 'string' && v.startsWith('#/components/schemas/') ? `#/definitions/${v.slice('#/components/schemas/'.length)}` : v;
+  const o = v as Record<string, unknown>;
+  if (o['x-kubernetes-int-or-string'] === true) {
+    const { anyOf: _anyOf, ...rest } = o;
+    return { ...rest, type: 'string', format: 'int-or-string' };
+  }
+  return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, toV2(x)]));
+}
+
+/**
+ * The Swagger 2.0 document (GET /openapi/v2 as JSON): every group version's definitions in one. Clients that
+ * ask for it in protobuf (kubectl's fallback) are answered 404 by the route, which they accept.
+ */
+export function openapiV2Document(): Record<string, unknown> {
+  if (v2Cache) return v2Cache;
+  const definitions: Record<string, unknown> = {};
+  const seen = new Set<string>();
+  for (const r of RESOURCES) {
+    const gv = groupVersion(r);
+    if (seen.has(gv)) continue;
+    seen.add(gv);
+    const doc = openapiDocument(r.group, r.version) as { components: { schemas: Record<string, unknown> } };
+    for (const [name, schema] of Object.entries(doc.components.schemas)) definitions[name] = toV2(schema);
+  }
+  v2Cache = { swagger: '2.0', info: { title: 'Kubernetes', version: 'v1.31.0' }, paths: {}, definitions };
+  return v2Cache;
+}

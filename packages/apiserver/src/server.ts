@@ -33,7 +33,7 @@ import { DEFAULT_CONNECTION_LIMITS, fastifyServerOptions, installConnectionLimit
 import { installInflightLimits } from './inflight-limits.ts';
 import { warningHeaderOf } from './registry/warnings.ts';
 import type { AdmissionPlugin } from './admission/index.ts';
-import { openapiDocument, openapiIndex } from './openapi.ts';
+import { openapiDocument, openapiIndex, openapiV2Document } from './openapi.ts';
 import { ServiceAllocator } from './allocators/index.ts';
 import { listFromStore } from './registry/list.ts';
 import { Registry } from './registry/registry.ts';
@@ -315,7 +315,12 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     app.get(`/${ep}/*`, handler);
   }
   app.get('/metrics', async (_req, reply) => reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics()));
-  app.get('/openapi/v2', async (_req, reply) => sendStatus(reply, toStatus(new StatusError('NotFound', 'the server could not find the requested resource'))));
+  // JSON for clients that ask for it; kubectl's fallback asks for protobuf only and takes a 404 (CLIENT-WIRE §3).
+  app.get('/openapi/v2', async (req, reply) => {
+    const accept = req.headers.accept ?? '';
+    if (accept.includes('protobuf') && !accept.includes('json')) return sendStatus(reply, toStatus(new StatusError('NotFound', 'the server could not find the requested resource')));
+    return json(reply, 200, openapiV2Document());
+  });
   app.get('/openapi/v3', async (_req, reply) => json(reply, 200, openapiIndex()));
   app.get('/openapi/v3/*', async (req, reply) => {
     const parts = new URL(req.url, 'http://x').pathname.split('/').slice(3);

@@ -4,13 +4,14 @@
 import type { ResourceInfo } from '@kemu/api';
 import { Deployment, Eviction, Lease, PriorityClass, ReplicaSet, Scale } from './kinds/apps-and-others.ts';
 import { CertificateSigningRequest } from './kinds/certificates.ts';
+import { ComponentStatus, TokenRequest } from './kinds/component-status-and-token-request.ts';
 import { Endpoints, Event } from './kinds/core-endpoints-events.ts';
 import { Binding, ConfigMap, Namespace, Pod, Secret, Service, ServiceAccount } from './kinds/core.ts';
 import { EndpointSlice, Event as EventV1 } from './kinds/discovery-events.ts';
 import { DeleteOptions } from './kinds/meta.ts';
 import { Node } from './kinds/node.ts';
 import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from './kinds/rbac.ts';
-import { LocalSubjectAccessReview, SelfSubjectAccessReview, SelfSubjectReview, SelfSubjectRulesReview, SubjectAccessReview } from './kinds/reviews.ts';
+import { LocalSubjectAccessReview, SelfSubjectAccessReview, SelfSubjectReview, SelfSubjectRulesReview, SubjectAccessReview, TokenReview } from './kinds/reviews.ts';
 import type { KindSchema, Struct } from './types.ts';
 
 export type { Field, FieldType, Format, KindSchema, ListType, PatchTags, Scalar, Struct } from './types.ts';
@@ -26,6 +27,7 @@ export const KINDS: readonly KindSchema[] = [
   kind('', 'v1', 'Service', Service),
   kind('', 'v1', 'Pod', Pod),
   kind('', 'v1', 'Binding', Binding),
+  kind('', 'v1', 'ComponentStatus', ComponentStatus),
   kind('', 'v1', 'Node', Node),
   kind('', 'v1', 'Endpoints', Endpoints),
   kind('', 'v1', 'Event', Event),
@@ -40,6 +42,8 @@ export const KINDS: readonly KindSchema[] = [
   kind('authorization.k8s.io', 'v1', 'SelfSubjectAccessReview', SelfSubjectAccessReview),
   kind('authorization.k8s.io', 'v1', 'SelfSubjectRulesReview', SelfSubjectRulesReview),
   kind('authentication.k8s.io', 'v1', 'SelfSubjectReview', SelfSubjectReview),
+  kind('authentication.k8s.io', 'v1', 'TokenReview', TokenReview),
+  kind('authentication.k8s.io', 'v1', 'TokenRequest', TokenRequest),
   kind('authorization.k8s.io', 'v1', 'SubjectAccessReview', SubjectAccessReview),
   kind('authorization.k8s.io', 'v1', 'LocalSubjectAccessReview', LocalSubjectAccessReview),
   kind('rbac.authorization.k8s.io', 'v1', 'Role', Role),
