@@ -90,7 +90,7 @@ describe('pods/ephemeralcontainers', () => {
   });
 
   it('every 404 body carries details: {} for a path that is not served, name and kind for a missing object', async () => {
-    for (const url of [`${POD}/bogus`, '/api/v1/widgets', '/apis/bogus.example.com/v1', '/openapi/v2', '/nope']) {
+    for (const url of [`${POD}/bogus`, '/api/v1/widgets', '/apis/bogus.example.com/v1', '/openapi/v4', '/nope']) {
       const res = await api.srv.app.inject({ method: 'GET', url });
       expect([url, res.statusCode, res.json()]).toEqual([url, 404, expect.objectContaining({ reason: 'NotFound', details: {}, message: 'the server could not find the requested resource' })]);
     }

@@ -43,13 +43,16 @@ describe('discovery and version', () => {
     expect(v1.resources.some((x: { name: string }) => x.name === 'pods/status')).toBe(true);
     expect((await inject('GET', '/apis/apps/v1')).json().groupVersion).toBe('apps/v1');
   });
-  it('serves OpenAPI v3 and 404s v2', async () => {
+  it('serves OpenAPI v3, v2 to JSON clients, and 404s v2 asked for in protobuf only (kubectl falls back on that)', async () => {
     const idx = (await inject('GET', '/openapi/v3')).json();
     const url = idx.paths['api/v1'].serverRelativeURL as string;
     const doc = (await inject('GET', url)).json();
     const ns = doc.paths['/api/v1/namespaces/{name}'];
     expect(ns.patch['x-kubernetes-group-version-kind']).toEqual({ group: '', version: 'v1', kind: 'Namespace' });
-    expect((await inject('GET', '/openapi/v2')).statusCode).toBe(404);
+    const v2 = await inject('GET', '/openapi/v2', undefined, { accept: 'application/json' });
+    expect([v2.statusCode, v2.json().swagger]).toEqual([200, '2.0']);
+    expect(v2.json().definitions['io.k8s.api.core.v1.Pod']).toMatchObject({ 'x-kubernetes-group-version-kind': [{ group: '', version: 'v1', kind: 'Pod' }] });
+    expect((await inject('GET', '/openapi/v2', undefined, { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' })).statusCode).toBe(404);
   });
 });
 
