@@ -492,6 +492,12 @@ export const PodSchedulingGate = struct(`${V1}PodSchedulingGate`, 'A gate that k
   1: str('name', 'Name of the gate, unique in the pod.'),
 });
 
+export const PodResourceClaim = struct(`${V1}PodResourceClaim`, 'A resource claim of the pod: a name and the ResourceClaim or template it stands for.', {
+  1: str('name', 'Name of the claim within the pod, which containers list in resources.claims.'),
+  3: strPtr('resourceClaimName', 'An existing ResourceClaim in the pod namespace; exclusive with resourceClaimTemplateName.'),
+  4: strPtr('resourceClaimTemplateName', 'A ResourceClaimTemplate from which a claim is made for this pod; exclusive with resourceClaimName.'),
+});
+
 export const PodSpec = struct(
   `${V1}PodSpec`,
   "The desired state of a pod: its containers, volumes, and how and where it runs.",
@@ -534,9 +540,9 @@ export const PodSpec = struct(
     36: msg('os', () => PodOS, 'Operating system the pod needs; validation then checks OS-specific fields.'),
     37: boolPtr('hostUsers', "Uses the node's user namespace; false gives the pod a user namespace of its own. Defaults to true."),
     38: list('schedulingGates', () => PodSchedulingGate, 'Gates that all must be removed before the pod is scheduled; only removable after creation.', byKey('name')),
+    39: list('resourceClaims', () => PodResourceClaim, 'Dynamic resource claims the pod uses, each named for its containers to refer to.', retainKeys(byKey('name'))),
     40: msg('resources', () => ResourceRequirements, "Resources for the whole pod, shared by its containers (cpu, memory)."),
   },
-  { unlisted: ['resourceClaims'] },
 );
 
 export const PodTemplateSpec = struct(`${V1}PodTemplateSpec`, 'A template for the pods a controller creates: their metadata and spec.', {
