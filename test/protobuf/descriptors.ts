@@ -1,5 +1,5 @@
 // Reads the protobuf FileDescriptorProtos that Go binaries built with gogo-protobuf register (gzipped,
-// one per generated.proto) straight out of a kubectl binary, so the hand-written field tables can be
+// one per generated.proto) straight out of a kubectl binary, so the hand-written schema (packages/apiserver/src/schema) can be
 // checked against the exact k8s.io/api version that kubectl speaks.
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';

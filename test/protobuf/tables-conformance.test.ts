@@ -10,7 +10,7 @@ const CORE = 'k8s.io.api.core.v1';
 
 const kubectl132 = findKubectl132();
 
-describe.skipIf(!kubectl132)('field tables match kubectl 1.32 descriptors', () => {
+describe.skipIf(!kubectl132)('the schema matches kubectl 1.32 descriptors', () => {
   const descriptors = kubectl132 ? loadDescriptors(kubectl132) : new Map<string, Map<number, ProtoField>>();
 
   function problems(table: Struct, protoName: string, seen: Set<string>, out: string[]): void {

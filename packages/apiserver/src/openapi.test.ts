@@ -1,5 +1,5 @@
 // The per-group-version OpenAPI v3 documents: PATCH operations kubectl's --validate=strict checks, and
-// components.schemas (from the field tables) that kubectl explain walks.
+// components.schemas (from the kinds' schemas) that kubectl explain walks.
 import { describe, expect, it } from 'vitest';
 import { openapiDocument, openapiV2Document } from './openapi.ts';
 

@@ -1,6 +1,6 @@
 // The OpenAPI v3 kubectl needs (CLIENT-WIRE §3): an index of group versions and, per group version, a PATCH
 // operation per kind tagged with its GVK and carrying the fieldValidation parameter (--validate=strict), and
-// components.schemas built from the field tables, referenced from the responses (kubectl explain).
+// components.schemas built from the kinds' schemas (src/schema), referenced from the responses (kubectl explain).
 // application/strategic-merge-patch+json stays out of requestBody.content: kubectl then computes strategic
 // merge patches from its compiled-in types.
 import { createHash } from 'node:crypto';
