@@ -3,8 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Pod } from '../../packages/apiserver/src/schema/kinds/core.ts';
-import { Container, PodSpec } from '../../packages/apiserver/src/schema/kinds/pod-spec.ts';
+import { structNamed } from '../../packages/apiserver/src/schema/index.ts';
 import { fieldsOf } from '../../packages/apiserver/src/schema/walk.ts';
 import { api } from './cluster.ts';
 import { startKubectlCluster, type KubectlCluster } from './kubectl-cluster.ts';
@@ -68,7 +67,7 @@ describe('kubectl explain', () => {
     expect(p.code).toBe(0);
     expect(p.stdout).toMatch(/KIND:\s+Pod/);
     expect(p.stdout).toMatch(/VERSION:\s+v1/);
-    expect(p.stdout.replace(/\s+/g, ' ')).toContain(Pod.description.replace(/\s+/g, ' '));
+    expect(p.stdout.replace(/\s+/g, ' ')).toContain(structNamed('io.k8s.api.core.v1.Pod').description.replace(/\s+/g, ' '));
     for (const f of ['apiVersion', 'kind', 'metadata', 'spec', 'status']) expect(p.stdout).toMatch(new RegExp(`^\\s+${f}\\s+<`, 'm'));
     const c = await k.kubectl('explain', 'pods.spec.containers');
     expect(c.code).toBe(0);
@@ -76,6 +75,8 @@ describe('kubectl explain', () => {
     for (const f of ['image', 'imagePullPolicy', 'ports', 'resources', 'livenessProbe']) expect(c.stdout).toMatch(new RegExp(`^\\s+${f}\\s+<`, 'm'));
     // The schema's descriptions: the field's own, and each of its fields' (kubectl wraps them).
     const words = (t: string) => t.replace(/\s+/g, ' ');
+    const PodSpec = structNamed('io.k8s.api.core.v1.PodSpec');
+    const Container = structNamed('io.k8s.api.core.v1.Container');
     const described = [fieldsOf(PodSpec).fields.get('containers'), ...['image', 'ports', 'livenessProbe'].map((f) => fieldsOf(Container).fields.get(f))].map((f) => f?.description ?? '');
     for (const d of described) {
       expect(d).not.toBe('');

@@ -3,8 +3,7 @@
 // malformed bytes are a 400 BadRequest, a kind without a field table (or an encoded payload) a 415 naming it.
 import { errors, StatusError } from '@kemu/api';
 import { decodeMessage } from './decode-message.ts';
-import { str, struct } from '../schema/build.ts';
-import { KINDS, schemaOf } from '../schema/index.ts';
+import { KINDS, schemaOf, type Struct } from '../schema/index.ts';
 import { Reader, WIRE, WireError } from './wire.ts';
 
 /** "apiVersion/Kind" of every kind a protobuf body may carry. */
@@ -18,7 +17,7 @@ export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 const MAGIC = [0x6b, 0x38, 0x73, 0x00] as const;
 
 /** runtime.Unknown {1 typeMeta {1 apiVersion, 2 kind}, 2 raw, 3 contentEncoding, 4 contentType}. */
-const TypeMeta = struct('', '', { 1: str('apiVersion'), 2: str('kind') });
+const TypeMeta: Struct = { name: '', description: '', fields: { 1: { name: 'apiVersion', type: 'string', description: '' }, 2: { name: 'kind', type: 'string', description: '' } } };
 
 interface Envelope {
   apiVersion: string;

@@ -2,9 +2,7 @@
 // (`json: cannot unmarshal string into Go struct field ObjectMeta.metadata.generation of type int64`), and a
 // metav1.Time that is not RFC 3339 fails as time.Parse does. Kinds without a schema get their metadata checked.
 // Unknown fields are not judged here (json-fields.ts does); null is always accepted, as Go leaves the zero value.
-import { msg, struct } from '../schema/build.ts';
-import { DeleteOptions, schemaOf, type Field, type Scalar, type Struct } from '../schema/index.ts';
-import { ObjectMeta } from '../schema/kinds/meta.ts';
+import { DeleteOptions, schemaOf, structNamed, type Field, type Scalar, type Struct } from '../schema/index.ts';
 import { fieldsOf, structOf } from '../schema/walk.ts';
 import { base64DecodeError } from '../protobuf/go-base64.ts';
 import { rfc3339ParseError } from '../protobuf/go-time.ts';
@@ -13,7 +11,8 @@ const GO_SCALARS: Record<Scalar, string> = { string: 'string', bytes: '[]uint8',
 const INT_RANGE: Partial<Record<Scalar, [number, number]>> = { int32: [-(2 ** 31), 2 ** 31 - 1], int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] };
 
 /** Any kind: only metadata is known (the rest of the body is left to the kind's validation). */
-const METADATA_ONLY = struct('', '', { 1: msg('metadata', () => ObjectMeta) }, { unlisted: 'any' });
+const ObjectMeta = structNamed('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+const METADATA_ONLY: Struct = { name: '', description: '', fields: { 1: { name: 'metadata', type: { struct: () => ObjectMeta }, description: '' } }, unlisted: 'any' };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

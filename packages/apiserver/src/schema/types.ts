@@ -1,4 +1,4 @@
-// The one description of a kind's structure: per Go API struct, its fields with JSON name, type, protobuf
+// The form of the one description of a kind's structure (kinds/*.yaml, read by load.ts): per Go API struct, its fields with JSON name, type, protobuf
 // number, pointer-ness, list and map semantics (server-side apply's +listType/+listMapKey/+mapType/+structType
 // and strategic merge's patchStrategy/patchMergeKey), and a one-line description. Protobuf decoding, JSON field
 // validation, strategic merge patch, server-side apply and the published OpenAPI all read these; a CRD's
