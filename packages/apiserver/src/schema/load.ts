@@ -82,20 +82,20 @@ export function loadSchema(dir: string): LoadedSchema {
     }
   }
 
-  const resolve = (e: Entry, ref: string): Struct => {
+  const resolve = (e: Entry, ref: string, at: string): Struct => {
     const found = ref.includes('.') ? named.get(ref) : (named.get(`${e.pkg}.${ref}`) ?? local.get(`${e.file}:${ref}`) ?? (byShort.get(ref)?.length === 1 ? byShort.get(ref)?.[0] : undefined));
-    if (!found) throw new SchemaError(`${e.file}: ${e.key}: unknown or ambiguous type ${ref}`);
+    if (!found) throw new SchemaError(`${at}: unknown or ambiguous type ${ref}`);
     return found.struct;
   };
-  const baseType = (e: Entry, t: string): FieldType => {
+  const baseType = (e: Entry, t: string, at: string): FieldType => {
     if (SCALARS.has(t)) return t as Scalar;
     if (t.startsWith('map[string]')) {
       const v = t.slice('map[string]'.length);
       if (SCALARS.has(v)) return { map: v as Scalar };
-      const s = resolve(e, v);
+      const s = resolve(e, v, at);
       return { map: { struct: () => s } };
     }
-    const s = resolve(e, t);
+    const s = resolve(e, t, at);
     return { struct: () => s };
   };
 
@@ -111,7 +111,7 @@ export function loadSchema(dir: string): LoadedSchema {
       if (t.startsWith('inline ')) [mods.inline, t] = [true, t.slice('inline '.length)];
       else if (t.startsWith('[]')) [mods.repeated, t] = [true, t.slice(2)];
       else if (t.startsWith('*')) [mods.ptr, t] = [true, t.slice(1)];
-      const f: { -readonly [K in keyof Field]: Field[K] } = { name: fdoc.name, type: baseType(e, t), description: typeof fdoc.description === 'string' ? fdoc.description : '', ...mods };
+      const f: { -readonly [K in keyof Field]: Field[K] } = { name: fdoc.name, type: baseType(e, t, at), description: typeof fdoc.description === 'string' ? fdoc.description : '', ...mods };
       if (fdoc.list !== undefined) {
         let lt: ListType;
         if (fdoc.list === 'set' || fdoc.list === 'atomic') lt = { type: fdoc.list };

@@ -1,8 +1,8 @@
-// The form of the one description of a kind's structure (kinds/*.yaml, read by load.ts): per Go API struct, its fields with JSON name, type, protobuf
-// number, pointer-ness, list and map semantics (server-side apply's +listType/+listMapKey/+mapType/+structType
-// and strategic merge's patchStrategy/patchMergeKey), and a one-line description. Protobuf decoding, JSON field
-// validation, strategic merge patch, server-side apply and the published OpenAPI all read these; a CRD's
-// structural schema compiles to the same form.
+// The form of the one description of a kind's structure (kinds/*.yaml, read by load.ts): per Go API struct,
+// its fields with JSON name, type, protobuf number, pointer-ness, list and map semantics (server-side apply's
+// +listType/+listMapKey/+mapType/+structType and strategic merge's patchStrategy/patchMergeKey), and a one-line
+// description. Protobuf decoding, JSON field validation, strategic merge patch, server-side apply and the
+// published OpenAPI all read these; a CRD's structural schema is meant to compile to the same form.
 
 export type Scalar = 'string' | 'bytes' | 'int32' | 'int64' | 'bool' | 'double';
 
