@@ -9,9 +9,7 @@ import type { RegistryAuth } from '../images/credentials.ts';
 import { invalidImage } from '../images/registry.ts';
 import type { ContainerRunState, ContainerRuntime, LifecycleEnv, LifecycleEvents } from './lifecycle.ts';
 
-/** A pod whose image cannot be made present is synced again after this (the kubelet's pod worker back-off). */
-export const IMAGE_RETRY_MS = 10_000;
-/** The kubelet's image back-off: backOffPeriod and MaxImageBackOff. */
+/** The kubelet's image back-off: backOffPeriod (also its pod workers' retry of a failed sync) and MaxImageBackOff. */
 export const IMAGE_BACKOFF = { initialMs: 10_000, maxMs: 300_000 } as const;
 
 /**
@@ -33,10 +31,10 @@ export function beginPull(c: ContainerRuntime, now: number, env: LifecycleEnv, e
   const present = c.lastState !== undefined || env.hasImage(c.image);
   if (!present && c.pullPolicy === 'Never') {
     const message = Message.neverPull(c.image);
-    c.state = { kind: 'waiting', reason: 'ErrImageNeverPull', message, until: now + IMAGE_RETRY_MS };
+    c.state = { kind: 'waiting', reason: 'ErrImageNeverPull', message, until: retryAt };
     events?.(c, 'Warning', Reason.ErrImageNeverPull, message);
     events?.(c, 'Warning', Reason.Failed, Message.failed('ErrImageNeverPull'));
-    return c.state.until;
+    return retryAt;
   }
   // Always pulls on every start, even with the image on the node (and on every restart).
   const pull = c.pullPolicy === 'Always' || (!present && c.pullPolicy === 'IfNotPresent');
