@@ -1,8 +1,11 @@
 // The kubernetes.io rolling-update tutorial's bad tag, with kubectl 1.32 against an apiserver, a
 // controller-manager, a scheduler and one emulated kubelet (short image back-off flags): the v10 rollout
 // gets stuck with its new pods in ErrImagePull/ImagePullBackOff while the old pods keep running, `kubectl
-// describe` shows the kubelet's and containerd's messages, and `kubectl rollout undo` recovers it.
+// describe` shows the kubelet's and containerd's messages, and `kubectl rollout undo` recovers it. And a
+// repository marked private by --image-catalog pulls only with a `kubectl create secret docker-registry` Secret.
 import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { R, type Node } from '@kemu/api';
 import { BIN, startProcess, waitFor } from '@kemu/base/testing/processes';
@@ -56,7 +59,9 @@ async function image(pod: string): Promise<string> {
 
 beforeAll(async () => {
   cluster = await startCluster();
-  startKubelet(cluster, [`--hostname-override=${NODE}`, '--node-status-update-frequency=1s', '--image-pull-backoff=1s', '--image-pull-max-backoff=4s']);
+  const catalog = path.join(cluster.dir, 'catalog.yaml');
+  writeFileSync(catalog, 'repositories:\n  registry.example.com/team/app:\n    tags: [v1]\n    private: true\n');
+  startKubelet(cluster, [`--hostname-override=${NODE}`, '--node-status-update-frequency=1s', '--image-pull-backoff=1s', '--image-pull-max-backoff=4s', `--image-catalog=${catalog}`]);
   cluster.procs.push(startProcess('kube-scheduler', BIN.scheduler, [`--master=${cluster.url}`, '--leader-elect=false', '--secure-port=0']));
   cluster.procs.push(startProcess('kube-controller-manager', BIN.controllerManager, [`--master=${cluster.url}`, '--leader-elect=false', '--secure-port=0']));
   await waitFor(`${NODE} Ready`, async () => {
@@ -117,5 +122,25 @@ describe('the rolling-update tutorial with a tag that does not exist', () => {
       return list.length === 4 && list.every((p) => p.status === 'Running') ? list : undefined;
     }, 60_000, 200);
     for (const p of rows) expect(await image(p.name)).toBe(V2);
+  }, 90_000);
+});
+
+describe('a private repository (marked so with --image-catalog)', () => {
+  const IMAGE = 'registry.example.com/team/app:v1';
+  const status = async (pod: string) => (await ok('get', 'pod', pod, '--no-headers')).split(/\s+/)[2];
+
+  it('without imagePullSecrets: ErrImagePull with the registry\'s 401; with a docker-registry Secret: Running', async () => {
+    expect(await ok('run', 'nosecret', `--image=${IMAGE}`)).toContain('pod/nosecret created');
+    await waitFor('nosecret failing to pull', async () => ['ErrImagePull', 'ImagePullBackOff'].includes((await status('nosecret')) ?? ''), 30_000, 200);
+    const msg = await ok('get', 'pod', 'nosecret', '-o', 'jsonpath={.status.containerStatuses[0].state.waiting.message}');
+    expect([
+      'rpc error: code = Unknown desc = failed to pull and unpack image "registry.example.com/team/app:v1": failed to resolve reference "registry.example.com/team/app:v1": unexpected status from HEAD request to https://registry.example.com/v2/team/app/manifests/v1: 401 Unauthorized',
+      'Back-off pulling image "registry.example.com/team/app:v1"',
+    ]).toContain(msg);
+
+    expect(await ok('create', 'secret', 'docker-registry', 'regcred', '--docker-server=registry.example.com', '--docker-username=learner', '--docker-password=secret')).toContain('secret/regcred created');
+    const overrides = JSON.stringify({ spec: { imagePullSecrets: [{ name: 'regcred' }] } });
+    expect(await ok('run', 'withsecret', `--image=${IMAGE}`, `--overrides=${overrides}`)).toContain('pod/withsecret created');
+    await waitFor('withsecret Running', async () => (await status('withsecret')) === 'Running', 30_000, 200);
   }, 90_000);
 });
