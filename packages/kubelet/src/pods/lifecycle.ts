@@ -63,8 +63,8 @@ export interface ContainerRuntime {
   stopExitCode?: number;
   /** The next start is a restart (counted in restartCount when it happens). */
   restartPending?: boolean;
-  /** The image back-off after a failed pull: since when, and for how long. */
-  pullBackOff?: { at: number; delayMs: number };
+  /** The image back-off after a failed pull: since when, for how long, and the failure ("ErrImagePull: <error>"). */
+  pullBackOff?: { at: number; delayMs: number; lastError: string };
 }
 
 export interface LifecycleEnv {

@@ -1,5 +1,5 @@
 // The image step with the catalogue: a missing tag fails with ErrImagePull and containerd's message, the
-// back-off doubles from 10 s to its 300 s cap with ImagePullBackOff ("Back-off pulling image …") in between,
+// back-off doubles from 10 s to its 300 s cap with ImagePullBackOff ("Back-off pulling image …: <error>") between,
 // the events are the kubelet's; private repositories need credentials; a bad name is InvalidImageName.
 import { describe, expect, it } from 'vitest';
 import { FakeClock, silentLogger } from '@kemu/base';
@@ -68,10 +68,11 @@ describe('a pull the registry refuses', () => {
     // The pod is synced again every 10 s; at 10 s the first 10 s back-off has just ended: a second pull (20 s).
     await runTo(10_000);
     expect(waiting()?.reason).toBe('ErrImagePull');
-    expect(lc.containers[0]?.pullBackOff).toEqual({ at: expect.any(Number), delayMs: 20_000 });
+    expect(lc.containers[0]?.pullBackOff).toEqual({ at: expect.any(Number), delayMs: 20_000, lastError: `ErrImagePull: ${NOT_FOUND}` });
     events.length = 0;
     await runTo(20_000);
-    expect(waiting()).toEqual({ reason: 'ImagePullBackOff', message: 'Back-off pulling image "nginx:1.161"' });
+    // v1.32: the waiting message adds the last pull's error to the event's text.
+    expect(waiting()).toEqual({ reason: 'ImagePullBackOff', message: `Back-off pulling image "nginx:1.161": ErrImagePull: ${NOT_FOUND}` });
     expect(events).toEqual(['Normal BackOff Back-off pulling image "nginx:1.161"', 'Warning Failed Error: ImagePullBackOff']);
     // Pulls happen at 0, 10, 30, 70, 150, 310, then every 300 s.
     const pullsBy = async (ms: number) => {

@@ -3,7 +3,7 @@
 // while the image is absent. A pull takes the node's emulated pull time and is reported by Pulling/Pulled.
 // A pull the registry refuses (the image catalogue: a missing tag, a private repository without credentials)
 // fails with ErrImagePull and puts the image in back-off: until it ends, a sync finds ImagePullBackOff
-// ("Back-off pulling image …") instead of pulling; each failure doubles the back-off up to its cap.
+// ("Back-off pulling image …: ErrImagePull: <the error>") instead of pulling; each failure doubles it up to its cap.
 import { Message, Reason } from '../events.ts';
 import type { RegistryAuth } from '../images/credentials.ts';
 import { invalidImage } from '../images/registry.ts';
@@ -42,7 +42,8 @@ export function beginPull(c: ContainerRuntime, now: number, env: LifecycleEnv, e
     const b = c.pullBackOff;
     if (b && now - b.at < b.delayMs) {
       const message = Message.backOffPull(c.image);
-      c.state = { kind: 'waiting', reason: 'ImagePullBackOff', message, until: retryAt };
+      // Since v1.32 the waiting message carries the last pull's error (the event does not).
+      c.state = { kind: 'waiting', reason: 'ImagePullBackOff', message: `${message}: ${b.lastError}`, until: retryAt };
       events?.(c, 'Normal', Reason.BackOff, message);
       events?.(c, 'Warning', Reason.Failed, Message.failed('ImagePullBackOff'));
       return retryAt;
@@ -53,7 +54,7 @@ export function beginPull(c: ContainerRuntime, now: number, env: LifecycleEnv, e
       events?.(c, 'Warning', Reason.Failed, Message.pullFailed(c.image, failure.message));
       // flowcontrol.Backoff.Next: the first failure, or one after a quiet 2 × max, starts over.
       const delayMs = !b || now - b.at > 2 * backOff.maxMs ? backOff.initialMs : Math.min(b.delayMs * 2, backOff.maxMs);
-      c.pullBackOff = { at: now, delayMs };
+      c.pullBackOff = { at: now, delayMs, lastError: `${failure.reason}: ${failure.message}` };
       c.state = { kind: 'waiting', reason: failure.reason, message: failure.message, until: retryAt };
       events?.(c, 'Warning', Reason.Failed, Message.failed(failure.reason));
       return retryAt;
