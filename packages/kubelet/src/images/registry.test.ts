@@ -58,7 +58,7 @@ describe('pullFailure: what containerd answers the kubelet', () => {
   it('an image name the reference grammar refuses: InvalidImageName with the kubelet\'s message', () => {
     expect(pullFailure(catalog, 'Nginx', undefined)).toEqual({
       reason: 'InvalidImageName',
-      message: 'Failed to apply default image tag "Nginx": couldn\'t parse image reference "Nginx": invalid reference format: repository name (library/Nginx) must be lowercase',
+      message: 'Failed to apply default image tag "Nginx": couldn\'t parse image name "Nginx": invalid reference format: repository name (library/Nginx) must be lowercase',
     });
   });
 });

@@ -16,7 +16,7 @@ export interface PullFailure {
 export function invalidImage(image: string): PullFailure | undefined {
   const ref = parseImageReference(image);
   if (!('error' in ref)) return undefined;
-  return { reason: 'InvalidImageName', message: `Failed to apply default image tag ${q(image)}: couldn't parse image reference ${q(image)}: ${ref.error}` };
+  return { reason: 'InvalidImageName', message: `Failed to apply default image tag ${q(image)}: couldn't parse image name ${q(image)}: ${ref.error}` };
 }
 
 /** The outcome of pulling `image`: undefined when it pulls, else why not. */

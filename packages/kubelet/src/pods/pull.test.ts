@@ -109,7 +109,7 @@ describe('a pull the registry refuses', () => {
 
   it('a name the reference grammar refuses: InspectFailed, Error: InvalidImageName', () => {
     const { events, waiting } = start('Nginx');
-    const msg = 'Failed to apply default image tag "Nginx": couldn\'t parse image reference "Nginx": invalid reference format: repository name (library/Nginx) must be lowercase';
+    const msg = 'Failed to apply default image tag "Nginx": couldn\'t parse image name "Nginx": invalid reference format: repository name (library/Nginx) must be lowercase';
     expect(events).toEqual([`Warning InspectFailed ${msg}`, 'Warning Failed Error: InvalidImageName']);
     expect(waiting()).toEqual({ reason: 'InvalidImageName', message: msg });
   });
