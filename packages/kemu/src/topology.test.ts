@@ -54,7 +54,9 @@ describe('TLS bootstrapping flags', () => {
     expect(w.args).toEqual(expect.arrayContaining([...labKubeletBootstrapFlags(files, 'worker-4'), '--hostname-override=worker-4', '--node-ip=127.0.77.104']));
     const pre = await planWorker({ ...o, kubeletBootstrap: false }, 5, 'worker-5', new Set());
     expect(pre.args).toContain('--kubeconfig=/lab/kubelet-worker-5.kubeconfig');
-    expect(pre.args.some((a) => a.startsWith('--bootstrap-kubeconfig'))).toBe(false);
+    expect(pre.args.some((a) => a.startsWith('--bootstrap-kubeconfig'))).toBe(false);    // kemu up --image-catalog: each file is passed on to the kubelets.
+    const cat = await planWorker({ ...o, imageCatalogs: ['/tmp/a.yaml', '/tmp/b.json'] }, 6, 'worker-6', new Set());
+    expect(cat.args.filter((a) => a.startsWith('--image-catalog'))).toEqual(['--image-catalog=/tmp/a.yaml', '--image-catalog=/tmp/b.json']);
   });
 });
 

@@ -67,6 +67,8 @@ export interface TopologyOptions {
   nodeLeaseDurationSeconds: number;
   maxPods: number;
   imagePullDelayMs: number;
+  /** Kubelets' --image-catalog files (absolute paths). */
+  imageCatalogs?: readonly string[];
   v: number;
   /** --logging-format of every component (text or json). */
   loggingFormat: string;
@@ -185,6 +187,7 @@ export async function planWorker(o: TopologyOptions, i: number, name: string, ta
     `--node-lease-duration-seconds=${o.nodeLeaseDurationSeconds}`,
     `--max-pods=${o.maxPods}`,
     `--image-pull-delay=${formatDuration(o.imagePullDelayMs)}`,
+    ...(o.imageCatalogs ?? []).map((f) => `--image-catalog=${f}`),
     '--v', String(o.v), `--logging-format=${o.loggingFormat}`,
   ], a, p, '/healthz');
 }

@@ -21,6 +21,8 @@ export const Reason = {
   BackOff: 'BackOff',
   Unhealthy: 'Unhealthy',
   ErrImageNeverPull: 'ErrImageNeverPull',
+  InspectFailed: 'InspectFailed',
+  FailedToRetrieveImagePullSecret: 'FailedToRetrieveImagePullSecret',
   Failed: 'Failed',
   DeadlineExceeded: 'DeadlineExceeded',
   Starting: 'Starting',
@@ -53,6 +55,11 @@ export const Message = {
   // kuberuntime's computePodActions: the kill's message, with ", will be restarted" unless restartPolicy is Never.
   probeKilling: (container: string, probe: 'liveness' | 'startup', restart: boolean) =>
     `Container ${container} failed ${probe} probe${restart ? ', will be restarted' : ''}`,
+  // The image manager's pull failure (err is the runtime's error text) and its back-off.
+  pullFailed: (image: string, err: string) => `Failed to pull image ${q(image)}: ${err}`,
+  backOffPull: (image: string) => `Back-off pulling image ${q(image)}`,
+  // getPullSecretsForPod: named imagePullSecrets that could not be read.
+  pullSecretsMissing: (names: readonly string[]) => `Unable to retrieve some image pull secrets (${names.join(', ')}); attempting to pull the image may not succeed.`,
   neverPull: (image: string) => `Container image ${q(image)} is not present with pull policy of Never`,
   // startContainer: "Error: <err>" for an image that could not be made present.
   failed: (err: string) => `Error: ${err}`,

@@ -8,6 +8,7 @@ import { nodeIdentities, type NodeConfig } from './node/status.ts';
 import { EventQueue } from './event-queue.ts';
 import type { EventSink } from './events.ts';
 import type { KubeletOptions } from './options.ts';
+import { loadImageCatalog } from './images/catalog.ts';
 import type { KubeApi } from './api.ts';
 import { TimerQueue } from './timers.ts';
 import { runThinWatch } from './watch.ts';
@@ -46,6 +47,7 @@ export class Kubelet {
       kubeletPort: f['secure-port'] || 10250,
     };
     const registrations = new Semaphore(16);
+    const imageCatalog = opts.imageCatalog ?? loadImageCatalog(f['image-catalog']);
     const ids = nodeIdentities(opts.hostname, f['node-count'], f['node-ip'], f['pod-cidr']);
     // Events: a few recorders shared by all nodes (each event names its node as source host), so memory
     // for aggregation is bounded per process, not per node, and up to 16 nodes' events are written at once.
@@ -73,6 +75,8 @@ export class Kubelet {
           },
           imagePullMs: f['image-pull-delay'],
           preloadedImages: f['preloaded-images'],
+          imageCatalog,
+          imageBackOff: { initialMs: f['image-pull-backoff'], maxMs: f['image-pull-max-backoff'] },
           registerNode: f['register-node'],
           recorder,
           registrations,

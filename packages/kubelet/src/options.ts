@@ -5,6 +5,8 @@ import { LOGGING_FORMAT_FLAG, parseFlags, type FlagValues } from '@kemu/base';
 import { tryParseQuantity, type Taint, type TaintEffect } from '@kemu/api';
 import { kubeletServingFlags } from '@kemu/client';
 import { CERTIFICATE_FLAGS } from './certificate/flags.ts';
+import { IMAGE_FLAGS } from './images/flags.ts';
+import { loadImageCatalog, type ImageCatalog } from './images/catalog.ts';
 
 export const FLAGS = {
   master: { type: 'string', default: '', usage: 'The address of the Kubernetes API server (overrides any value in kubeconfig).' },
@@ -26,6 +28,8 @@ export const FLAGS = {
   'node-lease-duration-seconds': { type: 'int', default: 40, usage: 'The duration the Kubelet will set on its corresponding Lease (renewed every quarter of it).' },
   'image-pull-delay': { type: 'duration', default: 0, usage: 'Emulation: how long pulling an image not yet on the node takes.' },
   'preloaded-images': { type: 'stringArray', default: ['registry.k8s.io/pause:3.10'], usage: 'Emulation: images already present on every node.' },
+  // --image-catalog, --image-pull-backoff, --image-pull-max-backoff.
+  ...IMAGE_FLAGS,
   'node-count': { type: 'int', default: 1, usage: 'Emulation: run N nodes named <hostname>-0..N-1 in this process (1: one node named <hostname>).' },
   'bind-address': { type: 'string', default: '0.0.0.0', usage: 'The IP address for the Kubelet to serve on.' },
   'secure-port': { type: 'int', default: 10250, usage: 'The port on which the Kubelet serves HTTPS: /healthz and /metrics (0 disables).' },
@@ -44,6 +48,8 @@ export interface KubeletOptions {
   hostname: string;
   labels: Record<string, string>;
   taints: Taint[];
+  /** The image catalogue (built-in + --image-catalog); absent: the Kubelet loads it. */
+  imageCatalog?: ImageCatalog;
 }
 
 const EFFECTS: readonly TaintEffect[] = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
@@ -84,8 +90,16 @@ export function resolveOptions(flags: KubeletFlags): KubeletOptions {
   if (flags['max-pods'] < 1) throw new Error('--max-pods must be at least 1');
   if (flags['node-lease-duration-seconds'] < 1) throw new Error('--node-lease-duration-seconds must be positive');
   if (flags['node-status-update-frequency'] <= 0) throw new Error('--node-status-update-frequency must be positive');
+  if (flags['image-pull-backoff'] <= 0) throw new Error('--image-pull-backoff must be positive');
+  if (flags['image-pull-max-backoff'] < flags['image-pull-backoff']) throw new Error('--image-pull-max-backoff must not be less than --image-pull-backoff');
+  let imageCatalog: ImageCatalog;
+  try {
+    imageCatalog = loadImageCatalog(flags['image-catalog']);
+  } catch (e) {
+    throw new Error(`invalid value for --image-catalog: ${(e as Error).message}`);
+  }
   const hostname = (flags['hostname-override'] || os.hostname()).toLowerCase();
-  return { flags, hostname, labels: parseLabels(flags['node-labels']), taints: parseTaints(flags['register-with-taints']) };
+  return { flags, hostname, labels: parseLabels(flags['node-labels']), taints: parseTaints(flags['register-with-taints']), imageCatalog };
 }
 
 export function parseOptions(argv: string[]): KubeletOptions {

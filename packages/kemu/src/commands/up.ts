@@ -78,6 +78,7 @@ export async function up(argv: string[]): Promise<number> {
       nodeLeaseDurationSeconds: f['node-lease-duration-seconds'],
       maxPods: f['max-pods'],
       imagePullDelayMs: f['image-pull-delay'],
+      imageCatalogs: f['image-catalog'].map((file) => path.resolve(file)),
       v: f.v,
       loggingFormat: f['logging-format'],
       ...(auditPolicyFile ? { auditPolicyFile } : {}),

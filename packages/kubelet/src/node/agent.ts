@@ -10,6 +10,8 @@ import type { TimerQueue } from '../timers.ts';
 import { admitPod, parseAllocatable, podRequests, type Allocatable, type PodRequests } from '../pods/admission.ts';
 import { PodIPAllocator } from '../pods/ipam.ts';
 import type { LifecycleEnv } from '../pods/lifecycle.ts';
+import type { ImageCatalog } from '../images/catalog.ts';
+import { pullFailure } from '../images/registry.ts';
 import { PodWorker, type WorkerHost } from '../pods/worker.ts';
 import { ServiceAccountTokens } from '../pods/tokens.ts';
 import { Heartbeat, type HeartbeatOptions } from './heartbeat.ts';
@@ -25,6 +27,9 @@ export interface AgentDeps {
   heartbeat: Omit<HeartbeatOptions, 'phase'>;
   imagePullMs: number;
   preloadedImages: readonly string[];
+  /** Repositories and tags that exist (pulls of others in a listed repository fail); absent: every pull succeeds. */
+  imageCatalog?: ImageCatalog;
+  imageBackOff?: { initialMs: number; maxMs: number };
   registerNode: boolean;
   /** The event recorder for one node (source kubelet, host = the node's name); none: no events. */
   recorder?: (nodeName: string, index: number) => EventSink;
@@ -104,6 +109,8 @@ export class NodeAgent {
         }
       },
       imageSize,
+      ...(deps.imageCatalog ? { pullFailure: pullFailure.bind(undefined, deps.imageCatalog) } : {}),
+      ...(deps.imageBackOff ? { imageBackOff: deps.imageBackOff } : {}),
       newContainerID: () => `kemu://${randomBytes(32).toString('hex')}`,
     };
     this.tokens = new ServiceAccountTokens({ client: deps.client, timers: deps.timers, clock: deps.clock, logger: deps.logger });

@@ -6,6 +6,8 @@ import { parseTime, type Container, type ContainerStatus, type PodPhase, type Po
 import { Message, Reason, podRef, type EventType } from '../events.ts';
 import { containerBehaviour, preStopMs, type Behaviour } from './command.ts';
 import { probePlan } from './probe.ts';
+import type { PullFailure } from '../images/registry.ts';
+import type { RegistryAuth } from '../images/credentials.ts';
 import { beginPull, recordPulled } from './pull.ts';
 import { ContainerProber } from './prober.ts';
 
@@ -61,6 +63,8 @@ export interface ContainerRuntime {
   stopExitCode?: number;
   /** The next start is a restart (counted in restartCount when it happens). */
   restartPending?: boolean;
+  /** The image back-off after a failed pull: since when, for how long, and the failure ("ErrImagePull: <error>"). */
+  pullBackOff?: { at: number; delayMs: number; lastError: string };
 }
 
 export interface LifecycleEnv {
@@ -70,6 +74,10 @@ export interface LifecycleEnv {
   /** The size node.status.images reports for an image (for the Pulled event). */
   imageSize?(image: string): number;
   newContainerID(): string;
+  /** Why a pull of the image fails (the image catalogue and its registries); absent: every pull succeeds. */
+  pullFailure?(image: string, auth: RegistryAuth | undefined): PullFailure | undefined;
+  /** The image back-off's first delay (also the retry of a pod whose start failed) and cap; default 10 s / 300 s. */
+  imageBackOff?: { initialMs: number; maxMs: number };
 }
 
 /** Where a lifecycle records its Events: about a container, or (container undefined) the pod. */
@@ -98,6 +106,8 @@ export class PodLifecycle {
   message?: string;
   /** The pod's IP, for the probers' messages (`dial tcp 10.244.0.5:80: …`). */
   podIP?: string;
+  /** The registries the pod's imagePullSecrets have credentials for (set by its worker). */
+  pullAuth?: RegistryAuth;
 
   constructor(
     readonly pod: PodIdentity,
@@ -279,7 +289,7 @@ export class PodLifecycle {
       const s = c.state;
       if (s.kind === 'waiting') {
         if (s.until === undefined) {
-          const blocked = beginPull(c, now, this.env, this.events);
+          const blocked = beginPull(c, now, this.env, this.events, this.pullAuth);
           if (blocked !== undefined) return blocked;
           continue;
         }

@@ -6,7 +6,8 @@ import { R, StatusError, type Condition, type Pod, type PodStatus } from '@kemu/
 import type { Clock, Logger } from '@kemu/base';
 import type { KubeApi } from '../api.ts';
 import type { TimerHandle, TimerQueue } from '../timers.ts';
-import { containerFieldPath, type EventSink, type EventType } from '../events.ts';
+import { Message, Reason, containerFieldPath, type EventSink, type EventType } from '../events.ts';
+import { readPullSecrets } from '../images/pull-secrets.ts';
 import { PodLifecycle, type ContainerRuntime, type LifecycleEnv } from './lifecycle.ts';
 import { renderStatus } from './status.ts';
 
@@ -48,6 +49,9 @@ export class PodWorker {
   private deleteSent = false;
   private resourcesReleased = false;
   private done = false;
+  /** The pod's imagePullSecrets are being read before its first pull; ticks wait for them. */
+  private secretsLoading = false;
+  private secretsRefreshing = false;
   readonly uid: string;
 
   constructor(
@@ -72,6 +76,13 @@ export class PodWorker {
       if (this.pod.status?.startTime) this.lc.adopt(this.pod.status, now);
       this.podIP = this.pod.spec.hostNetwork ? this.host.hostIP() : this.host.allocateIP(this.pod.status?.podIP);
       this.lc.podIP = this.podIP;
+      if (this.pullSecretNames().length > 0) {
+        this.secretsLoading = true;
+        void this.refreshPullSecrets().finally(() => {
+          this.secretsLoading = false;
+          this.tick();
+        });
+      }
     } else {
       this.releaseResources();
     }
@@ -119,13 +130,37 @@ export class PodWorker {
   }
 
   private tick(): void {
-    if (this.done) return;
+    if (this.done || this.secretsLoading) return;
     this.host.timers.cancel(this.timer);
     this.timer = undefined;
     const now = this.host.clock.now();
     const next = this.lc?.advance(now);
     if (next !== undefined) this.timer = this.host.timers.at(next, () => this.tick());
+    // A pull that failed is tried again with the Secrets as they are by then (one created meanwhile counts).
+    if (this.lc && !this.secretsRefreshing && this.pullSecretNames().length > 0 && this.pullFailing()) void this.refreshPullSecrets();
     this.sync();
+  }
+
+  private pullSecretNames(): string[] {
+    return (this.pod.spec.imagePullSecrets ?? []).map((s) => s.name).filter((n) => n);
+  }
+
+  private pullFailing(): boolean {
+    return [...(this.lc?.initContainers ?? []), ...(this.lc?.containers ?? [])].some((c) => c.state.kind === 'waiting' && (c.state.reason === 'ErrImagePull' || c.state.reason === 'ImagePullBackOff'));
+  }
+
+  /** Reads the pod's imagePullSecrets into its lifecycle; names that cannot be read get the kubelet's Warning. */
+  private async refreshPullSecrets(): Promise<void> {
+    this.secretsRefreshing = true;
+    try {
+      const r = await readPullSecrets(this.host.client, this.pod.metadata.namespace ?? '', this.pullSecretNames());
+      if (this.lc) this.lc.pullAuth = r.auth;
+      if (r.missing.length > 0) this.recordEvent(undefined, 'Warning', Reason.FailedToRetrieveImagePullSecret, Message.pullSecretsMissing(r.missing));
+    } catch (e) {
+      this.host.logger.warn({ pod: this.name, err: String(e) }, 'Failed to read image pull secrets');
+    } finally {
+      this.secretsRefreshing = false;
+    }
   }
 
   private desiredStatus(now: number): PodStatus {
