@@ -1,6 +1,8 @@
 // The kubelet client against a fake kubelet: its certificate presented, the kubelet's serving certificate
 // verified only against --kubelet-certificate-authority (not at all without one, or when a request skips it),
 // Go's words when a request fails, and where a node's kubelet is reached.
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { certificatePem, type Signer } from '@kemu/pki';
 import { freePort } from '@kemu/base/testing/ports';
@@ -55,6 +57,19 @@ describe('KubeletClient', () => {
     const url = `https://127.0.0.1:${kubelet.port}/containerLogs/default/p/c?tailLines=1`;
     await expect(text(wrong, kubelet.port)).rejects.toEqual(new KubeletRequestError(`Get "${url}": tls: failed to verify certificate: x509: certificate signed by unknown authority`));
     expect(await text(wrong, kubelet.port, { insecureSkipTLSVerify: true })).toMatch(/^200 /);
+  });
+
+  it('gives up a kubelet that connects but never completes the TLS handshake, in Go\'s words', async () => {
+    const sockets: net.Socket[] = [];
+    const mute = net.createServer((s) => sockets.push(s));
+    await new Promise<void>((r) => mute.listen(0, '127.0.0.1', r));
+    const port = (mute.address() as AddressInfo).port;
+    try {
+      await expect(text(client({ tlsHandshakeTimeoutMs: 200 }), port)).rejects.toThrow(`Get "https://127.0.0.1:${port}/containerLogs/default/p/c?tailLines=1": net/http: TLS handshake timeout`);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => mute.close(r));
+    }
   });
 
   it('says connection refused as Go does', async () => {

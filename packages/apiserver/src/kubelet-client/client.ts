@@ -11,6 +11,9 @@ import { nodeConnectionInfo, joinHostPort, type ConnectionInfo } from './connect
 import { goRequestError } from './go-errors.ts';
 import { DEFAULT_KUBELET_PORT, DEFAULT_KUBELET_PREFERRED_ADDRESS_TYPES, type KubeletClientConfig } from './options.ts';
 
+/** Go's http.Transport TLSHandshakeTimeout, as utilnet.SetTransportDefaults leaves it. */
+const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
+
 /** A request that got no response; the message is Go's (goRequestError). */
 export class KubeletRequestError extends Error {}
 
@@ -51,11 +54,17 @@ export class KubeletClient {
         if (timer) clearTimeout(timer);
         reject(new KubeletRequestError(goRequestError(url.href, hostPort, host, e)));
       };
+      const giveUp = (code: string, ms: number) => {
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(() => req.destroy(Object.assign(new Error(code), { code })), ms);
+      };
       req.on('socket', (socket) => {
-        // --kubelet-timeout bounds the dial only (Go's net.Dialer timeout): a follow may be silent for long.
-        if (this.config.dialTimeoutMs <= 0 || !socket.connecting) return;
-        timer = setTimeout(() => req.destroy(Object.assign(new Error('dial timeout'), { code: 'KEMU_DIAL_TIMEOUT' })), this.config.dialTimeoutMs);
-        socket.once('connect', () => clearTimeout(timer));
+        // --kubelet-timeout bounds the dial (Go's net.Dialer timeout), then the TLS handshake has Go's 10 s; nothing
+        // bounds the response, as a follow may be silent for long.
+        if (!socket.connecting) return;
+        if (this.config.dialTimeoutMs > 0) giveUp('KEMU_DIAL_TIMEOUT', this.config.dialTimeoutMs);
+        socket.once('connect', () => giveUp('KEMU_TLS_HANDSHAKE_TIMEOUT', this.config.tlsHandshakeTimeoutMs ?? TLS_HANDSHAKE_TIMEOUT_MS));
+        socket.once('secureConnect', () => clearTimeout(timer));
       });
       req.on('error', fail);
       req.on('response', (res) => {

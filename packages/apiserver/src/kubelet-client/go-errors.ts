@@ -21,6 +21,8 @@ function goCause(hostPort: string, host: string, e: unknown): string {
     case 'ETIMEDOUT':
     case 'KEMU_DIAL_TIMEOUT':
       return `dial tcp ${hostPort}: i/o timeout`;
+    case 'KEMU_TLS_HANDSHAKE_TIMEOUT':
+      return 'net/http: TLS handshake timeout';
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return `dial tcp: lookup ${host}: no such host`;

@@ -38,6 +38,8 @@ export interface KubeletClientConfig {
   defaultPort: number;
   /** How long a connection to a kubelet may take (--kubelet-timeout, the dialer's timeout). */
   dialTimeoutMs: number;
+  /** How long the TLS handshake may take once connected (default Go's 10 s; tests shorten it). */
+  tlsHandshakeTimeoutMs?: number;
 }
 
 /** The first failure kube-apiserver would stop on, or undefined when the flags are fine. */

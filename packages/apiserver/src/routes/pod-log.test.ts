@@ -51,7 +51,7 @@ beforeAll(async () => {
   const c = (name: string) => ({ name, image: 'busybox' });
   await pod('one', { nodeName: 'n1', containers: [c('app')] });
   await pod('two', { nodeName: 'n1', initContainers: [c('setup')], containers: [c('a'), c('b')] });
-  await pod('statuses', { nodeName: 'n1', containers: [c('waiting'), c('boom'), c('forbidden'), c('short')] });
+  await pod('statuses', { nodeName: 'n1', containers: [c('waiting'), c('boom'), c('forbidden'), c('short'), c('crash')] });
   await pod('pending', { containers: [c('app')] });
   await pod('unreachable', { nodeName: 'down', containers: [c('app')] });
   await pod('nameless', { nodeName: 'nameonly', containers: [c('app')] });
@@ -174,9 +174,12 @@ describe('pods/log?follow=true', () => {
     expect(kubelet.openFollows).toBe(0);
   });
 
-  it('ends when the kubelet ends the stream', async () => {
+  it('ends when the kubelet ends the stream, or when its connection breaks', async () => {
     const f = await follow('statuses', '&container=short');
     await f.ended;
     expect(f.body()).toBe('one\ntwo\n');
+    const broken = await follow('statuses', '&container=crash');
+    await broken.ended;
+    expect(broken.body()).toBe('partial\n');
   });
 });

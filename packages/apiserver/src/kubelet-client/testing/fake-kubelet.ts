@@ -5,6 +5,7 @@
 //   boom      500 `boom`
 //   forbidden 403 `Forbidden (user=<cn>, verb=get, resource=nodes, subresource=proxy)`
 //   short     two lines, then the end (with or without follow)
+//   crash     one line, then the connection breaks
 //   anything else: follow=true streams `line <n>` every 20 ms until the caller goes; otherwise it echoes
 //   the query and the caller's certificate CN.
 import https from 'node:https';
@@ -67,6 +68,10 @@ export async function startFakeKubelet(ca: Signer, address = '127.0.0.1'): Promi
     if (container === 'boom') return void res.writeHead(500, text).end('boom');
     if (container === 'forbidden') return void res.writeHead(403, text).end(`Forbidden (user=${cn}, verb=get, resource=nodes, subresource=proxy)`);
     if (container === 'short') return void res.writeHead(200, text).end('one\ntwo\n');
+    if (container === 'crash') {
+      res.writeHead(200, text).write('partial\n', () => setTimeout(() => req.socket.destroy(), 20));
+      return;
+    }
     if (u.searchParams.get('follow') !== 'true') return void res.writeHead(200, text).end(`query=${u.search.slice(1)}\ncn=${cn}\n`);
     res.writeHead(200, text);
     state.openFollows++;
