@@ -83,6 +83,25 @@ function featureGateError(pairs: readonly string[]): string | undefined {
   return undefined;
 }
 
+/** A client certificate/key pair kube-apiserver loads at start-up (only when both are given, as Kubernetes uses it). */
+export function checkClientPair(cert: string, key: string): FlagFailure | undefined {
+  if (cert === '' || key === '') return undefined;
+  for (const file of [cert, key]) {
+    try {
+      fs.accessSync(file, fs.constants.R_OK);
+      if (fs.statSync(file).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    } catch (e) {
+      return { code: 1, message: readError(file, e) };
+    }
+  }
+  try {
+    readCertAndKey(cert, key);
+  } catch (e) {
+    return { code: 1, message: `invalid client certificate/key pair ${cert}, ${key}: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  return undefined;
+}
+
 /** The first failure kube-apiserver would stop on, or undefined when the flags are fine. */
 export function checkCompatFlags(f: CompatFlagValues): FlagFailure | undefined {
   const gates = featureGateError(f['feature-gates']);
@@ -98,23 +117,8 @@ export function checkCompatFlags(f: CompatFlagValues): FlagFailure | undefined {
     }
   }
   // Files kube-apiserver loads while building its config: a bad one stops it.
-  const pairs: [string, string][] = [[f['proxy-client-cert-file'], f['proxy-client-key-file']]];
-  for (const [cert, key] of pairs) {
-    if (cert === '' || key === '') continue; // Kubernetes uses a pair only when both are given
-    for (const file of [cert, key]) {
-      try {
-        fs.accessSync(file, fs.constants.R_OK);
-        if (fs.statSync(file).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-      } catch (e) {
-        return { code: 1, message: readError(file, e) };
-      }
-    }
-    try {
-      readCertAndKey(cert, key);
-    } catch (e) {
-      return { code: 1, message: `invalid client certificate/key pair ${cert}, ${key}: ${e instanceof Error ? e.message : String(e)}` };
-    }
-  }
+  const proxyPair = checkClientPair(f['proxy-client-cert-file'], f['proxy-client-key-file']);
+  if (proxyPair) return proxyPair;
   const encryption = f['encryption-provider-config'];
   if (encryption !== '') {
     try {

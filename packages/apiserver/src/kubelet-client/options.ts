@@ -4,8 +4,8 @@
 // Kubernetes), which node address it dials and how long a dial may take.
 import fs from 'node:fs';
 import type { Logger } from '@kemu/base';
-import { parseCertificates, readCertAndKey } from '@kemu/pki';
-import { readError, type FlagFailure } from '../compat-flags.ts';
+import { parseCertificates } from '@kemu/pki';
+import { checkClientPair, readError, type FlagFailure } from '../compat-flags.ts';
 
 export const DEFAULT_KUBELET_PREFERRED_ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'] as const;
 /** kube-apiserver's KubeletConfig.Port: used when a Node reports no daemonEndpoints.kubeletEndpoint.Port. */
@@ -44,22 +44,8 @@ export interface KubeletClientConfig {
 
 /** The first failure kube-apiserver would stop on, or undefined when the flags are fine. */
 export function checkKubeletClientFlags(f: KubeletClientFlagValues): FlagFailure | undefined {
-  const [cert, key] = [f['kubelet-client-certificate'], f['kubelet-client-key']];
-  if (cert !== '' && key !== '') {
-    for (const file of [cert, key]) {
-      try {
-        fs.accessSync(file, fs.constants.R_OK);
-        if (fs.statSync(file).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-      } catch (e) {
-        return { code: 1, message: readError(file, e) };
-      }
-    }
-    try {
-      readCertAndKey(cert, key);
-    } catch (e) {
-      return { code: 1, message: `invalid client certificate/key pair ${cert}, ${key}: ${e instanceof Error ? e.message : String(e)}` };
-    }
-  }
+  const pair = checkClientPair(f['kubelet-client-certificate'], f['kubelet-client-key']);
+  if (pair) return pair;
   const ca = f['kubelet-certificate-authority'];
   if (ca !== '') {
     let text: string;

@@ -10,6 +10,7 @@ import { makeCa } from '../authn/testing/certs.ts';
 import { startFakeKubelet, clientPair, type FakeKubelet } from '../kubelet-client/testing/fake-kubelet.ts';
 import type { ApiServer } from '../server.ts';
 import { startMemoryApiServer } from '../testing/memory-server.ts';
+import { kubeletErrorStatus } from './pod-log.ts';
 
 let ca: Signer;
 let kubelet: FakeKubelet;
@@ -123,6 +124,15 @@ describe('pods/log container and location', () => {
       message: 'Forbidden (user=kube-apiserver, verb=get, resource=nodes, subresource=proxy) ( pods/log statuses)',
       details: { name: 'statuses', kind: 'pods/log' },
     });
+  });
+
+  it('words the other kubelet statuses as NewGenericServerResponse does', () => {
+    const msg = (code: number, body = 'x') => kubeletErrorStatus(code, body, 'p');
+    expect(msg(404, '404 page not found\n')).toMatchObject({ code: 404, reason: 'NotFound', message: 'the server could not find the requested resource ( pods/log p)' });
+    expect(msg(401, 'Unauthorized')).toMatchObject({ reason: 'Unauthorized', message: 'the server has asked for the client to provide credentials ( pods/log p)' });
+    expect(msg(503)).toMatchObject({ reason: 'ServiceUnavailable', message: 'the server is currently unable to handle the request ( pods/log p)' });
+    expect(msg(502, 'bad gateway')).toMatchObject({ reason: 'InternalError', message: 'an error on the server ("bad gateway") has prevented the request from succeeding ( pods/log p)' });
+    expect(msg(418)).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 418, message: 'the server responded with the status code 418 but did not return more information ( pods/log p)', details: { name: 'p', kind: 'pods/log' } });
   });
 
   it('is a 500 with Go\'s dial error when the kubelet is down, and with NoMatchError\'s text when no address fits', async () => {

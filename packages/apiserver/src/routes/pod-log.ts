@@ -135,6 +135,7 @@ const GENERIC: Record<number, [string, string]> = {
   409: ['Conflict', 'the server reported a conflict'],
   422: ['Invalid', 'the server rejected our request due to an error in our request'],
   429: ['TooManyRequests', 'the server has received too many requests and has asked us to try again later'],
+  503: ['ServiceUnavailable', 'the server is currently unable to handle the request'],
   504: ['Timeout', 'the server was unable to return a response in the time allotted, but may still be processing the request'],
 };
 
@@ -143,9 +144,11 @@ export function kubeletErrorStatus(code: number, body: string, pod: string): Sta
   const base = { kind: 'Status' as const, apiVersion: 'v1' as const, metadata: {}, status: 'Failure' as const, code };
   if (code === 500) return { ...base, message: `Internal error occurred: ${body}`, reason: 'InternalError', details: { causes: [{ message: body }] } };
   if (code === 400) return { ...base, message: body, reason: 'BadRequest' };
-  // errors.NewGenericServerResponse(code, "", pods/log, name, body).
+  // errors.NewGenericServerResponse(code, "", pods/log, name, body): some codes keep the server's words.
   let [reason, message] = GENERIC[code] ?? ['', `the server responded with the status code ${code} but did not return more information`];
   if (code === 403) [reason, message] = ['Forbidden', body];
+  else if (code === 406) [reason, message] = ['NotAcceptable', body === '' || body === 'unknown' ? 'the server was unable to respond with a content type that the client supports' : body];
+  else if (code === 415) [reason, message] = ['UnsupportedMediaType', body];
   else if (!GENERIC[code] && code >= 500) [reason, message] = ['InternalError', `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding`];
   return { ...base, message: `${message} ( pods/log ${pod})`, ...(reason ? { reason } : {}), details: { name: pod, kind: 'pods/log' } };
 }
