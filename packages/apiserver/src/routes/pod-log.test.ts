@@ -1,8 +1,12 @@
 // pods/log against a fake kubelet (kubelet-client/testing/fake-kubelet.ts) that checks the apiserver's client
 // certificate: option checks and their Status messages, container choice, a pod on no node, the query the
 // kubelet gets, kubelet error statuses, follow streaming and its teardown, a kubelet that is down.
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Signer } from '@kemu/pki';
 import { freePort } from '@kemu/base/testing/ports';
@@ -192,4 +196,44 @@ describe('pods/log?follow=true', () => {
     await broken.ended;
     expect(broken.body()).toBe('partial\n');
   });
+});
+
+describe('kubectl logs', () => {
+  let dir = '';
+  let env: NodeJS.ProcessEnv = {};
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kemu-pod-log-'));
+    fs.mkdirSync(path.join(dir, 'home'));
+    const kubeconfig = path.join(dir, 'kubeconfig');
+    fs.writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters: [{name: k, cluster: {server: "${base}"}}]\ncontexts: [{name: k, context: {cluster: k, namespace: default}}]\ncurrent-context: k\n`);
+    env = { ...process.env, HOME: path.join(dir, 'home'), KUBECONFIG: kubeconfig };
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const kubectl = (...args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile('kubectl', args, { env, timeout: 30_000 }, (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr })),
+    );
+
+  it('prints the kubelet\'s text, the kubelet\'s refusals and a kubelet that is down as Error from server, nothing for a pod on no node', async () => {
+    expect(await kubectl('logs', 'one', '--tail=3', '--timestamps')).toEqual({ code: 0, stdout: 'query=tailLines=3&timestamps=true\ncn=kube-apiserver\n', stderr: '' });
+    const w = await kubectl('logs', 'statuses', '-c', 'waiting');
+    expect([w.code, w.stderr]).toEqual([1, 'Error from server (BadRequest): container "waiting" in pod "statuses" is waiting to start: ContainerCreating\n']);
+    expect(await kubectl('logs', 'pending')).toEqual({ code: 0, stdout: '', stderr: '' });
+    const down = await kubectl('logs', 'unreachable');
+    expect(down.stderr).toBe(`Error from server: Get "https://127.0.0.1:${deadPort}/containerLogs/default/unreachable/app": dial tcp 127.0.0.1:${deadPort}: connect: connection refused\n`);
+  });
+
+  it('-f prints lines as they come until it is stopped, and the kubelet stream closes', async () => {
+    const closedBefore = kubelet.closedFollows;
+    const child = spawn('kubectl', ['logs', '-f', 'one'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    try {
+      await until('kubectl printed two lines', () => out.startsWith('line 1\nline 2\n'), 20_000);
+    } finally {
+      child.kill('SIGINT');
+    }
+    await until('the kubelet stream closed', () => kubelet.closedFollows === closedBefore + 1);
+  }, 30_000);
 });
