@@ -54,7 +54,6 @@ export function parsePodLogOptions(q: URLSearchParams): PodLogOptions {
   return o;
 }
 
-
 /** ValidatePodLogOptions: PodLogOptions "<pod>" is invalid (422). */
 export function validatePodLogOptions(name: string, o: PodLogOptions): void {
   const causes: (StatusCause & { field: string })[] = [];
