@@ -105,7 +105,7 @@ describe('docker-compose.yml', () => {
       // Over HTTPS, each with its own kubeconfig (server https://lb:6443) from the mounted data dir.
       if (n.startsWith('worker-')) expect(cmd, n).toContain('--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.kubeconfig');
       else if (!n.startsWith('apiserver')) expect(cmd.find((a) => a.startsWith('--kubeconfig=/etc/kubernetes/')), n).toBeTruthy();
-      else expect(cmd, n).toEqual(expect.arrayContaining(['--tls-cert-file=/etc/kubernetes/pki/apiserver.pem', '--client-ca-file=/etc/kubernetes/pki/ca.pem']));
+      else expect(cmd, n).toEqual(expect.arrayContaining(['--tls-cert-file=/etc/kubernetes/pki/apiserver.pem', '--client-ca-file=/etc/kubernetes/pki/ca.pem', '--kubelet-client-certificate=/etc/kubernetes/pki/apiserver.pem', '--kubelet-client-key=/etc/kubernetes/pki/apiserver-key.pem']));
     }
   });
 

@@ -37,6 +37,7 @@ describe('the lab\'s TLS bootstrap objects', () => {
       'ClusterRoleBinding kubelet-bootstrap',
       'ClusterRoleBinding node-autoapprove-bootstrap',
       'ClusterRoleBinding node-autoapprove-certificate-rotation',
+      'ClusterRoleBinding kube-apiserver:kubelet-apis',
       'ConfigMap kube-public/cluster-info',
       'Role kube-public/kubeadm:bootstrap-signer-clusterinfo',
       'RoleBinding kube-public/kubeadm:bootstrap-signer-clusterinfo',

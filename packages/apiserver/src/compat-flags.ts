@@ -5,16 +5,9 @@
 // implements it.
 import fs from 'node:fs';
 import type { Logger } from '@kemu/base';
-import { parseCertificates, readCertAndKey } from '@kemu/pki';
-
-export const DEFAULT_KUBELET_PREFERRED_ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'] as const;
+import { readCertAndKey } from '@kemu/pki';
 
 export const COMPAT_FLAGS = {
-  'kubelet-client-certificate': { type: 'string', default: '', usage: 'Path to a client cert file for TLS.' },
-  'kubelet-client-key': { type: 'string', default: '', usage: 'Path to a client key file for TLS.' },
-  'kubelet-certificate-authority': { type: 'string', default: '', usage: 'Path to a cert file for the certificate authority.' },
-  'kubelet-preferred-address-types': { type: 'stringArray', default: [...DEFAULT_KUBELET_PREFERRED_ADDRESS_TYPES], usage: 'List of the preferred NodeAddressTypes to use for kubelet connections.' },
-  'kubelet-timeout': { type: 'duration', default: 5000, usage: 'Timeout for kubelet operations.' },
   'proxy-client-cert-file': { type: 'string', default: '', usage: 'Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request. This includes proxying requests to a user api-server and calling out to webhook admission plugins.' },
   'proxy-client-key-file': { type: 'string', default: '', usage: 'Private key for the client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request.' },
   'enable-aggregator-routing': { type: 'bool', default: false, usage: 'Turns on aggregator routing requests to endpoints IP rather than cluster IP.' },
@@ -32,11 +25,6 @@ export const COMPAT_FLAGS = {
 type CompatFlag = keyof typeof COMPAT_FLAGS;
 
 export interface CompatFlagValues {
-  'kubelet-client-certificate': string;
-  'kubelet-client-key': string;
-  'kubelet-certificate-authority': string;
-  'kubelet-preferred-address-types': string[];
-  'kubelet-timeout': number;
   'proxy-client-cert-file': string;
   'proxy-client-key-file': string;
   'enable-aggregator-routing': boolean;
@@ -53,11 +41,6 @@ export interface CompatFlagValues {
 
 /** Why each flag does nothing in kemu (the log line and docs/apiserver.md say the same). */
 export const NOT_IN_EFFECT: Record<CompatFlag, string> = {
-  'kubelet-client-certificate': 'the apiserver does not call kubelets (logs, exec and port-forward are emulated)',
-  'kubelet-client-key': 'the apiserver does not call kubelets (logs, exec and port-forward are emulated)',
-  'kubelet-certificate-authority': 'the apiserver does not call kubelets (logs, exec and port-forward are emulated)',
-  'kubelet-preferred-address-types': 'the apiserver does not call kubelets (logs, exec and port-forward are emulated)',
-  'kubelet-timeout': 'the apiserver does not call kubelets (logs, exec and port-forward are emulated)',
   'proxy-client-cert-file': 'there is no API aggregation and no admission webhooks to call out to',
   'proxy-client-key-file': 'there is no API aggregation and no admission webhooks to call out to',
   'enable-aggregator-routing': 'there is no API aggregation',
@@ -81,7 +64,7 @@ export interface FlagFailure {
 }
 
 /** Go's words for a file that cannot be read ("open /x: no such file or directory"). */
-function readError(file: string, e: unknown): string {
+export function readError(file: string, e: unknown): string {
   const code = (e as NodeJS.ErrnoException).code;
   const why = code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : e instanceof Error ? e.message : String(e);
   return code === 'EISDIR' ? `read ${file}: ${why}` : `open ${file}: ${why}`;
@@ -96,6 +79,25 @@ function featureGateError(pairs: readonly string[]): string | undefined {
     // Go's strconv.ParseBool.
     if (!['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v))
       return `invalid value of ${key}=${v}, err: strconv.ParseBool: parsing "${v}": invalid syntax`;
+  }
+  return undefined;
+}
+
+/** A client certificate/key pair kube-apiserver loads at start-up (only when both are given, as Kubernetes uses it). */
+export function checkClientPair(cert: string, key: string): FlagFailure | undefined {
+  if (cert === '' || key === '') return undefined;
+  for (const file of [cert, key]) {
+    try {
+      fs.accessSync(file, fs.constants.R_OK);
+      if (fs.statSync(file).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    } catch (e) {
+      return { code: 1, message: readError(file, e) };
+    }
+  }
+  try {
+    readCertAndKey(cert, key);
+  } catch (e) {
+    return { code: 1, message: `invalid client certificate/key pair ${cert}, ${key}: ${e instanceof Error ? e.message : String(e)}` };
   }
   return undefined;
 }
@@ -115,40 +117,14 @@ export function checkCompatFlags(f: CompatFlagValues): FlagFailure | undefined {
     }
   }
   // Files kube-apiserver loads while building its config: a bad one stops it.
-  const pairs: [string, string][] = [
-    [f['kubelet-client-certificate'], f['kubelet-client-key']],
-    [f['proxy-client-cert-file'], f['proxy-client-key-file']],
-  ];
-  for (const [cert, key] of pairs) {
-    if (cert === '' || key === '') continue; // Kubernetes uses a pair only when both are given
-    for (const file of [cert, key]) {
-      try {
-        fs.accessSync(file, fs.constants.R_OK);
-        if (fs.statSync(file).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-      } catch (e) {
-        return { code: 1, message: readError(file, e) };
-      }
-    }
+  const proxyPair = checkClientPair(f['proxy-client-cert-file'], f['proxy-client-key-file']);
+  if (proxyPair) return proxyPair;
+  const encryption = f['encryption-provider-config'];
+  if (encryption !== '') {
     try {
-      readCertAndKey(cert, key);
+      fs.readFileSync(encryption, 'utf8');
     } catch (e) {
-      return { code: 1, message: `invalid client certificate/key pair ${cert}, ${key}: ${e instanceof Error ? e.message : String(e)}` };
-    }
-  }
-  for (const file of [f['kubelet-certificate-authority'], f['encryption-provider-config']]) {
-    if (file === '') continue;
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (e) {
-      return { code: 1, message: readError(file, e) };
-    }
-    if (file === f['kubelet-certificate-authority']) {
-      try {
-        parseCertificates(text, file);
-      } catch {
-        return { code: 1, message: 'unable to load root certificates: unable to parse bytes as PEM block' };
-      }
+      return { code: 1, message: readError(encryption, e) };
     }
   }
   return undefined;
@@ -166,6 +142,4 @@ export function logNotInEffect(f: CompatFlagValues, logger: Logger): void {
   }
   const [cert, key] = [f['proxy-client-cert-file'], f['proxy-client-key-file']];
   if ((cert === '') !== (key === '')) logger.warn({}, '--proxy-client-cert-file and --proxy-client-key-file are used only together; the one given is ignored');
-  const [kcert, kkey] = [f['kubelet-client-certificate'], f['kubelet-client-key']];
-  if ((kcert === '') !== (kkey === '')) logger.warn({}, '--kubelet-client-certificate and --kubelet-client-key are used only together; the one given is ignored');
 }

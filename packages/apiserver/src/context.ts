@@ -7,6 +7,7 @@ import type { TokenAuthenticator } from './authn/types.ts';
 import type { Authorizer } from './authz/types.ts';
 import type { Clock } from './clock.ts';
 import type { Extensions } from './extensions.ts';
+import type { KubeletClient } from './kubelet-client/client.ts';
 import type { Metrics } from './metrics.ts';
 import type { Registry } from './registry/registry.ts';
 import type { TablePrinter } from './strategy/types.ts';
@@ -33,6 +34,8 @@ export interface ApiContext {
   tokenAuthenticator?: TokenAuthenticator;
   /** Signs serviceaccounts/<name>/token (buildAuthenticator's tokenIssuer); without it the subresource is 404. */
   tokenIssuer?: TokenIssuerConfig;
+  /** Reaches kubelets for pods/log (--kubelet-* flags). */
+  kubeletClient: KubeletClient;
   /** Leases read for componentstatuses. */
   componentLeases: Record<string, string>;
 }

@@ -11,6 +11,7 @@ import { AUTHZ_FLAGS, parseAuthorizationModes } from './authz/modes.ts';
 import { aggregateMessage } from './authz/union.ts';
 import { COMPAT_FLAGS, checkCompatFlags, logNotInEffect } from './compat-flags.ts';
 import { EVENT_TTL_FLAGS, startEventTTL } from './event-ttl.ts';
+import { checkKubeletClientFlags, KUBELET_CLIENT_FLAGS, kubeletClientConfig, warnUnpairedKubeletClientFlags } from './kubelet-client/options.ts';
 import { AUTHN_FLAGS, buildAuthenticator, loadCaBundle, validateAuthnFlags, type BuiltAuthentication } from './authn/options.ts';
 import { registryLookups } from './authn/lookups.ts';
 import { writeClientCAConfigMap } from './bootstrap/extension-apiserver-authentication.ts';
@@ -70,6 +71,7 @@ const flags = parseCommandLine('kube-apiserver', {
   ...AUDIT_FLAGS,
   ...AUTHZ_FLAGS,
   ...COMPAT_FLAGS,
+  ...KUBELET_CLIENT_FLAGS,
   ...EVENT_TTL_FLAGS,
   ...AUTHN_FLAGS,
   ...SERVING_FLAGS,
@@ -93,6 +95,12 @@ async function main(): Promise<void> {
     process.exit(compat.code);
   }
   logNotInEffect(flags, logger);
+  const kubeletFlags = checkKubeletClientFlags(flags);
+  if (kubeletFlags) {
+    process.stderr.write(`Error: ${kubeletFlags.message}\n`);
+    process.exit(kubeletFlags.code);
+  }
+  warnUnpairedKubeletClientFlags(flags, logger);
   const authz = parseAuthorizationModes(flags['authorization-mode']);
   if (authz.errors.length > 0) {
     process.stderr.write(`Error: ${aggregateMessage(authz.errors)}\n`);
@@ -229,6 +237,7 @@ async function main(): Promise<void> {
     authorizationModes: authz.modes,
     authentication: { authenticator: authn.authenticator, trusted: isInsecureRequest },
     allowPrivileged: flags['allow-privileged'],
+    kubelet: kubeletClientConfig(flags),
     ...(https ? { https } : {}),
     ...(audit ? { audit } : {}),
   });

@@ -31,6 +31,8 @@ import { instrumentBackend } from './instrumented-backend.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { DEFAULT_CONNECTION_LIMITS, fastifyServerOptions, installConnectionLimits, nodeServerOptions, type ConnectionLimits } from './connection-limits.ts';
 import { installInflightLimits } from './inflight-limits.ts';
+import { KubeletClient } from './kubelet-client/client.ts';
+import type { KubeletClientConfig } from './kubelet-client/options.ts';
 import { warningHeaderOf } from './registry/warnings.ts';
 import type { AdmissionPlugin } from './admission/index.ts';
 import { openapiDocument, openapiIndex, openapiV2Document } from './openapi.ts';
@@ -92,6 +94,8 @@ export interface ApiServerOptions {
   authorizer?: Authorizer;
   /** --authorization-mode, built here over the watch cache (none: everything is allowed). */
   authorizationModes?: readonly AuthorizationMode[];
+  /** How kubelets are reached (--kubelet-* flags); default: no client certificate, no verification, Kubernetes' address order. */
+  kubelet?: KubeletClientConfig;
 }
 
 export interface ApiServer {
@@ -227,6 +231,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     advertise: opts.advertise ?? '127.0.0.1:6443',
     minRequestTimeoutMs: opts.minRequestTimeoutMs ?? 1_800_000,
     componentLeases: { scheduler: 'kube-scheduler', 'controller-manager': 'kube-controller-manager' },
+    kubeletClient: new KubeletClient(opts.kubelet),
     ...(authorizer ? { authorizer } : {}),
   };
   const checks: Record<string, Check> = {
@@ -443,6 +448,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
       cacher.stop();
       for (const c of wss.clients) c.terminate();
       await app.close();
+      ctx.kubeletClient.close();
     },
   };
 }

@@ -1,12 +1,41 @@
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse } from 'yaml';
-import { bootstrapBindings, clusterInfoObjects } from './bootstrap-objects.ts';
+import { createApiServer, ensureBootstrapPolicy, ensureSystemNamespaces } from '@kemu/apiserver';
+import { silentLogger } from '@kemu/base';
+import { MemoryBackend } from '@kemu/store';
+import { bootstrapBindings, clusterInfoObjects, kubeletApiBinding } from './bootstrap-objects.ts';
 import { SEED_003_BOOTSTRAP_BINDINGS_YAML as SEED_BINDINGS } from '../../../test/support/seed-003.ts';
 
 
 describe('bootstrap objects', () => {
   it("are seed 003's three ClusterRoleBindings exactly", () => {
     expect(bootstrapBindings()).toEqual(parseAllDocuments(SEED_BINDINGS).map((d) => d.toJS()));
+  });
+
+  it('let the apiservers\' kubelet client (apiserver.pem: CN kube-apiserver, O Kubernetes) pass a kubelet\'s SubjectAccessReview under RBAC', async () => {
+    const srv = await createApiServer({ backend: new MemoryBackend(), logger: silentLogger(), authorizationModes: ['RBAC'] });
+    try {
+      await srv.start();
+      await ensureSystemNamespaces(srv.ctx.registry);
+      await ensureBootstrapPolicy(srv.ctx.registry, silentLogger());
+      const sar = async (subresource: string, verb = 'get') => {
+        const r = await srv.app.inject({
+          method: 'POST',
+          url: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+          headers: { 'content-type': 'application/json' },
+          payload: JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: 'kube-apiserver', groups: ['Kubernetes', 'system:authenticated'], resourceAttributes: { verb, resource: 'nodes', subresource, name: 'worker-0' } } }),
+        });
+        return (JSON.parse(r.body) as { status: { allowed: boolean } }).status.allowed;
+      };
+      expect(await sar('proxy')).toBe(false);
+      const b = await srv.app.inject({ method: 'POST', url: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(kubeletApiBinding()) });
+      expect(b.statusCode).toBe(201);
+      expect(await sar('proxy')).toBe(true);
+      expect(await sar('log')).toBe(true);
+      expect(await sar('proxy', 'create')).toBe(true);
+    } finally {
+      await srv.close();
+    }
   });
 
   it("make kubeadm's cluster-info: a kubeconfig with one unnamed cluster (server and CA) and nothing else, readable by system:anonymous", () => {

@@ -26,6 +26,24 @@ export function bootstrapBindings(): KubeObject[] {
   ];
 }
 
+/** The user the apiservers are to kubelets: apiserver.pem's CN, which seed 003 passes as --kubelet-client-certificate. */
+export const KUBELET_API_USER = 'kube-apiserver';
+
+/**
+ * Lets the apiservers use the kubelets' API (pods/log, exec, …): kubelets authorize their client certificate with a
+ * SubjectAccessReview (nodes/proxy, …), so it is bound to the bootstrap policy's system:kubelet-api-admin, as binary
+ * installs like seed 003's bind it (kubeadm's kube-apiserver-kubelet-client gets the same rights).
+ */
+export function kubeletApiBinding(): KubeObject {
+  return {
+    apiVersion: `${RBAC}/v1`,
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'kube-apiserver:kubelet-apis' },
+    roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: 'system:kubelet-api-admin' },
+    subjects: [{ apiGroup: RBAC, kind: 'User', name: KUBELET_API_USER }],
+  };
+}
+
 /** clientcmd.Write of kubeadm's cluster-info kubeconfig: one cluster named "" with the server and the CA, nothing else (Go's YAML: sequences not indented). */
 export function clusterInfoKubeconfig(server: string, caPem: string): string {
   return stringify({

@@ -1,6 +1,7 @@
 // TLS bootstrapping for the lab's kubelets, as seed 003 section 8 sets it up: once an apiserver answers, kemu (as
 // the admin) makes the bootstrap token Secret and the three ClusterRoleBindings of bootstrap.secret.yaml, and kubeadm's
 // kube-public/cluster-info; it writes DIR/bootstrap-kubelet.kubeconfig as the seed's `kubectl config` commands do.
+// It also binds the apiservers' kubelet client identity to system:kubelet-api-admin (bootstrap-objects.ts).
 // Every call is idempotent: a restart keeps the token (read back from the kubeconfig) while its Secret is valid.
 import fs from 'node:fs';
 import { R, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
@@ -15,7 +16,7 @@ import {
   parseBootstrapToken,
   seedBootstrapToken,
 } from './bootstrap-token.ts';
-import { bootstrapBindings, clusterInfoObjects } from './bootstrap-objects.ts';
+import { bootstrapBindings, clusterInfoObjects, kubeletApiBinding } from './bootstrap-objects.ts';
 import { labPkiFiles, writeIfChanged } from './lab-pki.ts';
 
 /** Seed 003's names: `kubectl config set-credentials tls-bootstrap-token-user`, context tls-bootstrap-token-user@kubernetes. */
@@ -107,7 +108,7 @@ export async function ensureLabBootstrap(client: RestClient, o: LabBootstrapOpti
     await client.create(R.secrets, 'kube-system', bootstrapTokenSecret(seedBootstrapToken(token)));
     made.push(`Secret kube-system/${bootstrapTokenSecretName(parseBootstrapToken(token).id)}`);
   }
-  for (const b of bootstrapBindings()) if (await createIfMissing(client, R.clusterrolebindings, b)) made.push(`ClusterRoleBinding ${b.metadata.name}`);
+  for (const b of [...bootstrapBindings(), kubeletApiBinding()]) if (await createIfMissing(client, R.clusterrolebindings, b)) made.push(`ClusterRoleBinding ${b.metadata.name}`);
   const info = clusterInfoObjects(o.server, caPem);
   const existing = await getOrUndefined(client, R.configmaps, 'kube-public', 'cluster-info');
   if (!existing) {

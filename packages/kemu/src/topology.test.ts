@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import { parseKubeconfig } from '@kemu/client';
 import {
   kubeletBootstrapMode,
+  labApiserverKubeletFlags,
   labControllerManagerIdentityFlags,
   labKubeletBootstrapFlags,
   planWorker,
@@ -34,6 +35,14 @@ describe('TLS bootstrapping flags', () => {
       '--cluster-signing-key-file=/lab/pki/ca-key.pem',
       '--service-account-private-key-file=/lab/pki/sa.key',
       '--controllers=*,bootstrapsigner,tokencleaner',
+    ]);
+  });
+
+  it("gives every apiserver seed 003's kubelet client flags: apiserver.pem, InternalIP first", () => {
+    expect(labApiserverKubeletFlags(files)).toEqual([
+      '--kubelet-client-certificate=/lab/pki/apiserver.pem',
+      '--kubelet-client-key=/lab/pki/apiserver-key.pem',
+      '--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname',
     ]);
   });
 

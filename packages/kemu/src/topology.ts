@@ -97,6 +97,16 @@ export function labApiserverTlsFlags(f: LabPkiFiles): string[] {
   return [`--tls-cert-file=${f.apiserverCert}`, `--tls-private-key-file=${f.apiserverKey}`, `--client-ca-file=${f.ca}`];
 }
 
+/**
+ * How every apiserver reaches the kubelets, as seed 003's unit has it: apiserver.pem (CN kube-apiserver, issued for
+ * client auth too) as its client certificate, each node's InternalIP first — in the process lab the kubelet's own
+ * loopback address (its Hostname, the node name, resolves nowhere). No --kubelet-certificate-authority, as the seed:
+ * the kubelets' serving certificates are not verified.
+ */
+export function labApiserverKubeletFlags(f: LabPkiFiles): string[] {
+  return [`--kubelet-client-certificate=${f.apiserverCert}`, `--kubelet-client-key=${f.apiserverKey}`, '--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname'];
+}
+
 /** The ServiceAccount token flags of every apiserver, as seed 003's unit has them. */
 export const LAB_SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 export function labApiserverServiceAccountFlags(f: LabPkiFiles): string[] {
@@ -234,6 +244,7 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
         ...labApiserverTlsFlags(pki),
         ...labApiserverServiceAccountFlags(pki),
         ...labApiserverAccessFlags(pki),
+        ...labApiserverKubeletFlags(pki),
         `--datastore-endpoint=sqlite://${path.join(o.dataDir, 'state.db')}`,
         `--hostname-override=apiserver-${i}`,
         `--default-not-ready-toleration-seconds=${o.defaultNotReadyTolerationSeconds}`,

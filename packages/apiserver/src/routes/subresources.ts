@@ -1,12 +1,11 @@
 // Subresources: scale (autoscaling/v1 Scale), pods/binding and bindings, pods/eviction (policy/v1,
-// a graceful delete), pods/log (text/plain) and namespaces/finalize.
+// a graceful delete) and namespaces/finalize (pods/log is pod-log.ts).
 import { errors, formatTime, qualifiedResource, R, StatusError, type KubeObject, type LabelSelector, type Status } from '@kemu/api';
 import type { ApiContext } from '../context.ts';
 import { deleteRequest, parseDeleteOptions } from '../registry/delete-plan.ts';
 import { asObjectBody } from '../registry/object-body.ts';
 import { updateTracker } from './apply.ts';
 import { checkPatchType } from './write.ts';
-import { followPodLog } from './log-follow.ts';
 import { boolParam, isDryRun, type ApiReply, type ApiRequest, asUser } from './request.ts';
 
 function selectorString(sel: LabelSelector | undefined): string {
@@ -122,25 +121,6 @@ export async function evict(ctx: ApiContext, req: ApiRequest): Promise<ApiReply>
   const opts = parseDeleteOptions(ev.deleteOptions ?? undefined, new URLSearchParams());
   await ctx.registry.delete(R.pods, t.namespace, t.name ?? '', deleteRequest(R.pods, opts), { ...asUser(req), dryRun: isDryRun(req.query) || (opts.dryRun ?? []).includes('All') });
   return { code: 201, body: success(201) };
-}
-
-/** GET pods/<name>/log: emulated containers write nothing; follow=true holds the stream open (log-follow.ts). */
-export async function podLog(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
-  const t = req.target;
-  const pod = await ctx.registry.get(R.pods, t.namespace, t.name ?? '');
-  const containers = (((pod.spec ?? {}) as { containers?: { name?: string }[] }).containers ?? []).map((c) => c.name ?? '');
-  const container = req.query.get('container');
-  if (container && !containers.includes(container)) {
-    throw errors.badRequest(`container ${container} is not valid for pod ${t.name ?? ''}`);
-  }
-  if (!container && containers.length > 1) {
-    throw errors.badRequest(`a container name must be specified for pod ${t.name ?? ''}, choose one of: [${containers.join(' ')}]`);
-  }
-  if (boolParam(req.query, 'follow')) {
-    const name = container || (containers[0] ?? '');
-    return { code: 200, body: undefined, stream: { contentType: 'text/plain', start: (res) => followPodLog(ctx, pod, name, res) } };
-  }
-  return { code: 200, body: undefined, raw: { contentType: 'text/plain', text: '' } };
 }
 
 /** PUT namespaces/<name>/finalize: replaces spec.finalizers; an emptied terminating namespace is removed. */
