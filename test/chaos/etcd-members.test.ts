@@ -6,7 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@kemu/base/testing/processes';
 import { pidAlive } from '@kemu/kemu';
 import { etcdMissing } from '@kemu/store/testing/etcd-server';
-import { startLab, missing, type Lab } from '../lab/lab.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BIN } from '@kemu/base/testing/processes';
+import { startLab, missing, run, type Lab } from '../lab/lab.ts';
 import { call, items, rec, type Reply } from '../lab/api.ts';
 
 const skip = missing('apiserver') ?? etcdMissing();
@@ -123,4 +127,20 @@ describe.skipIf(skip)('etcd members under chaos (kemu up --store etcd)', () => {
     expect(acknowledged.size).toBeGreaterThan(300);
     expect([...acknowledged].filter((n) => !have.has(n))).toEqual([]);
   }, 90_000);
+});
+
+describe('kemu up --store etcd without etcd installed', () => {
+  it('says what to install and exits 2 before starting anything', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kemu-no-etcd-'));
+    try {
+      const r = await run(process.execPath, [BIN.kemu, 'up', '--store=etcd', `--data-dir=${dir}`], { PATH: '/nonexistent' });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('Error: --store etcd needs etcd, which is not installed (no "etcd" on PATH): apt-get install etcd-server');
+      expect(fs.existsSync(path.join(dir, 'kemu.json'))).toBe(false);
+      const bad = await run(process.execPath, [BIN.kemu, 'up', '--store=postgres', `--data-dir=${dir}`]);
+      expect([bad.code, bad.stderr.trim()]).toEqual([2, 'Error: --store must be one of sqlite, etcd (got "postgres")']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
