@@ -5,6 +5,7 @@
 // at all of them. Health comes from each member's plain-HTTP metrics listener (/health on 2381, as kubeadm's
 // static pod probes it), since the client port asks for a client certificate.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { etcdPkiFiles, type EtcdPkiFiles } from '@kemu/pki';
 import { labAddresses } from './addresses.ts';
@@ -46,17 +47,30 @@ export interface EtcdCluster {
 export async function planEtcdCluster(o: EtcdClusterOptions, taken: Set<string>): Promise<EtcdCluster> {
   const addr = labAddresses(o.address, { etcd: o.members });
   const pki = etcdPkiFiles(o.dataDir);
+  // A member's data remembers its peer URL: a restarted lab asks for the ports it had (etcd's own ones unless
+  // they were taken at the first start).
+  const remembered = path.join(o.dataDir, 'etcd', 'ports.json');
+  let before: Record<string, { client: number; peer: number; metrics: number }> = {};
+  try {
+    before = JSON.parse(fs.readFileSync(remembered, 'utf8')) as typeof before;
+  } catch {
+    // first start
+  }
   const planned: { name: string; address: string; client: number; peer: number; metrics: number }[] = [];
   for (let i = 0; i < o.members; i++) {
     const address = addr.of('etcd', i);
+    const name = `etcd-${i}`;
+    const was = before[name];
     planned.push({
-      name: `etcd-${i}`,
+      name,
       address,
-      client: await pickPort(taken, address, ETCD_PORTS.client),
-      peer: await pickPort(taken, address, ETCD_PORTS.peer),
-      metrics: await pickPort(taken, address, ETCD_PORTS.metrics),
+      client: await pickPort(taken, address, was?.client ?? ETCD_PORTS.client),
+      peer: await pickPort(taken, address, was?.peer ?? ETCD_PORTS.peer),
+      metrics: await pickPort(taken, address, was?.metrics ?? ETCD_PORTS.metrics),
     });
   }
+  fs.mkdirSync(path.dirname(remembered), { recursive: true });
+  fs.writeFileSync(remembered, JSON.stringify(Object.fromEntries(planned.map((m) => [m.name, { client: m.client, peer: m.peer, metrics: m.metrics }]))) + '\n');
   const initialCluster = planned.map((m) => `${m.name}=https://${m.address}:${m.peer}`).join(',');
   const tls = [
     `--cert-file=${pki.cert}`, `--key-file=${pki.key}`, `--trusted-ca-file=${pki.ca}`, '--client-cert-auth',
