@@ -7,10 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { startProcess, waitFor, BIN, type Proc } from '@kemu/base/testing/processes';
 import { freeLabAddress } from '@kemu/base/testing/ports';
-import { isImplemented, BINARIES, readState, pidAlive, type ComponentKind, type LabState } from '@kemu/kemu';
+import { isImplemented, BINARIES, readState, pidAlive, type NodeKind, type LabState } from '@kemu/kemu';
 import { trustLab } from './api.ts';
-
-type NodeKind = Exclude<ComponentKind, 'lb'>;
 
 /** Undefined when every kind is implemented, else a skip message naming what is missing. */
 export function missing(...kinds: NodeKind[]): string | undefined {

@@ -46,9 +46,10 @@ Usage:
 
 Each process has its own loopback address in the /24 of --address: the balancer on 127.0.0.1:6443,
 apiserver-N on 127.0.0.1N:6443, controller-manager-N 127.0.0.2N, scheduler-N 127.0.0.3N, worker-N (its
-node's InternalIP) 127.0.0.10N. A second lab side by side: --address 127.0.1.1 (and its own --data-dir).
+node's InternalIP) 127.0.0.10N; with \`kemu up --store etcd\`, etcd-N on 127.0.0.4N:2379. A second lab side by
+side: --address 127.0.1.1 (and its own --data-dir).
 
-Every command takes --data-dir DIR (default ./.kemu). Names: lb, apiserver-N, controller-manager-N,
+Every command takes --data-dir DIR (default ./.kemu). Names: lb, etcd-N, apiserver-N, controller-manager-N,
 scheduler-N, worker-N (each process's --hostname-override). \`kemu up --help\` and \`kemu pki --help\` list all flags.
 `;
 

@@ -32,6 +32,7 @@ export const UP_FLAGS = {
   'logging-format': { type: 'string', default: 'text', usage: 'Log format passed to every component: "text" (klog lines) or "json"' },
   'audit-policy-file': { type: 'string', default: '', usage: 'Audit policy of the apiservers (default: DIR/audit-policy.yaml, written by kemu up); each writes DIR/logs/audit-apiserver-N.log' },
   'kubelet-bootstrap': { type: 'bool', default: true, usage: 'Kubelets get their client certificates by TLS bootstrapping (seed 003 section 8: a bootstrap token, CSRs auto-approved and signed by the controller-manager); false: kemu issues each one its certificate (as it must with --controller-managers=0)' },
+  store: { type: 'string', default: 'sqlite', usage: 'The apiservers\' store: sqlite (DIR/state.db, one file every apiserver opens) or etcd (a three-member etcd cluster with TLS, etcd-0..2 on .40-.42 of the lab\'s /24; needs Debian\'s etcd-server)' },
   'audit-log': { type: 'bool', default: true, usage: 'Write the apiservers\' audit logs (--audit-log=false turns them off)' },
 } as const satisfies FlagSpecs;
 

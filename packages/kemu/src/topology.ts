@@ -10,7 +10,9 @@ import { labPkiFiles, type LabPkiFiles } from './lab-pki.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
-export type ComponentKind = 'lb' | 'apiserver' | 'controller-manager' | 'scheduler' | 'worker';
+/** The kinds kemu runs from its own packages (a Node binary each). */
+export type NodeKind = 'apiserver' | 'controller-manager' | 'scheduler' | 'worker';
+export type ComponentKind = 'lb' | 'etcd' | NodeKind;
 
 export interface ComponentSpec {
   name: string;
@@ -27,20 +29,20 @@ export interface ComponentSpec {
   ports: Record<string, number>;
 }
 
-export const BINARIES: Record<Exclude<ComponentKind, 'lb'>, { pkg: string; bin: string }> = {
+export const BINARIES: Record<NodeKind, { pkg: string; bin: string }> = {
   apiserver: { pkg: 'apiserver', bin: 'kube-apiserver' },
   'controller-manager': { pkg: 'controller-manager', bin: 'kube-controller-manager' },
   scheduler: { pkg: 'scheduler', bin: 'kube-scheduler' },
   worker: { pkg: 'kubelet', bin: 'kubelet' },
 };
 
-export function binPath(kind: Exclude<ComponentKind, 'lb'>): string {
+export function binPath(kind: NodeKind): string {
   const b = BINARIES[kind];
   return path.join(ROOT, 'packages', b.pkg, 'bin', `${b.bin}.js`);
 }
 
 /** A component exists once its package has a src/main.ts behind the bin stub. */
-export function isImplemented(kind: Exclude<ComponentKind, 'lb'>): boolean {
+export function isImplemented(kind: NodeKind): boolean {
   return fs.existsSync(path.join(ROOT, 'packages', BINARIES[kind].pkg, 'src', 'main.ts'));
 }
 
@@ -76,6 +78,8 @@ export interface TopologyOptions {
   auditPolicyFile?: string;
   /** Kubelets get their client certificates by TLS bootstrapping (see kubeletBootstrapMode); else kemu issues them. */
   kubeletBootstrap: boolean;
+  /** The apiservers' store flags (etcd-cluster.ts's); default: the lab's SQLite file, DIR/state.db. */
+  storeFlags?: string[];
 }
 
 export interface Topology {
@@ -84,7 +88,7 @@ export interface Topology {
   schedulers: ComponentSpec[];
   workers: ComponentSpec[];
   /** Kinds left out because their binary is not implemented yet. */
-  missing: Exclude<ComponentKind, 'lb'>[];
+  missing: NodeKind[];
 }
 
 /** A replica's audit flags: rotated at 100 MB, 2 backups kept, so a long-running lab stays bounded. */
@@ -164,7 +168,7 @@ export function labControllerManagerIdentityFlags(f: LabPkiFiles): string[] {
 /** Kubernetes' default ports, each process on its own address (addresses.ts). */
 export const DEFAULT_PORTS = { apiserver: 6443, 'controller-manager': 10257, scheduler: 10259, worker: 10250 } as const;
 
-function nodeSpec(pki: LabPkiFiles, kind: Exclude<ComponentKind, 'lb'>, name: string, args: string[], address: string, port: number, probe: string): ComponentSpec {
+function nodeSpec(pki: LabPkiFiles, kind: NodeKind, name: string, args: string[], address: string, port: number, probe: string): ComponentSpec {
   return {
     name,
     kind,
@@ -207,8 +211,8 @@ export async function planWorker(o: TopologyOptions, i: number, name: string, ta
  * port for its kind when that is free there (else a port the kernel picks; the apiservers always share one).
  */
 export async function planTopology(o: TopologyOptions, taken: Set<string>): Promise<Topology> {
-  const missing: Exclude<ComponentKind, 'lb'>[] = [];
-  const wanted = (kind: Exclude<ComponentKind, 'lb'>, n: number) => {
+  const missing: NodeKind[] = [];
+  const wanted = (kind: NodeKind, n: number) => {
     if (n > 0 && !isImplemented(kind)) {
       missing.push(kind);
       return 0;
@@ -230,7 +234,7 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
     `--leader-elect-renew-deadline=${formatDuration(o.renewDeadlineMs)}`,
     `--leader-elect-retry-period=${formatDuration(o.retryPeriodMs)}`,
   ];
-  const node = (kind: Exclude<ComponentKind, 'lb'>, name: string, args: string[], address: string, port: number, probe: string) => nodeSpec(pki, kind, name, args, address, port, probe);
+  const node = (kind: NodeKind, name: string, args: string[], address: string, port: number, probe: string) => nodeSpec(pki, kind, name, args, address, port, probe);
 
   const apiservers: ComponentSpec[] = [];
   const apiAddresses = Array.from({ length: counts.apiserver }, (_, i) => addr.of('apiserver', i));
@@ -245,7 +249,7 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
         ...labApiserverServiceAccountFlags(pki),
         ...labApiserverAccessFlags(pki),
         ...labApiserverKubeletFlags(pki),
-        `--datastore-endpoint=sqlite://${path.join(o.dataDir, 'state.db')}`,
+        ...(o.storeFlags ?? [`--datastore-endpoint=sqlite://${path.join(o.dataDir, 'state.db')}`]),
         `--hostname-override=apiserver-${i}`,
         `--default-not-ready-toleration-seconds=${o.defaultNotReadyTolerationSeconds}`,
         `--default-unreachable-toleration-seconds=${o.defaultUnreachableTolerationSeconds}`,

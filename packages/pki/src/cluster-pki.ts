@@ -212,7 +212,7 @@ export async function ensureClusterPki(o: ClusterPkiOptions): Promise<PkiAction[
   return actions.sort((a, b) => rank.indexOf(a.name) - rank.indexOf(b.name));
 }
 
-function loadCa(certFile: string, keyFile: string, now: number): { cert: Signer['cert']; key?: KeyObject } {
+export function loadCa(certFile: string, keyFile: string, now: number): { cert: Signer['cert']; key?: KeyObject } {
   if (!exists(certFile)) throw new PkiError(`${certFile} is missing but its key ${path.basename(keyFile)} is there; restore it, or regenerate everything with --force`);
   const cert = parseCertificates(fs.readFileSync(certFile, 'utf8'), certFile)[0]!;
   if (!canSign(cert)) throw new PkiError(`${certFile} is not a CA certificate (Basic Constraints CA:TRUE with Certificate Sign); regenerate with --force`);
@@ -224,7 +224,7 @@ function loadCa(certFile: string, keyFile: string, now: number): { cert: Signer[
 }
 
 /** Why an existing leaf certificate cannot be kept, or undefined when it can. */
-function leafProblem(certFile: string, keyFile: string, ca: Signer['cert'], usage: ExtKeyUsage, hosts: readonly string[], now: number): string | undefined {
+export function leafProblem(certFile: string, keyFile: string, ca: Signer['cert'], usage: ExtKeyUsage, hosts: readonly string[], now: number): string | undefined {
   if (!exists(certFile)) return `${path.basename(certFile)} was missing`;
   if (!exists(keyFile)) return `${path.basename(keyFile)} was missing`;
   let s: Signer;

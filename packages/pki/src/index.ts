@@ -16,5 +16,6 @@ export * from './verify.ts';
 export * from './files.ts';
 export * from './kubeconfig.ts';
 export * from './cluster-pki.ts';
+export * from './etcd-pki.ts';
 export { X509Certificate, Pkcs10CertificateRequest } from './x509.ts';
 export * from './self-signed.ts';

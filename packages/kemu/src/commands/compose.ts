@@ -14,6 +14,8 @@ import { ensureLabBootstrap, labAdminClient } from '../lab-bootstrap.ts';
 import { COMPOSE_FIX, checkDocker, containerStates, findCompose, imageExists, runLogged, type Compose } from '../compose/docker.ts';
 import { Progress } from '../compose/progress.ts';
 import { UsageError } from './errors.ts';
+import { ETCD_COMPOSE_FILE, ETCD_MEMBERS, prepareEtcdBuildContext } from '../compose/etcd-compose.ts';
+import { ensureEtcdPki } from '@kemu/pki';
 
 export const COMPOSE_FILE = path.join(ROOT, 'docker-compose.yml');
 export const BASE_IMAGES = ['node:20-bookworm-slim', 'haproxy:2.6'] as const;
@@ -41,6 +43,7 @@ export const COMPOSE_UP_FLAGS = {
   port: { type: 'int', default: 0, usage: 'Host port of the balancer (the kubeconfig\'s server is https://127.0.0.1:PORT); 0: $KEMU_LB_PORT, else 6443' },
   'stats-port': { type: 'int', default: 0, usage: 'Host port of HAProxy\'s stats page; 0: $KEMU_STATS_PORT, else 8404' },
   'base-images': { type: 'string', default: 'auto', usage: 'Missing node:20-bookworm-slim / haproxy:2.6: pull, build (offline stand-ins, needs root and debootstrap), or auto (pull, else build)' },
+  store: { type: 'string', default: 'sqlite', usage: 'sqlite (the state volume) or etcd (three etcd members with TLS, docker-compose.etcd.yml over docker-compose.yml; the etcd image gets the host\'s etcd binary)' },
   timeout: { type: 'duration', default: 180_000, usage: 'How long to wait for every container to be healthy and every Node Ready' },
   ...Object.fromEntries(Object.entries(ENV_FLAGS).map(([k, env]) => [k, { type: 'string', default: '', usage: `Sets ${env} (the compose file's default when empty)` }])),
 } as const satisfies FlagSpecs;
@@ -52,9 +55,13 @@ export const COMPOSE_DOWN_FLAGS = {
 } as const satisfies FlagSpecs;
 
 /** The services of docker-compose.yml with their container names. */
-export function composeServices(file = COMPOSE_FILE): { service: string; container: string }[] {
-  const doc = parse(fs.readFileSync(file, 'utf8'), { merge: true }) as { services: Record<string, { container_name?: string }> };
-  return Object.entries(doc.services).map(([service, s]) => ({ service, container: s.container_name ?? service }));
+export function composeServices(file = COMPOSE_FILE, ...overrides: string[]): { service: string; container: string }[] {
+  const seen = new Map<string, string>();
+  for (const f of [file, ...overrides]) {
+    const doc = parse(fs.readFileSync(f, 'utf8'), { merge: true }) as { services: Record<string, { container_name?: string }> };
+    for (const [service, s] of Object.entries(doc.services)) seen.set(service, s.container_name ?? seen.get(service) ?? service);
+  }
+  return [...seen].map(([service, container]) => ({ service, container }));
 }
 
 class StepFailed extends Error {
@@ -75,9 +82,9 @@ function lastLines(file: string, n: number): string {
   }
 }
 
-function composeRunner(c: Compose, project: string, env: NodeJS.ProcessEnv, log: string) {
+function composeRunner(c: Compose, project: string, env: NodeJS.ProcessEnv, log: string, files: string[] = [COMPOSE_FILE]) {
   return (args: string[], onLine?: (l: string) => void, timeoutMs = 1_800_000) =>
-    runLogged(c.argv[0] ?? 'docker-compose', [...c.argv.slice(1), '-p', project, '-f', COMPOSE_FILE, ...args], { env, log, cwd: ROOT, timeoutMs, ...(onLine ? { onLine } : {}) });
+    runLogged(c.argv[0] ?? 'docker-compose', [...c.argv.slice(1), '-p', project, ...files.flatMap((f) => ['-f', f]), ...args], { env, log, cwd: ROOT, timeoutMs, ...(onLine ? { onLine } : {}) });
 }
 
 export async function composeCommand(argv: string[]): Promise<number> {
@@ -135,6 +142,13 @@ async function composeUp(argv: string[]): Promise<number> {
   const f = parseFlags(COMPOSE_UP_FLAGS, argv);
   if (f._.length) throw new UsageError(`kemu compose up takes no arguments (got ${f._.join(' ')})`);
   if (!['auto', 'pull', 'build'].includes(f['base-images'])) throw new UsageError(`--base-images must be auto, pull or build (got "${f['base-images']}")`);
+  if (!['sqlite', 'etcd'].includes(f.store)) throw new UsageError(`--store must be sqlite or etcd (got "${f.store}")`);
+  const onEtcd = f.store === 'etcd';
+  if (onEtcd) {
+    const why = prepareEtcdBuildContext();
+    if (why) throw new UsageError(`--store etcd: ${why}`);
+  }
+  const files = onEtcd ? [COMPOSE_FILE, ETCD_COMPOSE_FILE] : [COMPOSE_FILE];
   const ports = { port: f.port || Number(process.env.KEMU_LB_PORT || 6443), 'stats-port': f['stats-port'] || Number(process.env.KEMU_STATS_PORT || 8404) };
   for (const k of ['port', 'stats-port'] as const)
     if (!Number.isInteger(ports[k]) || ports[k] < 1 || ports[k] > 65535) throw new UsageError(`--${k} ${ports[k]} is not a TCP port`);
@@ -150,7 +164,7 @@ async function composeUp(argv: string[]): Promise<number> {
   const t0 = Date.now();
   try {
     const compose = await preflight(p);
-    const run = composeRunner(compose, f['project-name'], env, log);
+    const run = composeRunner(compose, f['project-name'], env, log, files);
     await baseImages(p, f['base-images'], log);
 
     const tb = Date.now();
@@ -174,7 +188,7 @@ async function composeUp(argv: string[]): Promise<number> {
       throw new StepFailed('building the kemu image', `the image build failed (last lines of ${log}):\n${lastLines(log, 8)}`, 'the failing build step is in the log; fix it and run kemu compose up again');
     p.say(`kemu image ready in ${p.elapsed(tb)}${total ? ` (${total} steps, cached ones are instant)` : ''}`);
 
-    const services = composeServices();
+    const services = composeServices(...files);
     // The PKI, as kemu up makes it: SANs for the containers' names (and 127.0.0.1, the published port), the
     // components' kubeconfigs on https://lb:6443, the user's on the published port.
     const tp = Date.now();
@@ -188,6 +202,8 @@ async function composeUp(argv: string[]): Promise<number> {
       // The workers bootstrap (their CSRs get their certificates): none issued here.
       nodes: [],
     });
+    // The members' certificate names them as the apiservers reach them (etcd-N on the compose network).
+    if (onEtcd) pkiActions.push(...(await ensureEtcdPki({ dataDir, members: [...ETCD_MEMBERS] })));
     const made = pkiActions.filter((a) => a.action !== 'kept').length;
     p.say(`pki in ${path.join(dataDir, 'pki')}/ (mounted at /etc/kubernetes): ${made ? `${made} files made in ${p.elapsed(tp)}` : 'kept'}`);
     const tls = readLabTls(dataDir);
@@ -305,7 +321,8 @@ async function composeDown(argv: string[]): Promise<number> {
   fs.appendFileSync(log, `kemu compose down, ${new Date().toISOString()}\n`);
   try {
     const compose = await preflight(p);
-    const run = composeRunner(compose, f['project-name'], process.env, log);
+    // With the etcd override too, so its members and (--volumes) their volumes go as well.
+    const run = composeRunner(compose, f['project-name'], process.env, log, [COMPOSE_FILE, ETCD_COMPOSE_FILE]);
     const volumes = f.volumes || f.v;
     p.say(`stopping and removing the containers and the network${volumes ? ' and the state volume' : ' (the state volume stays: --volumes removes it)'}`);
     const r = await run(['down', '--remove-orphans', '-t', '15', ...(volumes ? ['-v'] : [])], (l) => p.status(l.trim().slice(0, 100)));

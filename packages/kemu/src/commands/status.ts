@@ -43,7 +43,7 @@ async function processView(c: ComponentRecord, supervisorUp: boolean, tls: LabTl
     const r = await probe(c.healthUrl, 1500, tls);
     health = r.ok ? (c.kind === 'apiserver' ? 'ready' : 'healthy') : r.status ? `HTTP ${r.status}` : 'no answer';
   } else if (state === 'paused') health = 'paused';
-  const port = c.ports['secure-port'] ?? c.ports.port ?? null;
+  const port = c.ports['secure-port'] ?? c.ports.port ?? c.ports.client ?? null;
   const address = port === null ? null : `${c.address ?? '127.0.0.1'}:${port}`;
   return { name: c.name, kind: c.kind, state, pid: alive ? c.pid : null, address, port, restarts: c.restarts, health };
 }

@@ -17,6 +17,8 @@ import { joinWorker } from '../lab-join.ts';
 import { readState, writeState, pidAlive, type LabState } from '../state.ts';
 import { probe } from '../probe.ts';
 import { UsageError } from './errors.ts';
+import { STORES, etcdUnavailable, planEtcdCluster, type EtcdCluster } from '../etcd-cluster.ts';
+import { ensureEtcdPki } from '@kemu/pki';
 
 function say(line: string): void {
   process.stdout.write(`[kemu] ${line}\n`);
@@ -30,6 +32,11 @@ export async function up(argv: string[]): Promise<number> {
   if (f['max-pods'] < 1) throw new UsageError('--max-pods must be at least 1');
   if (f.apiservers < 1) throw new UsageError('--apiservers must be at least 1');
   if (f.port < 1 || f.port > 65535) throw new UsageError(`--port ${f.port} is not a TCP port`);
+  if (!(STORES as readonly string[]).includes(f.store)) throw new UsageError(`--store must be one of ${STORES.join(', ')} (got "${f.store}")`);
+  if (f.store === 'etcd') {
+    const why = etcdUnavailable();
+    if (why) throw new UsageError(why);
+  }
   const lbChoice = parseLbChoice(f.lb);
   const formatError = loggingFormatError(f['logging-format']);
   if (formatError) throw new UsageError(formatError);
@@ -58,6 +65,12 @@ export async function up(argv: string[]): Promise<number> {
     if (!fs.existsSync(auditPolicyFile)) throw new UsageError(`--audit-policy-file ${auditPolicyFile}: no such file`);
   }
   const taken = new Set<string>([`${f.address}:${f.port}`]);
+  // The etcd members take their addresses and ports first; the apiservers get their --etcd-* flags.
+  let etcd: EtcdCluster | undefined;
+  if (f.store === 'etcd')
+    etcd = await planEtcdCluster({ dataDir, address: f.address, members: 3, v: f.v }, taken).catch((e: unknown) => {
+      throw e instanceof AddressError ? new UsageError(e.message) : e;
+    });
   const bootstrapMode = kubeletBootstrapMode(f['kubelet-bootstrap'], f['controller-managers']);
   const topoOptions: TopologyOptions = {
       dataDir,
@@ -83,6 +96,7 @@ export async function up(argv: string[]): Promise<number> {
       loggingFormat: f['logging-format'],
       ...(auditPolicyFile ? { auditPolicyFile } : {}),
       kubeletBootstrap: bootstrapMode.bootstrap,
+      ...(etcd ? { storeFlags: etcd.apiserverFlags } : {}),
   };
   const topo = await planTopology(topoOptions, taken).catch((e: unknown) => {
     throw e instanceof AddressError ? new UsageError(e.message) : e;
@@ -102,6 +116,7 @@ export async function up(argv: string[]): Promise<number> {
     // Bootstrapping kubelets get their certificates from their CSRs; the others from kemu.
     nodes: bootstrapMode.bootstrap ? [] : topo.workers.map((w) => w.name),
   });
+  if (etcd) pkiActions.push(...(await ensureEtcdPki({ dataDir, members: etcd.members.map((m) => m.address) })));
   if (bootstrapMode.bootstrap) for (const w of topo.workers) prepareBootstrappingKubelet(dataDir, w.name);
   const made = pkiActions.filter((a) => a.action !== 'kept').map((a) => a.name);
   const statsPort = await pickPort(taken, f.address, 8404);
@@ -145,14 +160,15 @@ export async function up(argv: string[]): Promise<number> {
     writeState(dataDir, state());
   }
 
-  const groups: ComponentSpec[][] = [topo.apiservers, [lb.spec], topo.controllerManagers, topo.schedulers, topo.workers];
+  const groups: ComponentSpec[][] = [etcd?.members ?? [], topo.apiservers, [lb.spec], topo.controllerManagers, topo.schedulers, topo.workers];
   for (const g of groups) for (const spec of g) sup.add(spec);
   process.on('exit', () => sup.killAllNow());
 
-  say(`data dir ${dataDir} (state ${path.join(dataDir, 'state.db')}, logs ${path.join(dataDir, 'logs')}/)`);
+  say(`data dir ${dataDir} (state ${etcd ? `etcd ${path.join(dataDir, 'etcd')}/` : path.join(dataDir, 'state.db')}, logs ${path.join(dataDir, 'logs')}/)`);
   if (auditPolicyFile) say(`audit logs ${path.join(dataDir, 'logs')}/audit-apiserver-*.log (policy ${auditPolicyFile})`);
   say(`pki ${pkiFiles.dir}/: ${made.length ? `made ${made.join(', ')} in ${((Date.now() - pkiStarted) / 1000).toFixed(1)}s` : 'kept every certificate'}; each component has its own kubeconfig in ${dataDir}/`);
   if (topo.workers.length) say(`workers: ${bootstrapMode.why}`);
+  if (etcd) say(`store: etcd, ${etcd.members.length} members ${etcd.servers.join(' ')} (TLS: ${etcd.pki.ca}, ${etcd.pki.cert})`);
   say(`load balancer on ${f.address}:${f.port}: ${lb.reason}`);
   const where = (specs: ComponentSpec[]) => specs.map((c) => `${c.address}:${c.ports['secure-port']}`).join(' ');
   say(`apiservers ${where(topo.apiservers)}${topo.workers.length ? `; nodes (InternalIP:kubelet port) ${where(topo.workers)}` : ''}`);
@@ -168,6 +184,7 @@ export async function up(argv: string[]): Promise<number> {
       await sup.shutdown([
         [...workers, ...[...topo.schedulers, ...topo.controllerManagers].map((s) => s.name)],
         topo.apiservers.map((s) => s.name),
+        (etcd?.members ?? []).map((s) => s.name),
         ['lb'],
       ]);
       control.close();
@@ -222,6 +239,7 @@ export async function up(argv: string[]): Promise<number> {
   process.on('SIGHUP', () => void shutdown('hangup').then(() => process.exit(0)));
   writeState(dataDir, state());
 
+  if (etcd) await startEtcdMembers(etcd);
   for (const a of topo.apiservers) sup.start(a.name);
   sup.start('lb');
   // Clients go through the balancer, so they start once it forwards to a ready apiserver.
@@ -254,6 +272,20 @@ export async function up(argv: string[]): Promise<number> {
   }
   await new Promise<never>(() => undefined);
   return 0;
+
+  /** Starts every member at once (each waits for the others to form a quorum) and waits until all report healthy. */
+  async function startEtcdMembers(cluster: EtcdCluster): Promise<void> {
+    for (const m of cluster.members) sup.start(m.name);
+    const names = new Set(cluster.members.map((m) => m.name));
+    const until = Date.now() + 60_000;
+    while (!stopping && sup.records().some((r) => names.has(r.name) && r.state !== 'running')) {
+      if (Date.now() > until) {
+        say(`etcd: not every member healthy within 60s; starting the apiservers anyway (see ${path.join(dataDir, 'logs')}/etcd-*.log)`);
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
 
   async function bootstrapObjects(): Promise<void> {
     const client = labAdminClient(dataDir);

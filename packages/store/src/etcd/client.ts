@@ -241,7 +241,7 @@ export class EtcdClient {
 
   private async call<T>(fn: (m: Member, o: grpc.CallOptions, cb: Callback<T>) => void, timeoutMs: number | undefined, retry: boolean): Promise<T> {
     const attempts = retry ? Math.min(2, this.members.length) : 1;
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0, notSentTries = 0; ; attempt++) {
       const m = this.members[this.active] as Member;
       const opts: grpc.CallOptions = timeoutMs ? { deadline: Date.now() + timeoutMs } : {};
       try {
@@ -249,8 +249,11 @@ export class EtcdClient {
       } catch (err) {
         const unreachable = isUnreachable(err);
         if (unreachable) this.failover();
+        // A call that never left (no connection to that member) is safe to send to the next one, a write too,
+        // as etcd's clientv3 retries "there is no connection available"; each member is tried once.
+        if (notSent(err) && ++notSentTries < this.members.length) continue;
         if (unreachable && attempt + 1 < attempts) continue;
-        throw unreachable ? new StoreUnavailableError(`etcd ${m.server.url}: ${(err as Error).message}`) : err;
+        throw unreachable ? new StoreUnavailableError(`etcd ${m.server.url}: ${goMessage(err)}`) : asGoError(err);
       }
     }
   }
@@ -260,6 +263,37 @@ export class EtcdClient {
 export function isUnreachable(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
   return code === grpc.status.UNAVAILABLE || code === grpc.status.DEADLINE_EXCEEDED;
+}
+
+/** grpc-js failed the call before sending it: the member's channel has no connection. */
+export function notSent(err: unknown): boolean {
+  const e = err as { code?: unknown; details?: unknown };
+  return e.code === grpc.status.UNAVAILABLE && typeof e.details === 'string' && e.details.startsWith('No connection established');
+}
+
+/** A gRPC status code's Go name (UNKNOWN → Unknown, DEADLINE_EXCEEDED → DeadlineExceeded). */
+function goCodeName(code: number): string {
+  const name = (grpc.status as unknown as Record<number, string>)[code] ?? String(code);
+  return name.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _u: string, c: string) => c.toUpperCase());
+}
+
+/**
+ * An error etcd answered, worded as kube-apiserver passes it on through etcd's Go client: etcd's own errors
+ * ("etcdserver: request timed out", "mvcc: …") as their text, any other status as grpc-go prints it
+ * ("rpc error: code = Unknown desc = context deadline exceeded") — not grpc-js's "2 UNKNOWN: …".
+ */
+export function goMessage(err: unknown): string {
+  const e = err as { code?: unknown; details?: unknown };
+  if (typeof e.code !== 'number' || typeof e.details !== 'string') return err instanceof Error ? err.message : String(err);
+  if (/^(etcdserver|mvcc|auth): /.test(e.details)) return e.details;
+  return `rpc error: code = ${goCodeName(e.code)} desc = ${e.details}`;
+}
+
+/** The same error with goMessage as its message (code and details kept for etcdMessage and isUnreachable). */
+function asGoError(err: unknown): unknown {
+  if (!(err instanceof Error) || typeof (err as { code?: unknown }).code !== 'number') return err;
+  err.message = goMessage(err);
+  return err;
 }
 
 /** etcd's own error text, without the "N CODE: " gRPC adds in front. */
