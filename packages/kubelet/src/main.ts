@@ -13,6 +13,7 @@ import { servingCertificate } from './certificate/serving.ts';
 import type { CertificateManager } from './certificate/manager.ts';
 import { capYoungGeneration } from './heap.ts';
 import { deferredKubeApi, type KubeApi } from './api.ts';
+import { kubeletRoutes } from './server/container-logs.ts';
 
 const PROGRAM = 'kubelet';
 
@@ -111,7 +112,9 @@ async function main(): Promise<void> {
   );
   let health: HealthServer | undefined;
   try {
-    health = await startHealthServer({ bindAddress: flags['bind-address'], port: flags['secure-port'], checks: { syncloop: () => true }, registry, ...serving });
+    // The kubelet API (server/): /containerLogs for the pods of every node this process emulates.
+    const routes = kubeletRoutes({ findPod: (ns, name) => running.findPod(ns, name), clock: realClock, logger });
+    health = await startHealthServer({ bindAddress: flags['bind-address'], port: flags['secure-port'], checks: { syncloop: () => true }, registry, routes, ...serving });
     if (health) logger.info({ port: health.port }, 'Serving healthz and metrics');
   } catch (e) {
     // Several kubelets on one host would fight over 10250: keep running without the endpoint.

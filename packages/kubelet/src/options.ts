@@ -5,6 +5,7 @@ import { LOGGING_FORMAT_FLAG, parseFlags, type FlagValues } from '@kemu/base';
 import { tryParseQuantity, type Taint, type TaintEffect } from '@kemu/api';
 import { kubeletServingFlags } from '@kemu/client';
 import { CERTIFICATE_FLAGS } from './certificate/flags.ts';
+import { LOG_FLAGS, containerLogMaxBytes } from './logs/flags.ts';
 
 export const FLAGS = {
   master: { type: 'string', default: '', usage: 'The address of the Kubernetes API server (overrides any value in kubeconfig).' },
@@ -33,6 +34,8 @@ export const FLAGS = {
   ...kubeletServingFlags(),
   // --bootstrap-kubeconfig, --rotate-certificates, --rotate-server-certificates.
   ...CERTIFICATE_FLAGS,
+  // --container-log-max-size, --container-log-max-files.
+  ...LOG_FLAGS,
   v: { type: 'int', default: 0, usage: 'number for the log level verbosity' },
   ...LOGGING_FORMAT_FLAG,
 } as const;
@@ -84,6 +87,7 @@ export function resolveOptions(flags: KubeletFlags): KubeletOptions {
   if (flags['max-pods'] < 1) throw new Error('--max-pods must be at least 1');
   if (flags['node-lease-duration-seconds'] < 1) throw new Error('--node-lease-duration-seconds must be positive');
   if (flags['node-status-update-frequency'] <= 0) throw new Error('--node-status-update-frequency must be positive');
+  containerLogMaxBytes(flags);
   const hostname = (flags['hostname-override'] || os.hostname()).toLowerCase();
   return { flags, hostname, labels: parseLabels(flags['node-labels']), taints: parseTaints(flags['register-with-taints']) };
 }
