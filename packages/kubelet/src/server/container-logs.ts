@@ -7,14 +7,19 @@
 import type http from 'node:http';
 import type { ContainerStatus, Pod } from '@kemu/api';
 import type { Clock, HealthRoutes, Logger } from '@kemu/base';
-import type { ContainerRunState, ContainerRuntime, Terminated } from '../pods/lifecycle.ts';
-import type { PodWorker } from '../pods/worker.ts';
+import type { ContainerRunState, ContainerRuntime, PodLifecycle, Terminated } from '../pods/lifecycle.ts';
 import { LogQueryError, LogWriter, parseLogOptions, sinceOf, tailOf } from '../logs/read.ts';
 import type { LogInstance } from '../logs/store.ts';
 
+/** A pod this process runs (a PodWorker): the pod as last seen, and its emulated containers. */
+export interface LoggedPod {
+  readonly current: Pod;
+  readonly lifecycle: PodLifecycle | undefined;
+}
+
 export interface ContainerLogsDeps {
   /** The pod namespace/name on any node of this process. */
-  findPod(namespace: string, name: string): PodWorker | undefined;
+  findPod(namespace: string, name: string): LoggedPod | undefined;
   clock: Clock;
   logger: Logger;
 }
@@ -78,7 +83,7 @@ function specHas(pod: Pod, name: string): boolean {
 }
 
 /** The state and log of one container of a pod this process runs. */
-function locate(w: PodWorker, name: string): { state: LogState | undefined; logs?: (id: string) => LogInstance | undefined } {
+function locate(w: LoggedPod, name: string): { state: LogState | undefined; logs?: (id: string) => LogInstance | undefined } {
   const lc = w.lifecycle;
   const runtime = lc ? [...lc.containers, ...lc.initContainers].find((c) => c.name === name) : undefined;
   if (runtime) return { state: fromRuntime(runtime), logs: (id) => runtime.logs.get(id) };
