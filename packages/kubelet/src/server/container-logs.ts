@@ -144,7 +144,8 @@ export async function serveContainerLogs(req: http.IncomingMessage, res: http.Se
   while (!gone) {
     const wait = next === undefined ? FOLLOW_CHECK_MS : Math.min(FOLLOW_CHECK_MS, next - deps.clock.now());
     await log.changed(wait);
-    if (gone) break;
+    // A pod deleted (or gone with its node) ends the stream even if its containers were never stopped.
+    if (gone || deps.findPod(namespace, podID) !== worker) break;
     next = log.pump(deps.clock.now());
     const text = writer.format(log.since(cursor));
     cursor = log.end;
