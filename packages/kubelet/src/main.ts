@@ -13,7 +13,7 @@ import { servingCertificate } from './certificate/serving.ts';
 import type { CertificateManager } from './certificate/manager.ts';
 import { capYoungGeneration } from './heap.ts';
 import { deferredKubeApi, type KubeApi } from './api.ts';
-import { kubeletRoutes } from './server/container-logs.ts';
+import { kubeletRoutes, podNodeOf } from './server/container-logs.ts';
 
 const PROGRAM = 'kubelet';
 
@@ -107,7 +107,8 @@ async function main(): Promise<void> {
   const nodeName = first.name;
   // --rotate-server-certificates: the first node's kubelet-serving certificate (the process serves one port).
   const servingRotation = flags['rotate-server-certificates'] ? servingCertificate(flags, first, n === 1, client, { timers, clock: realClock, logger }) : undefined;
-  const serving = await kubeletSecureServing(flags, { nodeName, hostname: opts.hostname, client, logger, ...(servingRotation?.current ? { servingCert: servingRotation.current } : {}) }).catch((e: unknown) =>
+  const nodeFor = (path: string) => podNodeOf(path, (ns, name) => running.findPod(ns, name));
+  const serving = await kubeletSecureServing(flags, { nodeName, hostname: opts.hostname, client, logger, nodeFor, ...(servingRotation?.current ? { servingCert: servingRotation.current } : {}) }).catch((e: unknown) =>
     fail((e as Error).message, 1),
   );
   let health: HealthServer | undefined;

@@ -11,7 +11,7 @@ import { RestClient, kubeletSecureServing, kubeletServingFlags } from '@kemu/cli
 import { FakeReviewer } from '@kemu/client/testing/fake-reviewer';
 import { httpsGet } from '@kemu/client/testing/https-get';
 import { PodLifecycle, type LifecycleEnv } from '../pods/lifecycle.ts';
-import { kubeletRoutes, type LoggedPod } from './container-logs.ts';
+import { kubeletRoutes, podNodeOf, type LoggedPod } from './container-logs.ts';
 
 const FLAGS = {
   'bind-address': { type: 'string', default: '127.0.0.1', usage: '' },
@@ -68,8 +68,10 @@ beforeAll(async () => {
   reviewer.tokens.set(TOKEN, { username: 'kube-apiserver-kubelet-client', groups: ['kubelet-api-admin'] });
   reviewer.sar = (spec) => ({ allowed: spec.user === 'kube-apiserver-kubelet-client' });
   const flags = parseFlags(FLAGS, ['--cert-dir=', '--authorization-mode=Webhook', '--authentication-token-webhook']);
-  const serving = await kubeletSecureServing(flags, { nodeName: 'worker-0', hostname: 'worker-0', client: new RestClient({ server: reviewer.url }), logger: silentLogger() });
-  const routes = kubeletRoutes({ findPod: (ns, name) => pods.get(`${ns}/${name}`), clock: realClock, logger: silentLogger() });
+  const findPod = (ns: string, name: string) => pods.get(`${ns}/${name}`);
+  const nodeFor = (path: string) => podNodeOf(path, findPod);
+  const serving = await kubeletSecureServing(flags, { nodeName: 'worker-0', hostname: 'worker-0', client: new RestClient({ server: reviewer.url }), logger: silentLogger(), nodeFor });
+  const routes = kubeletRoutes({ findPod, clock: realClock, logger: silentLogger() });
   server = (await startHealthServer({ bindAddress: '127.0.0.1', port: await freePort(), checks: {}, registry: newMetricsRegistry(), routes, ...serving }))!;
 });
 
@@ -142,5 +144,9 @@ describe('GET /containerLogs', () => {
     const anon = await get('/containerLogs/default/loop/c', '');
     expect([anon.status, anon.body]).toEqual([403, 'Forbidden (user=system:anonymous, verb=get, resource=nodes, subresource=proxy)']);
     expect(reviewer.accessReviews.at(-1)).toMatchObject({ resourceAttributes: { verb: 'get', resource: 'nodes', subresource: 'proxy', name: 'worker-0' } });
+    // One process emulates several nodes: the review names the node of the pod asked about.
+    start('elsewhere', { ...sh('echo hi'), nodeName: 'worker-3' });
+    expect((await get('/containerLogs/default/elsewhere/c', '')).body).toBe('Forbidden (user=system:anonymous, verb=get, resource=nodes, subresource=proxy)');
+    expect(reviewer.accessReviews.at(-1)).toMatchObject({ resourceAttributes: { subresource: 'proxy', name: 'worker-3' } });
   });
 });

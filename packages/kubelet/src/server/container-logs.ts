@@ -155,6 +155,12 @@ export async function serveContainerLogs(req: http.IncomingMessage, res: http.Se
   res.end();
 }
 
+/** The node of the pod a kubelet API path names (its SubjectAccessReview is about that node). */
+export function podNodeOf(path: string, findPod: ContainerLogsDeps['findPod']): string | undefined {
+  const parts = path.startsWith('/containerLogs/') ? segments(path) : undefined;
+  return parts ? findPod(parts[0] ?? '', parts[1] ?? '')?.current.spec.nodeName : undefined;
+}
+
 /** The kubelet API's routes for the secure port's server (startHealthServer's `routes`). */
 export function kubeletRoutes(deps: ContainerLogsDeps): HealthRoutes {
   return async (req, res, path) => {
