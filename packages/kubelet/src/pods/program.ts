@@ -77,6 +77,7 @@ export function containerProgram(c: Container, pod: PodContext): ContainerProgra
     hostname,
     files: { '/etc/hostname': `${hostname}\n`, '/etc/hosts': etcHosts(hostname, podIP, pod.subdomain ? `${hostname}.${pod.subdomain}` : undefined) },
     endsByItself: (name) => FINITE.has(name),
+    stdinOpen: c.stdin === true,
   });
   if (argv.length === 0) {
     const line = banner(c);

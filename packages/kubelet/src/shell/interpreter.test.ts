@@ -106,6 +106,11 @@ false || echo or-ok
     expect(end(sh('until wget -q svc; do sleep 2; done; echo up'))).toEqual({ kind: 'exit', atMs: 0, exitCode: 0 });
   });
 
+  it('a shell with no script ends at once unless its stdin is open', () => {
+    expect(end(run(['sh']))).toEqual({ kind: 'exit', atMs: 0, exitCode: 0 });
+    expect(end([...runProcess(['sh'], { ...ctx, stdinOpen: true })])).toEqual({ kind: 'forever', atMs: 0 });
+  });
+
   it('break, for over $(seq), ${x:-default}, positional args of sh -c', () => {
     expect(text(sh('for i in $(seq 1 10); do [ $i -gt 3 ] && break; echo $i; done'))).toBe('1\n2\n3\n');
     expect(text(sh('echo ${UNSET:-dflt} ${GREETING:+set}'))).toBe('dflt set\n');

@@ -28,6 +28,8 @@ export interface ShellContext {
   files?: Record<string, string>;
   /** A program name (no path) that ends by itself when the shell does not emulate it (wget, grep, …). */
   endsByItself?: (name: string) => boolean;
+  /** The container's stdin is open (`stdin: true`, `kubectl run -i`): a shell with no script waits on it. */
+  stdinOpen?: boolean;
 }
 
 /** Commands run without a sleep in between before a script is taken to spin (it then runs on silently). */
@@ -519,8 +521,8 @@ class Interpreter implements FileView {
       script = file !== undefined ? this.file(file) : undefined;
       if (file !== undefined) rest = [file, ...args.slice(args.indexOf(file) + 1)];
       if (script === undefined) {
-        // `sh` with no script reads its stdin: a container has none, so it ends; an unknown file runs on.
-        if (file === undefined) return 0;
+        // `sh` with no script reads its stdin: with none open it ends at once, else it waits on it; an unknown file runs on.
+        if (file === undefined && !this.ctx.stdinOpen) return 0;
         yield* this.sleep(Infinity);
         return 0;
       }
