@@ -3,26 +3,13 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '@kemu/base';
 import type { PodSpec } from '@kemu/api';
-import { PodLifecycle, type ContainerRuntime, type LifecycleEnv } from './lifecycle.ts';
+import { PodLifecycle, type ContainerRuntime } from './lifecycle.ts';
+import { lifecycleEnv, runLifecycle } from './testing.ts';
 import { banner, containerEnv, expandRefs } from './program.ts';
 
-function env(): LifecycleEnv {
-  let n = 0;
-  return { imagePullMs: 0, hasImage: () => true, imagePulled: () => undefined, newContainerID: () => `kemu://${++n}` };
-}
-
+const env = () => lifecycleEnv(0, new Set(['busybox', 'nginx:1.27']));
+const run = runLifecycle;
 const id = { name: 'p', namespace: 'default', uid: 'u1' };
-
-async function run(lc: PodLifecycle, clock: FakeClock, untilMs: number): Promise<void> {
-  const end = clock.now() + untilMs;
-  let next = lc.advance(clock.now());
-  while (next !== undefined && next <= end) {
-    await clock.advance(next - clock.now());
-    next = lc.advance(clock.now());
-  }
-  await clock.advance(end - clock.now());
-  lc.advance(clock.now());
-}
 
 const text = (c: ContainerRuntime | undefined, id: string, now: number) => {
   const log = c?.logs.get(id);
@@ -40,12 +27,12 @@ describe('container programs', () => {
     await run(lc, clock, 1500);
     const c = lc.containers[0];
     expect(c?.state.kind).toBe('running');
-    expect(text(c, 'kemu://1', clock.now())).toEqual([`${t0}|hello 1\n`, `${t0 + 1000}|hello 2\n`]);
+    expect(text(c, 'kemu://00000001', clock.now())).toEqual([`${t0}|hello 1\n`, `${t0 + 1000}|hello 2\n`]);
     await run(lc, clock, 2000);
     expect(c?.state).toMatchObject({ kind: 'terminated', exitCode: 0, reason: 'Completed', finishedAt: t0 + 3000 });
     expect(lc.phase()).toBe('Succeeded');
-    expect(text(c, 'kemu://1', clock.now())).toHaveLength(3);
-    expect(c?.logs.get('kemu://1')?.finished).toBe(true);
+    expect(text(c, 'kemu://00000001', clock.now())).toHaveLength(3);
+    expect(c?.logs.get('kemu://00000001')?.finished).toBe(true);
   });
 
   it("sh -c 'echo boom; exit 1' exits 1, goes to CrashLoopBackOff and keeps the previous instance's log", async () => {
@@ -56,14 +43,14 @@ describe('container programs', () => {
     const c = lc.containers[0];
     expect(c?.state).toMatchObject({ kind: 'waiting', reason: 'CrashLoopBackOff' });
     // The first restart is immediate, the second waits 10 s.
-    expect(c?.lastState).toMatchObject({ exitCode: 1, reason: 'Error', containerID: 'kemu://2' });
-    expect(text(c, 'kemu://2', clock.now())).toEqual([`${t0}|boom\n`]);
+    expect(c?.lastState).toMatchObject({ exitCode: 1, reason: 'Error', containerID: 'kemu://00000002' });
+    expect(text(c, 'kemu://00000002', clock.now())).toEqual([`${t0}|boom\n`]);
     await run(lc, clock, 10_000);
     expect(c?.restartCount).toBe(2);
-    expect(c?.lastState).toMatchObject({ containerID: 'kemu://3', finishedAt: t0 + 10_000 });
-    expect(text(c, 'kemu://3', clock.now())).toEqual([`${t0 + 10_000}|boom\n`]);
+    expect(c?.lastState).toMatchObject({ containerID: 'kemu://00000003', finishedAt: t0 + 10_000 });
+    expect(text(c, 'kemu://00000003', clock.now())).toEqual([`${t0 + 10_000}|boom\n`]);
     // Only the current and the previous instance are kept.
-    expect(c?.logs.get('kemu://1')).toBeUndefined();
+    expect(c?.logs.get('kemu://00000001')).toBeUndefined();
   });
 
   it('annotations override the exit the script would make; output stops at the kill', async () => {
@@ -73,7 +60,7 @@ describe('container programs', () => {
     const lc = new PodLifecycle(id, spec, { 'kemu.dev/run-seconds': '2.5', 'kemu.dev/exit-code': '4' }, env(), t0);
     await run(lc, clock, 10_000);
     expect(lc.containers[0]?.state).toMatchObject({ kind: 'terminated', exitCode: 4, finishedAt: t0 + 2500 });
-    expect(text(lc.containers[0], 'kemu://1', clock.now())).toHaveLength(3);
+    expect(text(lc.containers[0], 'kemu://00000001', clock.now())).toHaveLength(3);
   });
 
   it('an endless loop runs until the pod is deleted, looked ahead a minute at a time', async () => {
@@ -83,7 +70,7 @@ describe('container programs', () => {
     expect(lc.containers[0]?.state.kind).toBe('running');
     lc.requestStop(clock.now(), 30_000);
     await run(lc, clock, 1);
-    const lines = text(lc.containers[0], 'kemu://1', clock.now());
+    const lines = text(lc.containers[0], 'kemu://00000001', clock.now());
     expect(lines).toHaveLength(361);
     expect(lines[0]).toBe(`${1_700_000_000_000}|Tue Nov 14 22:13:20 UTC 2023\n`);
   });
@@ -93,7 +80,7 @@ describe('container programs', () => {
     const lc = new PodLifecycle(id, { containers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 8080 }] }] }, undefined, env(), clock.now());
     await run(lc, clock, 5000);
     expect(lc.containers[0]?.state.kind).toBe('running');
-    expect(text(lc.containers[0], 'kemu://1', clock.now())).toEqual([`${clock.now() - 5000}|kemu: emulated nginx started, serving HTTP on port 8080\n`]);
+    expect(text(lc.containers[0], 'kemu://00000001', clock.now())).toEqual([`${clock.now() - 5000}|kemu: emulated nginx started, serving HTTP on port 8080\n`]);
     expect(banner({ name: 'b', image: 'busybox' })).toBeUndefined();
     expect(banner({ name: 'r', image: 'docker.io/library/redis:7' })).toContain('6379');
   });

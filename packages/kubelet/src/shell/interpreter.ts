@@ -184,13 +184,9 @@ class Interpreter implements FileView {
         for (;;) {
           const c = yield* this.condition(cmd.cond, io);
           if ((c === 0) === cmd.until) break;
-          try {
-            s = yield* this.list(cmd.body, io);
-          } catch (e) {
-            if (!(e instanceof LoopJump)) throw e;
-            if (e.n > 1) throw new LoopJump(e.kind, e.n - 1);
-            if (e.kind === 'break') break;
-          }
+          const r = yield* this.loopBody(cmd.body, io);
+          if (r === 'break') break;
+          s = r ?? s;
         }
         return s;
       }
@@ -201,18 +197,25 @@ class Interpreter implements FileView {
         let s = 0;
         for (const item of items) {
           this.vars.set(cmd.name, item);
-          try {
-            s = yield* this.list(cmd.body, io);
-          } catch (e) {
-            if (!(e instanceof LoopJump)) throw e;
-            if (e.n > 1) throw new LoopJump(e.kind, e.n - 1);
-            if (e.kind === 'break') break;
-          }
+          const r = yield* this.loopBody(cmd.body, io);
+          if (r === 'break') break;
+          s = r ?? s;
         }
         return s;
       }
       case 'group':
         return cmd.subshell ? yield* this.subshell(cmd.body, io) : yield* this.list(cmd.body, io);
+    }
+  }
+
+  /** One pass of a loop's body: its status, 'break', or undefined after a `continue` (outer levels rethrown). */
+  private *loopBody(body: List, io: IO): Generator<Step, number | 'break' | undefined> {
+    try {
+      return yield* this.list(body, io);
+    } catch (e) {
+      if (!(e instanceof LoopJump)) throw e;
+      if (e.n > 1) throw new LoopJump(e.kind, e.n - 1);
+      return e.kind === 'break' ? 'break' : undefined;
     }
   }
 
