@@ -8,8 +8,9 @@ export const LOG_FLAGS = {
 
 /** --container-log-max-size in bytes; throws with the flag's name on a bad value. */
 export function containerLogMaxBytes(flags: { 'container-log-max-size': string; 'container-log-max-files': number }): number {
+  // The container log manager's checks (NewContainerLogManager).
+  if (flags['container-log-max-files'] <= 1) throw new Error(`invalid MaxFiles ${flags['container-log-max-files']}, must be > 1`);
   const q = tryParseQuantity(flags['container-log-max-size']);
-  if (q === undefined || q <= 0) throw new Error(`invalid configuration: containerLogMaxSize (--container-log-max-size) ${flags['container-log-max-size']} must be a positive quantity`);
-  if (flags['container-log-max-files'] < 2) throw new Error(`invalid configuration: containerLogMaxFiles (--container-log-max-files) ${flags['container-log-max-files']} must be greater than 1`);
-  return Math.floor(q);
+  if (q === undefined) throw new Error(`failed to parse container log max size "${flags['container-log-max-size']}": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
+  return Math.max(1, Math.floor(q));
 }
