@@ -20,7 +20,7 @@ export class ContainerProcess {
   private drained = false;
 
   constructor(
-    private readonly events: Iterator<ProcessEvent>,
+    private events: Iterator<ProcessEvent> | undefined,
     readonly startedAt: number,
     readonly log: LogInstance,
     /** A plain init container the shell does not know completes at once (command.ts' rule): "forever" exits 0. */
@@ -34,17 +34,23 @@ export class ContainerProcess {
   }
 
   private pull(): ProcessEvent | undefined {
-    if (this.drained) return undefined;
+    if (this.drained || !this.events) return undefined;
     const r = this.events.next();
     if (r.done) {
-      this.drained = true;
+      this.drain();
       return undefined;
     }
     let e = r.value;
     if (e.kind === 'forever' && this.foreverExits) e = { kind: 'exit', atMs: e.atMs, exitCode: 0 };
-    if (e.kind !== 'output') this.drained = true;
+    if (e.kind !== 'output') this.drain();
     this.ahead.push(e);
     return e;
+  }
+
+  /** Nothing more comes: the interpreter's state is let go (a server's container keeps none). */
+  private drain(): void {
+    this.drained = true;
+    this.events = undefined;
   }
 
   private peek(): ProcessEvent | undefined {
@@ -84,7 +90,7 @@ export class ContainerProcess {
   stop(at: number): void {
     this.flush(at);
     this.ahead.length = 0;
-    this.drained = true;
+    this.drain();
     this.log.finish();
   }
 }

@@ -394,6 +394,9 @@ export class PodLifecycle {
   /** Starts the container's process and its log instance. */
   private spawn(c: ContainerRuntime, startedAt: number, containerID: string): void {
     c.process?.stop(startedAt);
+    c.process = undefined;
+    // A program that never writes (pause, busybox without a command) keeps nothing: its log reads empty.
+    if (c.program.silent && !c.programExits) return;
     const log = c.logs.start(containerID);
     // command.ts' rule: a plain init container running something unknown completes at once.
     c.process = new ContainerProcess(c.program.start(startedAt, this.podIP), startedAt, log, c.init && !c.sidecar);

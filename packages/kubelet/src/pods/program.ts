@@ -9,6 +9,8 @@ import { parses, runProcess, type ProcessEvent, type ShellContext } from '../she
 export interface ContainerProgram {
   /** The shell runs it to its end: the exit time and code come from it. */
   scripted: boolean;
+  /** It never writes anything (no command and no start-up line): no process or log is kept for it. */
+  silent?: boolean;
   /** Its events from a start at `startedAt` (deterministic: the same start gives the same events). */
   start(startedAt: number, podIP?: string): Iterator<ProcessEvent>;
 }
@@ -83,6 +85,7 @@ export function containerProgram(c: Container, pod: PodContext): ContainerProgra
     const line = banner(c);
     return {
       scripted: false,
+      ...(line ? {} : { silent: true }),
       *start() {
         if (line) yield { kind: 'output', atMs: 0, stream: 'stdout', text: line };
         yield { kind: 'forever', atMs: 0 };

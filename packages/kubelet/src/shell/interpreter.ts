@@ -56,7 +56,7 @@ class LoopJump {
 class Spin {}
 
 const SHELLS = new Set(['sh', 'bash', 'ash', 'dash', 'zsh', 'ksh']);
-const DIRS = ['/', '/bin', '/dev', '/etc', '/home', '/proc', '/root', '/sbin', '/sys', '/tmp', '/usr', '/usr/bin', '/usr/local', '/usr/local/bin', '/usr/sbin', '/var', '/var/log', '/var/run', '/run'];
+const DIRS: ReadonlySet<string> = new Set(['/', '/bin', '/dev', '/etc', '/home', '/proc', '/root', '/sbin', '/sys', '/tmp', '/usr', '/usr/bin', '/usr/local', '/usr/local/bin', '/usr/sbin', '/var', '/var/log', '/var/run', '/run']);
 
 function basename(p: string): string {
   return p.slice(p.lastIndexOf('/') + 1);
@@ -76,7 +76,8 @@ class Interpreter implements FileView {
   private substStatus: number | undefined;
   private cwd = '/';
   private readonly files = new Map<string, string>();
-  private readonly dirs = new Set(DIRS);
+  /** Directories made by the script (the image's are DIRS). */
+  private readonly dirs = new Set<string>();
 
   constructor(private readonly ctx: ShellContext) {
     for (const [k, v] of Object.entries(ctx.env)) {
@@ -91,7 +92,8 @@ class Interpreter implements FileView {
   }
 
   isDir(path: string): boolean {
-    return this.dirs.has(this.abs(path).replace(/(.)\/$/, '$1'));
+    const p = this.abs(path).replace(/(.)\/$/, '$1');
+    return DIRS.has(p) || this.dirs.has(p);
   }
 
   private abs(path: string): string {
