@@ -90,5 +90,7 @@ describe('container programs', () => {
     expect(e).toMatchObject({ A: 'x', B: 'x-$(A)-$(NOPE)', HOSTNAME: 'p', HOME: '/root' });
     expect(e).not.toHaveProperty('C');
     expect(expandRefs('echo $(A)', e)).toBe('echo x');
+    // The kubernetes docs' `printenv HOSTNAME KUBERNETES_PORT`.
+    expect(e.KUBERNETES_PORT).toBe('tcp://10.96.0.1:443');
   });
 });

@@ -55,9 +55,24 @@ export function expandRefs(s: string, env: Record<string, string>): string {
   return s.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (all, name: string | undefined) => (name === undefined ? '$' : (env[name] ?? all)));
 }
 
+/**
+ * The kubernetes Service's variables every container gets. The kubelet reads the Service; kemu assumes the
+ * default --service-cluster-ip-range (10.96.0.0/12), whose first address it gets.
+ */
+const KUBERNETES_SERVICE_ENV: Readonly<Record<string, string>> = {
+  KUBERNETES_SERVICE_HOST: '10.96.0.1',
+  KUBERNETES_SERVICE_PORT: '443',
+  KUBERNETES_SERVICE_PORT_HTTPS: '443',
+  KUBERNETES_PORT: 'tcp://10.96.0.1:443',
+  KUBERNETES_PORT_443_TCP: 'tcp://10.96.0.1:443',
+  KUBERNETES_PORT_443_TCP_PROTO: 'tcp',
+  KUBERNETES_PORT_443_TCP_PORT: '443',
+  KUBERNETES_PORT_443_TCP_ADDR: '10.96.0.1',
+};
+
 /** The container's environment: its env values in order (valueFrom is not resolved), plus what the runtime sets. */
 export function containerEnv(env: readonly EnvVar[] | undefined, hostname: string): Record<string, string> {
-  const out: Record<string, string> = { PATH, HOSTNAME: hostname };
+  const out: Record<string, string> = { PATH, HOSTNAME: hostname, ...KUBERNETES_SERVICE_ENV };
   for (const e of env ?? []) if (e.value !== undefined) out[e.name] = expandRefs(e.value, out);
   out.HOME ??= '/root';
   return out;
