@@ -3,14 +3,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { R, StatusError, parseTime, type Lease, type Node, type Pod } from '@kemu/api';
 import { waitFor } from '@kemu/base/testing/processes';
+import { freePort } from '@kemu/base/testing/ports';
+import { httpsGet } from '@kemu/client/testing/https-get';
 import { startCluster, startKubelet, type TestCluster } from './cluster.ts';
 
 let cluster: TestCluster;
 const NODE = 'kl-node';
+/** The kubelet API's port (AlwaysAllow, anonymous: the defaults). */
+let apiPort: number;
 
 beforeAll(async () => {
   cluster = await startCluster();
+  apiPort = await freePort();
   startKubelet(cluster, [
+    '--bind-address=127.0.0.1',
+    `--secure-port=${apiPort}`,
+    '--cert-dir=',
     `--hostname-override=${NODE}`,
     '--node-labels=zone=a,tier=test',
     '--register-with-taints=dedicated=test:PreferNoSchedule',
@@ -108,18 +116,22 @@ describe('kubelet', () => {
     await waitFor('pod gone', async () => (await getOrUndefined(() => cluster.client.get<Pod>(R.pods, 'default', 'web'))) === undefined);
   });
 
-  it('plays a container that exits: restartPolicy Never + sh -c "sleep 1; exit 3" → Failed', async () => {
+  it('plays a container that exits: restartPolicy Never + sh -c "…; sleep 1; exit 3" → Failed, its output on /containerLogs', async () => {
     await cluster.client.create(R.pods, 'default', {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: 'job', namespace: 'default' },
-      spec: { nodeName: NODE, restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'sleep 1; exit 3'] }] },
+      spec: { nodeName: NODE, restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'echo starting on $(hostname); sleep 1; echo failing >&2; exit 3'] }] },
     } as Pod);
     const p = await waitFor('Failed', async () => {
       const x = await cluster.client.get<Pod>(R.pods, 'default', 'job');
       return x.status?.phase === 'Failed' ? x : undefined;
     });
     expect(p.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 3, reason: 'Error' });
+    const logs = await httpsGet(`https://127.0.0.1:${apiPort}/containerLogs/default/job/c`);
+    expect([logs.status, logs.type, logs.body]).toEqual([200, 'text/plain; charset=utf-8', 'starting on job\nfailing\n']);
+    const missing = await httpsGet(`https://127.0.0.1:${apiPort}/containerLogs/default/nope/c`);
+    expect([missing.status, missing.body]).toEqual([404, 'pod "nope" does not exist']);
   });
 
   it('rejects a pod that does not fit with OutOfcpu', async () => {

@@ -19,7 +19,11 @@ export interface HealthServerOptions {
   tls?: HealthTls;
   /** Asked before every request is served: a refusal is sent as it is. */
   guard?: HealthGuard;
+  /** The component's own endpoints (the kubelet's API), asked after the guard: true when it answered. */
+  routes?: HealthRoutes;
 }
+
+export type HealthRoutes = (req: http.IncomingMessage, res: http.ServerResponse, path: string) => boolean | Promise<boolean>;
 
 export interface HealthTls {
   cert: string | Buffer;
@@ -96,6 +100,7 @@ async function guarded(opts: HealthServerOptions, req: http.IncomingMessage, res
 
 async function handle(opts: HealthServerOptions, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://x');
+  if (opts.routes && (await opts.routes(req, res, url.pathname))) return;
   if (url.pathname === '/metrics' && opts.registry) {
     const body = await opts.registry.metrics();
     res.writeHead(200, { 'content-type': opts.registry.contentType });

@@ -4,6 +4,8 @@ import { R, type Node, type Pod } from '@kemu/api';
 import type { Clock, Logger } from '@kemu/base';
 import { EventRecorder, type RestClient } from '@kemu/client';
 import { NodeAgent, Semaphore } from './node/agent.ts';
+import type { PodWorker } from './pods/worker.ts';
+import { containerLogMaxBytes } from './logs/flags.ts';
 import { nodeIdentities, type NodeConfig } from './node/status.ts';
 import { EventQueue } from './event-queue.ts';
 import type { EventSink } from './events.ts';
@@ -74,6 +76,7 @@ export class Kubelet {
             statusReportMs: f['node-status-report-frequency'],
           },
           imagePullMs: f['image-pull-delay'],
+          containerLogMaxBytes: containerLogMaxBytes(f),
           preloadedImages: f['preloaded-images'],
           imageCatalog,
           imageBackOff: { initialMs: f['image-pull-backoff'], maxMs: f['image-pull-max-backoff'] },
@@ -115,6 +118,15 @@ export class Kubelet {
     }, deps);
     await Promise.race([synced, new Promise((r) => signal.addEventListener('abort', r, { once: true }))]);
     this.deps.logger.info({ nodes: this.agents.size }, 'Kubelet started');
+  }
+
+  /** A pod on any node this process emulates (the kubelet API of one process serves them all). */
+  findPod(namespace: string, name: string): PodWorker | undefined {
+    for (const a of this.agents.values()) {
+      const w = a.findPod(namespace, name);
+      if (w) return w;
+    }
+    return undefined;
   }
 
   stop(): void {

@@ -7,6 +7,7 @@ import { kubeletServingFlags } from '@kemu/client';
 import { CERTIFICATE_FLAGS } from './certificate/flags.ts';
 import { IMAGE_FLAGS } from './images/flags.ts';
 import { loadImageCatalog, type ImageCatalog } from './images/catalog.ts';
+import { LOG_FLAGS, containerLogMaxBytes } from './logs/flags.ts';
 
 export const FLAGS = {
   master: { type: 'string', default: '', usage: 'The address of the Kubernetes API server (overrides any value in kubeconfig).' },
@@ -37,6 +38,8 @@ export const FLAGS = {
   ...kubeletServingFlags(),
   // --bootstrap-kubeconfig, --rotate-certificates, --rotate-server-certificates.
   ...CERTIFICATE_FLAGS,
+  // --container-log-max-size, --container-log-max-files.
+  ...LOG_FLAGS,
   v: { type: 'int', default: 0, usage: 'number for the log level verbosity' },
   ...LOGGING_FORMAT_FLAG,
 } as const;
@@ -98,6 +101,7 @@ export function resolveOptions(flags: KubeletFlags): KubeletOptions {
   } catch (e) {
     throw new Error(`invalid value for --image-catalog: ${(e as Error).message}`);
   }
+  containerLogMaxBytes(flags);
   const hostname = (flags['hostname-override'] || os.hostname()).toLowerCase();
   return { flags, hostname, labels: parseLabels(flags['node-labels']), taints: parseTaints(flags['register-with-taints']), imageCatalog };
 }

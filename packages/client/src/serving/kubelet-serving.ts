@@ -24,6 +24,8 @@ export interface KubeletServingOptions {
   logger: Logger;
   /** An issued serving certificate (--rotate-server-certificates) to serve with instead of the files or a self-signed one. */
   servingCert?: { cert: string; key: string };
+  /** The node a request is about when the process emulates several (a pod's node for /containerLogs); else nodeName. */
+  nodeFor?: (path: string) => string | undefined;
 }
 
 const VERBS: Record<string, string> = { POST: 'create', GET: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
@@ -91,7 +93,7 @@ export async function kubeletSecureServing(f: KubeletServingFlagValues, o: Kubel
     const subresource = kubeletSubresource(path);
     const who = `user=${user.username}, verb=${verb}, resource=nodes, subresource=${subresource}`;
     try {
-      const r = await reviewer.review(user, { resourceAttributes: { verb, version: 'v1', resource: 'nodes', subresource, name: o.nodeName } });
+      const r = await reviewer.review(user, { resourceAttributes: { verb, version: 'v1', resource: 'nodes', subresource, name: o.nodeFor?.(path) ?? o.nodeName } });
       if (r.decision === 'allow') return undefined;
     } catch (e) {
       o.logger.error({ err: (e as Error).message, user: user.username, verb, resource: 'nodes', subresource }, 'Authorization error');

@@ -26,6 +26,8 @@ export interface AgentDeps {
   config: NodeConfig;
   heartbeat: Omit<HeartbeatOptions, 'phase'>;
   imagePullMs: number;
+  /** --container-log-max-size in bytes. */
+  containerLogMaxBytes?: number;
   preloadedImages: readonly string[];
   /** Repositories and tags that exist (pulls of others in a listed repository fail); absent: every pull succeeds. */
   imageCatalog?: ImageCatalog;
@@ -101,6 +103,7 @@ export class NodeAgent {
     }, { ...deps.heartbeat, phase });
     const env: LifecycleEnv = {
       imagePullMs: deps.imagePullMs,
+      ...(deps.containerLogMaxBytes !== undefined ? { containerLogMaxBytes: deps.containerLogMaxBytes } : {}),
       hasImage: (image) => this.images.has(image),
       imagePulled: (image) => {
         if (image && !this.images.has(image)) {
@@ -137,6 +140,15 @@ export class NodeAgent {
 
   get name(): string {
     return this.id.name;
+  }
+
+  /** The worker of the pod namespace/name on this node (what the kubelet's GetPodByName finds). */
+  findPod(namespace: string, name: string): PodWorker | undefined {
+    for (const w of this.workers.values()) {
+      const m = w.current.metadata;
+      if (m.name === name && (m.namespace ?? 'default') === namespace) return w;
+    }
+    return undefined;
   }
 
   podCount(): number {

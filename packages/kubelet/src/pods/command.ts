@@ -19,10 +19,10 @@ export interface Behaviour {
 
 export const RUNS_FOREVER: Behaviour = Object.freeze({ runMs: null, exitCode: 0, stopMs: 0 });
 
-const SHELLS = new Set(['sh', 'bash', 'ash', 'dash', 'zsh', 'ksh']);
+export const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'ash', 'dash', 'zsh', 'ksh']);
 
-/** Commands that end by themselves (their run time is 0 unless they are `sleep`). */
-const FINITE = new Set([
+/** Commands that end by themselves (their run time is 0 unless they are `sleep`); the emulated shell ends them at once. */
+export const FINITE: ReadonlySet<string> = new Set([
   'echo', 'printf', 'true', 'false', ':', 'exit', 'sleep', 'date', 'env', 'printenv', 'ls', 'cat', 'test', '[',
   'mkdir', 'touch', 'rm', 'cp', 'mv', 'ln', 'chmod', 'chown', 'cd', 'export', 'set', 'unset', 'hostname',
   'id', 'whoami', 'uname', 'pwd', 'wc', 'head', 'grep', 'sed', 'awk', 'cut', 'sort', 'tee', 'trap', 'exec',

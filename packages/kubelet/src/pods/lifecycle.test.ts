@@ -1,32 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '@kemu/base';
 import type { Pod, PodSpec } from '@kemu/api';
-import { PodLifecycle, type LifecycleEnv } from './lifecycle.ts';
+import { PodLifecycle } from './lifecycle.ts';
 import { renderStatus } from './status.ts';
+import { lifecycleEnv, runLifecycle } from './testing.ts';
 
-function env(pullMs = 0, images = new Set<string>()): LifecycleEnv {
-  let n = 0;
-  return {
-    imagePullMs: pullMs,
-    hasImage: (i) => images.has(i),
-    imagePulled: (i) => void images.add(i),
-    newContainerID: () => `kemu://${(++n).toString(16).padStart(8, '0')}`,
-  };
-}
-
+const env = lifecycleEnv;
+const run = runLifecycle;
 const id = { name: 'p', namespace: 'default', uid: 'u1' };
-
-/** Drives a lifecycle on a fake clock: runs advance() at every wake-up until `until`. */
-async function run(lc: PodLifecycle, clock: FakeClock, untilMs: number): Promise<void> {
-  const end = clock.now() + untilMs;
-  let next = lc.advance(clock.now());
-  while (next !== undefined && next <= end) {
-    await clock.advance(next - clock.now());
-    next = lc.advance(clock.now());
-  }
-  await clock.advance(end - clock.now());
-  lc.advance(clock.now());
-}
 
 function spec(s: Partial<PodSpec> & { command?: string[] }): PodSpec {
   const { command, ...rest } = s;

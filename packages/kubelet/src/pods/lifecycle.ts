@@ -4,7 +4,10 @@
 // (prober.ts) → exits, liveness kills and restarts with CrashLoopBackOff → graceful stop on deletion → terminal phase.
 import { parseTime, type Container, type ContainerStatus, type PodPhase, type PodSpec, type PodStatus } from '@kemu/api';
 import { Message, Reason, podRef, type EventType } from '../events.ts';
-import { containerBehaviour, preStopMs, type Behaviour } from './command.ts';
+import { EXIT_CODE, RUN_SECONDS, annotation, containerBehaviour, preStopMs, type Behaviour } from './command.ts';
+import { containerProgram, type ContainerProgram } from './program.ts';
+import { ContainerLogs } from '../logs/store.ts';
+import { ContainerProcess } from '../logs/process.ts';
 import { probePlan } from './probe.ts';
 import type { PullFailure } from '../images/registry.ts';
 import type { RegistryAuth } from '../images/credentials.ts';
@@ -27,7 +30,15 @@ export type ContainerRunState =
       /** set while pulling: since when */ pullFrom?: number;
       /** the image is ready (pulled or present): the container starts at `until`; otherwise a back-off or a retry ends then */ imageReady?: boolean;
     }
-  | { kind: 'running'; startedAt: number; exitAt: number | null; containerID: string }
+  | {
+      kind: 'running';
+      startedAt: number;
+      /** When it exits by itself; null: not known (it runs until stopped, or its script has not said yet). */
+      exitAt: number | null;
+      containerID: string;
+      /** The exit code its script ends with (else the behaviour's). */
+      exitCode?: number;
+    }
   | Terminated;
 
 export interface Terminated {
@@ -65,6 +76,12 @@ export interface ContainerRuntime {
   restartPending?: boolean;
   /** The image back-off after a failed pull: since when, for how long, and the failure ("ErrImagePull: <error>"). */
   pullBackOff?: { at: number; delayMs: number; lastError: string };
+  /** What runs in it (shell/), its logs per instance, and the running instance's process. */
+  program: ContainerProgram;
+  /** The program decides when it exits and with what code (no run-seconds/exit-code annotation overrides it). */
+  programExits: boolean;
+  logs: ContainerLogs;
+  process?: ContainerProcess;
 }
 
 export interface LifecycleEnv {
@@ -78,6 +95,8 @@ export interface LifecycleEnv {
   pullFailure?(image: string, auth: RegistryAuth | undefined): PullFailure | undefined;
   /** The image back-off's first delay (also the retry of a pod whose start failed) and cap; default 10 s / 300 s. */
   imageBackOff?: { initialMs: number; maxMs: number };
+  /** --container-log-max-size in bytes (default 10Mi). */
+  containerLogMaxBytes?: number;
 }
 
 /** Where a lifecycle records its Events: about a container, or (container undefined) the pod. */
@@ -120,22 +139,29 @@ export class PodLifecycle {
     this.startTime = now;
     this.restartPolicy = spec.restartPolicy ?? 'Always';
     const hasInit = (spec.initContainers ?? []).length > 0;
-    const make = (c: Container, init: boolean): ContainerRuntime => ({
-      name: c.name,
-      image: c.image ?? '',
-      init,
-      sidecar: init && c.restartPolicy === 'Always',
-      behaviour: initBehaviour(containerBehaviour(c, annotations), init && c.restartPolicy !== 'Always'),
-      state: { kind: 'waiting', reason: init || hasInit ? 'PodInitializing' : 'ContainerCreating' },
-      restartCount: 0,
-      nextBackoffMs: 0,
-      // Unset only outside the apiserver (which defaults it): read as IfNotPresent.
-      pullPolicy: c.imagePullPolicy ?? 'IfNotPresent',
-      // Plain init containers have no probes (validation forbids them); sidecars and containers do.
-      prober: new ContainerProber(init && c.restartPolicy !== 'Always' ? [] : (['startup', 'liveness', 'readiness'] as const).map((k) => probePlan(c, k, annotations))),
-      graceMs: (spec.terminationGracePeriodSeconds ?? 30) * 1000,
-      preStopMs: preStopMs(c),
-    });
+    const make = (c: Container, init: boolean): ContainerRuntime => {
+      const program = containerProgram(c, { name: pod.name, ...(spec.hostname ? { hostname: spec.hostname } : {}), ...(spec.subdomain ? { subdomain: spec.subdomain } : {}) });
+      const overridden = annotation(annotations, RUN_SECONDS, c.name) !== undefined || annotation(annotations, EXIT_CODE, c.name) !== undefined;
+      return {
+        name: c.name,
+        image: c.image ?? '',
+        init,
+        sidecar: init && c.restartPolicy === 'Always',
+        behaviour: initBehaviour(containerBehaviour(c, annotations), init && c.restartPolicy !== 'Always'),
+        state: { kind: 'waiting', reason: init || hasInit ? 'PodInitializing' : 'ContainerCreating' },
+        restartCount: 0,
+        nextBackoffMs: 0,
+        // Unset only outside the apiserver (which defaults it): read as IfNotPresent.
+        pullPolicy: c.imagePullPolicy ?? 'IfNotPresent',
+        // Plain init containers have no probes (validation forbids them); sidecars and containers do.
+        prober: new ContainerProber(init && c.restartPolicy !== 'Always' ? [] : (['startup', 'liveness', 'readiness'] as const).map((k) => probePlan(c, k, annotations))),
+        graceMs: (spec.terminationGracePeriodSeconds ?? 30) * 1000,
+        preStopMs: preStopMs(c),
+        program,
+        programExits: program.scripted && !overridden,
+        logs: new ContainerLogs(env.containerLogMaxBytes),
+      };
+    };
     this.initContainers = (spec.initContainers ?? []).map((c) => make(c, true));
     this.containers = spec.containers.map((c) => make(c, false));
     this.activeDeadlineMs = spec.activeDeadlineSeconds !== undefined ? spec.activeDeadlineSeconds * 1000 : null;
@@ -163,7 +189,10 @@ export class PodLifecycle {
         const term = s.state?.terminated;
         if (run) {
           const startedAt = Number.isFinite(parseTime(run.startedAt)) ? parseTime(run.startedAt) : now;
-          c.state = { kind: 'running', startedAt, exitAt: c.behaviour.runMs === null ? null : Math.max(startedAt + c.behaviour.runMs, now), containerID: s.containerID ?? this.env.newContainerID() };
+          const containerID = s.containerID ?? this.env.newContainerID();
+          c.state = { kind: 'running', startedAt, exitAt: c.programExits || c.behaviour.runMs === null ? null : Math.max(startedAt + c.behaviour.runMs, now), containerID };
+          // The emulated process is deterministic: started again from the same moment, it writes the same log.
+          this.spawn(c, startedAt, containerID);
           // The kubelet's probe workers start over: readiness is probed again before the container counts as ready.
           c.prober.reset(startedAt);
           this.env.imagePulled(c.image);
@@ -304,20 +333,33 @@ export class PodLifecycle {
           c.restartPending = false;
           c.restartCount++;
         }
-        const exitAt = c.behaviour.runMs === null ? null : now + c.behaviour.runMs;
-        c.state = { kind: 'running', startedAt: now, exitAt, containerID: this.env.newContainerID() };
+        const exitAt = c.programExits || c.behaviour.runMs === null ? null : now + c.behaviour.runMs;
+        const containerID = this.env.newContainerID();
+        c.state = { kind: 'running', startedAt: now, exitAt, containerID };
+        this.spawn(c, now, containerID);
         c.prober.reset(now);
         this.events?.(c, 'Normal', Reason.Created, Message.created(c.name));
         this.events?.(c, 'Normal', Reason.Started, Message.started(c.name));
         continue;
       }
       if (s.kind === 'running') {
+        // A program that decides its own exit is looked ahead of, a minute at a time.
+        let recheckAt: number | undefined;
+        if (c.programExits && s.exitAt === null && c.process) {
+          const outlook = c.process.outlook(now);
+          if ('exitAt' in outlook) {
+            s.exitAt = outlook.exitAt;
+            s.exitCode = outlook.exitCode;
+          } else recheckAt = outlook.recheckAt;
+        }
         const endAt = Math.min(s.exitAt ?? Infinity, c.killAt ?? Infinity);
-        if (endAt === Infinity) return undefined;
-        if (endAt > now) return endAt;
+        if (endAt === Infinity) return recheckAt;
+        if (endAt > now) return earliest(endAt, recheckAt);
         const killed = c.killAt !== undefined && c.killAt <= (s.exitAt ?? Infinity);
         c.killAt = undefined;
-        const exitCode = killed ? PROBE_KILL_EXIT_CODE : c.behaviour.exitCode;
+        const exitCode = killed ? PROBE_KILL_EXIT_CODE : (s.exitCode ?? c.behaviour.exitCode);
+        c.process?.stop(endAt);
+        c.process = undefined;
         const term: Terminated = {
           kind: 'terminated',
           exitCode,
@@ -359,6 +401,17 @@ export class PodLifecycle {
     return undefined;
   }
 
+  /** Starts the container's process and its log instance. */
+  private spawn(c: ContainerRuntime, startedAt: number, containerID: string): void {
+    c.process?.stop(startedAt);
+    c.process = undefined;
+    // A program that never writes (pause, busybox without a command) keeps nothing: its log reads empty.
+    if (c.program.silent && !c.programExits) return;
+    const log = c.logs.start(containerID);
+    // command.ts' rule: a plain init container running something unknown completes at once.
+    c.process = new ContainerProcess(c.program.start(startedAt, this.podIP), startedAt, log, c.init && !c.sidecar);
+  }
+
   private willRestart(c: ContainerRuntime, exitCode: number, initRestartable: boolean): boolean {
     if (c.sidecar) return true;
     if (c.init) return exitCode !== 0 && initRestartable;
@@ -372,6 +425,8 @@ export class PodLifecycle {
       if (c.sidecar && c.state.kind === 'running') {
         this.events?.(c, 'Normal', Reason.Killing, Message.killing(c.name));
         c.state = { kind: 'terminated', exitCode: 0, reason: 'Completed', startedAt: c.state.startedAt, finishedAt: now, containerID: c.state.containerID };
+        c.process?.stop(now);
+        c.process = undefined;
       }
     }
   }
@@ -395,6 +450,8 @@ export class PodLifecycle {
       }
       const code = c.stopExitCode ?? 0;
       c.state = { kind: 'terminated', exitCode: code, reason: code === 0 ? 'Completed' : 'Error', startedAt: s.startedAt, finishedAt: at, containerID: s.containerID };
+      c.process?.stop(at);
+      c.process = undefined;
     }
     if (next !== undefined) return earliest(next, probeNext);
     const ok = this.reason !== 'DeadlineExceeded' && this.containers.every((c) => c.state.kind === 'terminated' && c.state.exitCode === 0);

@@ -63,6 +63,16 @@ export class PodWorker {
     this.uid = pod.metadata.uid ?? '';
   }
 
+  /** The pod as last seen from the API. */
+  get current(): Pod {
+    return this.pod;
+  }
+
+  /** Its emulated containers (none for a rejected pod or one that had ended before this kubelet started). */
+  get lifecycle(): PodLifecycle | undefined {
+    return this.lc;
+  }
+
   get name(): string {
     return `${this.pod.metadata.namespace ?? ''}/${this.pod.metadata.name ?? ''}`;
   }

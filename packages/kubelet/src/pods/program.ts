@@ -1,0 +1,124 @@
+// What runs in an emulated container: its command + args through the emulated shell (shell/), with the
+// container's environment, hostname and /etc files; or, for an image run with no command, a short start-up line
+// written for kemu when the image is a well-known server. The program decides the container's exit (time and
+// code) unless the kemu.dev/run-seconds or kemu.dev/exit-code annotations do (see containerBehaviour).
+import type { Container, EnvVar } from '@kemu/api';
+import { FINITE, SHELLS } from './command.ts';
+import { parses, runProcess, type ProcessEvent, type ShellContext } from '../shell/interpreter.ts';
+
+export interface ContainerProgram {
+  /** The shell runs it to its end: the exit time and code come from it. */
+  scripted: boolean;
+  /** It never writes anything (no command and no start-up line): no process or log is kept for it. */
+  silent?: boolean;
+  /** Its events from a start at `startedAt` (deterministic: the same start gives the same events). */
+  start(startedAt: number, podIP?: string): Iterator<ProcessEvent>;
+}
+
+export interface PodContext {
+  name: string;
+  hostname?: string;
+  subdomain?: string;
+}
+
+const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** Start-up lines of well-known images run without a command (kemu's own words: no process runs). */
+const BANNERS: [RegExp, (port: number | undefined) => string, number][] = [
+  [/^nginx$|\/nginx$|nginx-unprivileged$/, (p) => `kemu: emulated nginx started, serving HTTP on port ${p}`, 80],
+  [/^httpd$|\/httpd$/, (p) => `kemu: emulated Apache httpd started, serving HTTP on port ${p}`, 80],
+  [/^redis$|\/redis$/, (p) => `kemu: emulated Redis started, ready to accept connections on port ${p}`, 6379],
+  [/^postgres$|\/postgres$/, (p) => `kemu: emulated PostgreSQL started, ready to accept connections on port ${p}`, 5432],
+  [/^mysql$|\/mysql$/, (p) => `kemu: emulated MySQL started, ready for connections on port ${p}`, 3306],
+  [/^mariadb$|\/mariadb$/, (p) => `kemu: emulated MariaDB started, ready for connections on port ${p}`, 3306],
+  [/^mongo$|\/mongo$/, (p) => `kemu: emulated MongoDB started, waiting for connections on port ${p}`, 27017],
+  [/^memcached$|\/memcached$/, (p) => `kemu: emulated memcached started on port ${p}`, 11211],
+  [/^rabbitmq$|\/rabbitmq$/, (p) => `kemu: emulated RabbitMQ started, accepting AMQP connections on port ${p}`, 5672],
+];
+
+/** The repository of an image reference, without registry-less tag or digest: "docker.io/library/nginx:1.27" → "docker.io/library/nginx". */
+function repository(image: string): string {
+  const at = image.indexOf('@');
+  const ref = at >= 0 ? image.slice(0, at) : image;
+  const colon = ref.lastIndexOf(':');
+  return colon > ref.lastIndexOf('/') ? ref.slice(0, colon) : ref;
+}
+
+export function banner(c: Container): string | undefined {
+  const repo = repository(c.image ?? '');
+  for (const [re, line, port] of BANNERS) if (re.test(repo)) return `${line(c.ports?.[0]?.containerPort ?? port)}\n`;
+  return undefined;
+}
+
+/** Kubernetes' $(VAR) expansion of command, args and env values: $$ escapes, unknown references stay. */
+export function expandRefs(s: string, env: Record<string, string>): string {
+  return s.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (all, name: string | undefined) => (name === undefined ? '$' : (env[name] ?? all)));
+}
+
+/**
+ * The kubernetes Service's variables every container gets. The kubelet reads the Service; kemu assumes the
+ * default --service-cluster-ip-range (10.96.0.0/12), whose first address it gets.
+ */
+const KUBERNETES_SERVICE_ENV: Readonly<Record<string, string>> = {
+  KUBERNETES_SERVICE_HOST: '10.96.0.1',
+  KUBERNETES_SERVICE_PORT: '443',
+  KUBERNETES_SERVICE_PORT_HTTPS: '443',
+  KUBERNETES_PORT: 'tcp://10.96.0.1:443',
+  KUBERNETES_PORT_443_TCP: 'tcp://10.96.0.1:443',
+  KUBERNETES_PORT_443_TCP_PROTO: 'tcp',
+  KUBERNETES_PORT_443_TCP_PORT: '443',
+  KUBERNETES_PORT_443_TCP_ADDR: '10.96.0.1',
+};
+
+/** The container's environment: its env values in order (valueFrom is not resolved), plus what the runtime sets. */
+export function containerEnv(env: readonly EnvVar[] | undefined, hostname: string): Record<string, string> {
+  const out: Record<string, string> = { PATH, HOSTNAME: hostname, ...KUBERNETES_SERVICE_ENV };
+  for (const e of env ?? []) if (e.value !== undefined) out[e.name] = expandRefs(e.value, out);
+  out.HOME ??= '/root';
+  return out;
+}
+
+function etcHosts(hostname: string, podIP: string | undefined, fqdn: string | undefined): string {
+  const lines = ['# Kubernetes-managed hosts file.', '127.0.0.1\tlocalhost', '::1\tlocalhost ip6-localhost ip6-loopback', 'fe00::0\tip6-localnet', 'fe00::0\tip6-mcastprefix', 'fe00::1\tip6-allnodes', 'fe00::2\tip6-allrouters'];
+  if (podIP) lines.push(`${podIP}\t${fqdn ? `${fqdn}\t` : ''}${hostname}`);
+  return lines.join('\n') + '\n';
+}
+
+export function containerProgram(c: Container, pod: PodContext): ContainerProgram {
+  const hostname = pod.hostname ?? pod.name;
+  const env = containerEnv(c.env, hostname);
+  const argv = [...(c.command ?? []), ...(c.args ?? [])].map((a) => expandRefs(a, env));
+  const context = (startedAt: number, podIP?: string): ShellContext => ({
+    startedAt,
+    env,
+    hostname,
+    files: { '/etc/hostname': `${hostname}\n`, '/etc/hosts': etcHosts(hostname, podIP, pod.subdomain ? `${hostname}.${pod.subdomain}` : undefined) },
+    endsByItself: (name) => FINITE.has(name),
+    stdinOpen: c.stdin === true,
+  });
+  if (argv.length === 0) {
+    const line = banner(c);
+    return {
+      scripted: false,
+      ...(line ? {} : { silent: true }),
+      *start() {
+        if (line) yield { kind: 'output', atMs: 0, stream: 'stdout', text: line };
+        yield { kind: 'forever', atMs: 0 };
+      },
+    };
+  }
+  const name = (argv[0] ?? '').slice((argv[0] ?? '').lastIndexOf('/') + 1);
+  const c_ = argv.indexOf('-c');
+  // A shell script the parser does not read is left to command.ts (no output).
+  const readable = !SHELLS.has(name) || c_ < 0 || argv[c_ + 1] === undefined || parses(argv[c_ + 1] ?? '');
+  return {
+    scripted: readable,
+    *start(startedAt, podIP) {
+      if (!readable) {
+        yield { kind: 'forever', atMs: 0 };
+        return;
+      }
+      yield* runProcess(argv, context(startedAt, podIP));
+    },
+  };
+}
