@@ -151,9 +151,27 @@ describe.skipIf(skip)('kubectl tour (a first session against kemu up)', () => {
     expect(reply).toMatch(/^GET /);
     expect(reply).toContain('Response Status: 200 OK');
     expect(reply).toMatch(/Content-Type: text\/plain/);
+    // The emulated nginx's start-up line, read from its kubelet through the apiserver.
+    expect(r.stdout).toMatch(/^kemu: emulated nginx started, serving HTTP on port 80$/m);
     const w = ok(await k('wait', '--for=condition=Ready', 'pod', '-l', 'app=web', '--timeout=60s'));
     expect(w.match(/^pod\/web-\S+ condition met$/gm)).toHaveLength(3);
   }, 90_000);
+
+  it("kubectl logs of the busybox loop prints its three lines and the pod completes; -f follows one to its end; --previous shows a crashed container's output", async () => {
+    const loop = 'for i in 1 2 3; do echo hello $i; sleep 1; done';
+    ok(await k('run', 'loop', '--image=busybox', '--restart=Never', '--', 'sh', '-c', loop));
+    ok(await k('run', 'loopf', '--image=busybox', '--restart=Never', '--', 'sh', '-c', loop));
+    ok(await k('run', 'boom', '--image=busybox', '--', 'sh', '-c', 'echo boom; exit 1'));
+    await waitFor('loop Succeeded', async () => (await k('get', 'pod', 'loop', '-o', 'jsonpath={.status.phase}')).stdout === 'Succeeded', 60_000, 300);
+    expect(ok(await k('logs', 'loop'))).toBe('hello 1\nhello 2\nhello 3\n');
+    expect(ok(await k('logs', 'loop', '--tail=1'))).toBe('hello 3\n');
+    // -f on a container still starting waits for it, then streams until the container exits.
+    await waitFor('loopf running', async () => (await k('get', 'pod', 'loopf', '-o', 'jsonpath={.status.phase}')).stdout !== 'Pending', 60_000, 100);
+    expect(ok(await k('logs', '-f', 'loopf'))).toContain('hello 3\n');
+    await waitFor('boom restarted', async () => Number((await k('get', 'pod', 'boom', '-o', 'jsonpath={.status.containerStatuses[0].restartCount}')).stdout) >= 1, 60_000, 300);
+    expect(ok(await k('logs', 'boom', '--previous'))).toBe('boom\n');
+    ok(await k('delete', 'pod', 'loop', 'loopf', 'boom', '--grace-period=0', '--force'));
+  }, 150_000);
 
   it('kubectl get events --sort-by=.lastTimestamp has Scheduled, Pulled, Started and ScalingReplicaSet rows', async () => {
     const out = ok(await k('get', 'events', '--sort-by=.lastTimestamp'));
