@@ -57,6 +57,13 @@ function shape(path: string): string {
   return path.split('?')[0]!.replace(/\/namespaces\/[^/]+/, '/namespaces/*').replace(/^(\/apis?\/.*\/namespaces\/\*\/[^/]+)\/[^/]+/, '$1/*');
 }
 
+/** The leader exited (it lost its Lease by itself on a starved machine) before it could be frozen. */
+export class LostBeforeFreeze extends Error {
+  constructor(name: string) {
+    super(`${name} lost its Lease and exited before the freeze`);
+  }
+}
+
 export async function freezeRound(o: FreezeRoundOptions): Promise<FreezeRound> {
   const timeout = o.timeoutMs ?? 60_000;
   const pid = o.proc.child.pid;
@@ -68,12 +75,17 @@ export async function freezeRound(o: FreezeRoundOptions): Promise<FreezeRound> {
   o.proxy.hold();
   try {
     // Not much longer than holdMs: the Lease renewals are held too, and the leader must not lose it before the freeze.
+    // A leader starved of CPU before the freeze loses its Lease on its own and exits: not the round under test.
+    let exited = false;
+    void o.proc.exited.then(() => (exited = true));
     await waitFor(`${o.name} writes held in flight`, () => {
       const n = o.proxy.heldWrites();
-      return n >= minHeld || (n > 0 && Date.now() - tHold >= holdMs);
+      return exited || n >= minHeld || (n > 0 && Date.now() - tHold >= holdMs);
     }, timeout, 2);
+    if (exited) throw new LostBeforeFreeze(o.name);
   } catch (e) {
     o.proxy.release();
+    if (e instanceof LostBeforeFreeze) throw e;
     throw new Error(`${String(e)}; ${o.name}'s log ends:\n${o.proc.output().slice(-3000)}`);
   }
   const tStop = Date.now();
