@@ -73,7 +73,14 @@ describe('docker-compose.yml', () => {
         '--kubeconfig=/var/lib/kubelet/kubeconfig',
         '--cert-dir=/var/lib/kubelet/pki',
         '--rotate-certificates=true',
+        // The kubelet's API only for callers the cluster knows and authorizes (the apiservers' apiserver.pem).
+        '--client-ca-file=/etc/kubernetes/pki/ca.pem',
+        '--anonymous-auth=false',
+        '--authentication-token-webhook=true',
+        '--authorization-mode=Webhook',
       ]));
+      // Its probe is the open healthz port (127.0.0.1:10248, plain HTTP), not the API port.
+      expect(compose.services[n]?.healthcheck?.test.join(' '), n).toMatch(/require\('http'\)\.get\(\{host:'127\.0\.0\.1',port:10248,path:'\/healthz'\}/);
     }
     for (const n of names.filter((x) => x.startsWith('controller-manager-'))) {
       expect(compose.services[n]?.command, n).toEqual(expect.arrayContaining([

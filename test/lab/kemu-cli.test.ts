@@ -116,7 +116,12 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
     const block = lab.address.split('.').slice(0, 3).join('.');
     const ips = Object.fromEntries(nodes.items.map((n) => [n.metadata.name, n.status.addresses.find((a) => a.type === 'InternalIP')?.address]));
     expect(ips).toEqual({ 'worker-0': `${block}.100`, 'worker-1': `${block}.101` });
-    expect((await secureGet(`${lab.url('worker-1')}/healthz`)).status).toBe(200);
+    // Its API port authenticates every caller (--anonymous-auth=false); the open /healthz is on its healthz port.
+    const api = await secureGet(`${lab.url('worker-1')}/healthz`);
+    expect([api.status, api.body]).toEqual([401, 'Unauthorized']);
+    const healthUrl = lab.state().components.find((c) => c.name === 'worker-1')?.healthUrl ?? '';
+    expect(healthUrl).toMatch(new RegExp(`^http://${block}\\.101:\\d+/healthz$`));
+    expect(await (await fetch(healthUrl)).text()).toBe('ok');
   });
 
   it.skipIf(noCm)('shows the Lease holder and moves it when the holder is stopped; a stopped one stays down', async () => {

@@ -127,8 +127,9 @@ export async function startLab(o: LabOptions = {}): Promise<Lab> {
     url(name) {
       const c = state().components.find((x) => x.name === name);
       if (!c?.address) throw new Error(`no component ${name} with an address in kemu.json`);
-      const scheme = c.healthUrl?.startsWith('https:') ? 'https' : 'http';
-      return `${scheme}://${c.address}:${c.ports['secure-port'] ?? c.ports.port}`;
+      // A --secure-port is HTTPS even where the health probe is not (a kubelet's probe is its plain healthz port).
+      const secure = c.ports['secure-port'] !== undefined || c.healthUrl?.startsWith('https:');
+      return `${secure ? 'https' : 'http'}://${c.address}:${c.ports['secure-port'] ?? c.ports.port}`;
     },
     kemu: (...a) => run(process.execPath, [BIN.kemu, ...a, `--data-dir=${dir}`]),
     kubectl: (...a) => run('kubectl', [`--kubeconfig=${kubeconfig}`, ...a], { HOME: dir }),

@@ -50,7 +50,10 @@ describe('planTopology', () => {
     expect(t.controllerManagers.map((c) => `${c.address}:${c.ports['secure-port']}`)).toEqual([`${block}.20:10257`, `${block}.21:10257`]);
     expect(t.schedulers[0]?.args).toEqual(expect.arrayContaining(['--kubeconfig=/tmp/x/scheduler.kubeconfig', `--bind-address=${block}.30`, '--secure-port=10259']));
     expect(t.workers[1]?.args).toEqual(expect.arrayContaining([`--node-ip=${block}.101`, `--bind-address=${block}.101`, '--secure-port=10250']));
-    expect(t.workers[1]?.healthUrl).toBe(`https://${block}.101:10250/healthz`);
+    // Its API port wants credentials: the supervisor probes the kubelet's plain-HTTP healthz port on its address.
+    expect(t.workers[1]?.args).toEqual(expect.arrayContaining([`--healthz-bind-address=${block}.101`, '--healthz-port=10248']));
+    expect(t.workers[1]?.healthUrl).toBe(`http://${block}.101:10248/healthz`);
+    expect(t.workers[1]?.ports).toEqual({ 'secure-port': 10250, 'healthz-port': 10248 });
   });
 
   it('gives each apiserver the audit policy and its own audit log in the data dir', async () => {

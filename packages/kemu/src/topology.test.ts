@@ -8,6 +8,7 @@ import {
   kubeletBootstrapMode,
   labApiserverKubeletFlags,
   labControllerManagerIdentityFlags,
+  labKubeletAuthFlags,
   labKubeletBootstrapFlags,
   planWorker,
   type TopologyOptions,
@@ -26,6 +27,10 @@ describe('TLS bootstrapping flags', () => {
       '--rotate-certificates=true',
     ]);
     expect(labKubeletBootstrapFlags(files, 'worker-5', '/lab/bootstrap-kubelet-worker-5.kubeconfig')[0]).toBe('--bootstrap-kubeconfig=/lab/bootstrap-kubelet-worker-5.kubeconfig');
+  });
+
+  it('guards every kubelet API with the cluster CA, TokenReview, no anonymous requests and SubjectAccessReview', () => {
+    expect(labKubeletAuthFlags(files)).toEqual(['--client-ca-file=/lab/pki/ca.pem', '--anonymous-auth=false', '--authentication-token-webhook=true', '--authorization-mode=Webhook']);
   });
 
   it("gives the controller-manager seed 003's signing and identity flags", () => {
@@ -61,6 +66,9 @@ describe('TLS bootstrapping flags', () => {
     const w = await planWorker(o, 4, 'worker-4', new Set());
     expect(w).toMatchObject({ name: 'worker-4', kind: 'worker', address: '127.0.77.104' });
     expect(w.args).toEqual(expect.arrayContaining([...labKubeletBootstrapFlags(files, 'worker-4'), '--hostname-override=worker-4', '--node-ip=127.0.77.104']));
+    // Joined or not, every kubelet guards its API as the lab's do and is probed on its open healthz port.
+    expect(w.args).toEqual(expect.arrayContaining([...labKubeletAuthFlags(files), '--healthz-bind-address=127.0.77.104']));
+    expect(w.healthUrl).toMatch(/^http:\/\/127\.0\.77\.104:\d+\/healthz$/);
     const pre = await planWorker({ ...o, kubeletBootstrap: false }, 5, 'worker-5', new Set());
     expect(pre.args).toContain('--kubeconfig=/lab/kubelet-worker-5.kubeconfig');
     expect(pre.args.some((a) => a.startsWith('--bootstrap-kubeconfig'))).toBe(false);    // kemu up --image-catalog: each file is passed on to the kubelets.

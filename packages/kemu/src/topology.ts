@@ -154,6 +154,16 @@ export function labKubeletPreIssuedFlags(f: LabPkiFiles, node: string): string[]
   return [`--kubeconfig=${f.kubeletKubeconfig(node)}`, `--cert-dir=${f.kubeletCertDir(node)}`];
 }
 
+/**
+ * How every lab kubelet guards its API, as a secured kubelet (kubeadm's KubeletConfiguration) does: client
+ * certificates from the cluster CA (the apiservers' apiserver.pem, CN kube-apiserver), bearer tokens by TokenReview,
+ * no anonymous requests, and a SubjectAccessReview per request (nodes/proxy, nodes/log, …). Their health probe is
+ * the open --healthz-port, as the API port's /healthz needs credentials now.
+ */
+export function labKubeletAuthFlags(f: LabPkiFiles): string[] {
+  return [`--client-ca-file=${f.ca}`, '--anonymous-auth=false', '--authentication-token-webhook=true', '--authorization-mode=Webhook'];
+}
+
 /** Seed 003's controller-manager identity flags: the cluster CA signs CSRs and is published as kube-root-ca.crt, sa.key signs SA tokens. */
 export function labControllerManagerIdentityFlags(f: LabPkiFiles): string[] {
   return [
@@ -168,13 +178,17 @@ export function labControllerManagerIdentityFlags(f: LabPkiFiles): string[] {
 /** Kubernetes' default ports, each process on its own address (addresses.ts). */
 export const DEFAULT_PORTS = { apiserver: 6443, 'controller-manager': 10257, scheduler: 10259, worker: 10250 } as const;
 
+/** The kubelet's --healthz-port default: each worker's plain-HTTP /healthz, which the supervisor probes. */
+export const KUBELET_HEALTHZ_PORT = 10248;
+
 function nodeSpec(pki: LabPkiFiles, kind: NodeKind, name: string, args: string[], address: string, port: number, probe: string): ComponentSpec {
   return {
     name,
     kind,
     command: process.execPath,
     args: [binPath(kind), ...args],
-    // Every component serves HTTPS: the apiservers on the lab's CA, the others self-signed (/healthz is open).
+    // Every component serves HTTPS: the apiservers on the lab's CA, the others self-signed (/healthz is open,
+    // except on the kubelets' API port: planWorker probes their healthz port).
     healthUrl: `https://${address}:${port}${probe}`,
     ...(kind === 'apiserver' ? { healthCaFile: pki.ca } : {}),
     address,
@@ -191,12 +205,17 @@ export async function planWorker(o: TopologyOptions, i: number, name: string, ta
   // The node's InternalIP is its own address, where its kubelet serves (kubelet's --node-ip).
   const a = labAddresses(o.address, { worker: i + 1 }).of('worker', i);
   const p = await pickPort(taken, a, DEFAULT_PORTS.worker);
-  return nodeSpec(pki, 'worker', name, [
+  const healthz = await pickPort(taken, a, KUBELET_HEALTHZ_PORT);
+  const spec = nodeSpec(pki, 'worker', name, [
     ...(o.kubeletBootstrap ? labKubeletBootstrapFlags(pki, name, bootstrapKubeconfig) : labKubeletPreIssuedFlags(pki, name)),
+    ...labKubeletAuthFlags(pki),
     `--hostname-override=${name}`,
     `--node-ip=${a}`,
     `--bind-address=${a}`,
     `--secure-port=${p}`,
+    // Several kubelets share the host: each serves /healthz on its own address rather than 127.0.0.1.
+    `--healthz-bind-address=${a}`,
+    `--healthz-port=${healthz}`,
     `--node-status-update-frequency=${formatDuration(o.nodeStatusUpdateFrequencyMs)}`,
     `--node-lease-duration-seconds=${o.nodeLeaseDurationSeconds}`,
     `--max-pods=${o.maxPods}`,
@@ -204,6 +223,8 @@ export async function planWorker(o: TopologyOptions, i: number, name: string, ta
     ...(o.imageCatalogs ?? []).map((f) => `--image-catalog=${f}`),
     '--v', String(o.v), `--logging-format=${o.loggingFormat}`,
   ], a, p, '/healthz');
+  // The API port wants credentials: the supervisor and `kemu status` probe the open healthz port instead.
+  return { ...spec, healthUrl: `http://${a}:${healthz}/healthz`, ports: { ...spec.ports, 'healthz-port': healthz } };
 }
 
 /**

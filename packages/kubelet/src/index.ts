@@ -6,3 +6,5 @@ export { Kubelet } from './kubelet.ts';
 export { FLAGS, parseOptions, resolveOptions, type KubeletOptions } from './options.ts';
 export { PodLifecycle } from './pods/lifecycle.ts';
 export { containerBehaviour, type Behaviour } from './pods/command.ts';
+export { kubeletRoutes, podNodeOf, type LoggedPod } from './server/container-logs.ts';
+export { HEALTHZ_FLAGS, startKubeletHealthz, type KubeletHealthz } from './server/healthz.ts';

@@ -1,5 +1,6 @@
-// kubelet (emulated): parses flags, connects to the apiserver, runs --node-count emulated nodes, serves
-// /healthz and /metrics on --secure-port, and stops on SIGTERM/SIGINT (killing it is a node failure).
+// kubelet (emulated): parses flags, connects to the apiserver, runs --node-count emulated nodes, serves its API,
+// /healthz and /metrics on --secure-port and an open /healthz on --healthz-port, and stops on SIGTERM/SIGINT
+// (killing it is a node failure).
 import fs from 'node:fs';
 import { Gauge } from 'prom-client';
 import { RestClient, kubeletSecureServing, loadClientConfig } from '@kemu/client';
@@ -14,6 +15,7 @@ import type { CertificateManager } from './certificate/manager.ts';
 import { capYoungGeneration } from './heap.ts';
 import { deferredKubeApi, type KubeApi } from './api.ts';
 import { kubeletRoutes, podNodeOf } from './server/container-logs.ts';
+import { startKubeletHealthz } from './server/healthz.ts';
 
 const PROGRAM = 'kubelet';
 
@@ -121,6 +123,9 @@ async function main(): Promise<void> {
     // Several kubelets on one host would fight over 10250: keep running without the endpoint.
     logger.error({ port: flags['secure-port'], err: String(e) }, 'Failed to start the health server; continuing without it');
   }
+
+  // The unauthenticated health endpoint supervisors probe (--healthz-bind-address:--healthz-port).
+  startKubeletHealthz(flags, logger);
 
   // An issued serving certificate is served to new connections from then on.
   if (servingRotation) managers.push(servingRotation.manager((p) => serving && health?.setTls?.({ ...serving.tls, cert: p.certPem, key: p.keyPem })));

@@ -8,6 +8,7 @@ import { CERTIFICATE_FLAGS } from './certificate/flags.ts';
 import { IMAGE_FLAGS } from './images/flags.ts';
 import { loadImageCatalog, type ImageCatalog } from './images/catalog.ts';
 import { LOG_FLAGS, containerLogMaxBytes } from './logs/flags.ts';
+import { HEALTHZ_FLAGS, healthzFlagError } from './server/healthz.ts';
 
 export const FLAGS = {
   master: { type: 'string', default: '', usage: 'The address of the Kubernetes API server (overrides any value in kubeconfig).' },
@@ -33,9 +34,11 @@ export const FLAGS = {
   ...IMAGE_FLAGS,
   'node-count': { type: 'int', default: 1, usage: 'Emulation: run N nodes named <hostname>-0..N-1 in this process (1: one node named <hostname>).' },
   'bind-address': { type: 'string', default: '0.0.0.0', usage: 'The IP address for the Kubelet to serve on.' },
-  'secure-port': { type: 'int', default: 10250, usage: 'The port on which the Kubelet serves HTTPS: /healthz and /metrics (0 disables).' },
+  'secure-port': { type: 'int', default: 10250, usage: 'The port on which the Kubelet serves HTTPS with authentication and authorization: its API, /healthz and /metrics (0 disables).' },
   // TLS, client certificate and webhook authentication, AlwaysAllow/Webhook authorization (the kubelet's flags).
   ...kubeletServingFlags(),
+  // --healthz-port, --healthz-bind-address: plain HTTP /healthz without authentication.
+  ...HEALTHZ_FLAGS,
   // --bootstrap-kubeconfig, --rotate-certificates, --rotate-server-certificates.
   ...CERTIFICATE_FLAGS,
   // --container-log-max-size, --container-log-max-files.
@@ -102,6 +105,8 @@ export function resolveOptions(flags: KubeletFlags): KubeletOptions {
     throw new Error(`invalid value for --image-catalog: ${(e as Error).message}`);
   }
   containerLogMaxBytes(flags);
+  const healthz = healthzFlagError(flags);
+  if (healthz) throw new Error(healthz);
   const hostname = (flags['hostname-override'] || os.hostname()).toLowerCase();
   return { flags, hostname, labels: parseLabels(flags['node-labels']), taints: parseTaints(flags['register-with-taints']), imageCatalog };
 }
