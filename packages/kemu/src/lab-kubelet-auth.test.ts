@@ -17,6 +17,7 @@ import { waitFor } from '@kemu/base/testing/processes';
 import { RestClient, kubeletSecureServing, loadClientConfig } from '@kemu/client';
 import { httpsGet } from '@kemu/client/testing/https-get';
 import { FLAGS as KUBELET_FLAGS, PodLifecycle, kubeletRoutes, podNodeOf, startKubeletHealthz, type KubeletHealthz, type LoggedPod } from '@kemu/kubelet';
+import { driveOnRealClock, lifecycleEnv } from '@kemu/kubelet/testing';
 import { MemoryBackend } from '@kemu/store';
 import { kubeletApiBinding } from './bootstrap-objects.ts';
 import { ensureLabPki, labPkiFiles } from './lab-pki.ts';
@@ -38,18 +39,8 @@ const apiserverCred = () => ({ cert: fs.readFileSync(pki.apiserverCert, 'utf8'),
 
 /** Runs a pod's lifecycle on the real clock, as the kubelet's pod worker would. */
 function run(name: string, spec: PodSpec): void {
-  let ids = 0;
-  const lc = new PodLifecycle({ name, namespace: 'default', uid: name }, spec, undefined, { imagePullMs: 0, hasImage: () => true, imagePulled: () => undefined, newContainerID: () => `kemu://${++ids}` }, realClock.now());
-  const tick = () => {
-    const next = lc.advance(realClock.now());
-    if (next === undefined) return;
-    const t = setTimeout(() => {
-      timers.delete(t);
-      tick();
-    }, Math.max(0, next - realClock.now()));
-    timers.add(t);
-  };
-  tick();
+  const lc = new PodLifecycle({ name, namespace: 'default', uid: name }, spec, undefined, lifecycleEnv(0, new Set([...spec.containers.map((c) => c.image ?? '')])), realClock.now());
+  driveOnRealClock(lc, timers);
   pods.set(`default/${name}`, { current: { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', uid: name }, spec }, lifecycle: lc });
 }
 

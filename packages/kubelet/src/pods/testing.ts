@@ -1,5 +1,5 @@
 // Test helpers for pod lifecycles: a node environment, and driving a lifecycle on a fake clock.
-import type { FakeClock } from '@kemu/base';
+import { realClock, type FakeClock } from '@kemu/base';
 import type { LifecycleEnv, PodLifecycle } from './lifecycle.ts';
 
 /** A node whose image pulls take `pullMs` (images in `images` are present) and whose container IDs count up. */
@@ -23,4 +23,18 @@ export async function runLifecycle(lc: PodLifecycle, clock: FakeClock, untilMs: 
   }
   await clock.advance(end - clock.now());
   lc.advance(clock.now());
+}
+
+/** Drives a lifecycle on the real clock as a pod worker would, its timers kept in `timers` for clean-up. */
+export function driveOnRealClock(lc: PodLifecycle, timers: Set<NodeJS.Timeout>): void {
+  const tick = () => {
+    const next = lc.advance(realClock.now());
+    if (next === undefined) return;
+    const t = setTimeout(() => {
+      timers.delete(t);
+      tick();
+    }, Math.max(0, next - realClock.now()));
+    timers.add(t);
+  };
+  tick();
 }

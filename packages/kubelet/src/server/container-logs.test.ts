@@ -11,6 +11,7 @@ import { RestClient, kubeletSecureServing, kubeletServingFlags } from '@kemu/cli
 import { FakeReviewer } from '@kemu/client/testing/fake-reviewer';
 import { httpsGet } from '@kemu/client/testing/https-get';
 import { PodLifecycle, type LifecycleEnv } from '../pods/lifecycle.ts';
+import { driveOnRealClock } from '../pods/testing.ts';
 import { kubeletRoutes, podNodeOf, type LoggedPod } from './container-logs.ts';
 
 const FLAGS = {
@@ -31,16 +32,7 @@ const env = (pullMs = 0): LifecycleEnv => ({ imagePullMs: pullMs, hasImage: () =
 /** Runs a pod on the real clock, as a PodWorker would. */
 function start(name: string, spec: PodSpec, pullMs = 0): PodLifecycle {
   const lc = new PodLifecycle({ name, namespace: 'default', uid: name }, spec, undefined, env(pullMs), realClock.now());
-  const tick = () => {
-    const next = lc.advance(realClock.now());
-    if (next === undefined) return;
-    const t = setTimeout(() => {
-      timers.delete(t);
-      tick();
-    }, Math.max(0, next - realClock.now()));
-    timers.add(t);
-  };
-  tick();
+  driveOnRealClock(lc, timers);
   const current: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', uid: name }, spec };
   pods.set(`default/${name}`, { current, lifecycle: lc });
   return lc;
