@@ -96,19 +96,22 @@ describe.skipIf(skip)('etcd members under chaos (kemu up --store etcd)', () => {
 
   it('fails writes with a Status naming the cause within etcd\'s request timeout when two members are gone, and recovers when one returns', async () => {
     await kill('etcd-1');
-    const t0 = Date.now();
-    const r = await create(apiservers()[0]!, 'no-quorum');
-    const took = Date.now() - t0;
-    const s = rec(r.body);
-    expect(s.kind).toBe('Status');
-    expect(r.status).toBe(s.code);
-    expect([500, 503, 504]).toContain(r.status);
-    expect(String(s.message)).toMatch(/context deadline exceeded|request timed out|no leader/);
-    expect(took).toBeLessThan(15_000);
-    // Not ready while the store cannot write, so a balancer sends nothing new here.
-    expect((await call(apiservers()[1]!, 'GET', '/readyz', undefined, 15_000)).status).toBe(500);
-
-    expect((await lab.kemu('start', 'etcd-1')).code).toBe(0);
+    try {
+      const t0 = Date.now();
+      const r = await create(apiservers()[0]!, 'no-quorum');
+      const took = Date.now() - t0;
+      const s = rec(r.body);
+      expect(s.kind).toBe('Status');
+      expect(r.status).toBe(s.code);
+      expect([500, 503, 504]).toContain(r.status);
+      expect(String(s.message)).toMatch(/context deadline exceeded|request timed out|no leader/);
+      expect(took).toBeLessThan(15_000);
+      // Not ready while the store cannot write, so a balancer sends nothing new here.
+      expect((await call(apiservers()[1]!, 'GET', '/readyz', undefined, 15_000)).status).toBe(500);
+    } finally {
+      // Back whatever happened above, so a failure here does not take the next test's quorum with it.
+      expect((await lab.kemu('start', 'etcd-1')).code).toBe(0);
+    }
     let last: Reply | undefined;
     await waitFor('a write after etcd-1 returned', async () => {
       last = await create(apiservers()[1]!, `quorum-back-${Date.now()}`);

@@ -221,14 +221,18 @@ export class EtcdClient {
     return new Promise((resolve, reject) => m.kv.Range(req, { deadline: Date.now() + timeoutMs }, (err, res) => (err ? reject(err) : resolve(res))));
   }
 
-  /** A new Watch stream on the active member. */
-  watchStream(): WatchStream {
-    return (this.members[this.active] as Member).watch.Watch();
+  /** A new Watch stream on the active member, and that member's index (for failover). */
+  watchStream(): { stream: WatchStream; member: number } {
+    const member = this.active;
+    return { stream: (this.members[member] as Member).watch.Watch(), member };
   }
 
-  /** The watch stream's member is gone: let the next stream (and call) use another one. */
-  failover(): void {
-    if (this.members.length > 1) this.active = (this.active + 1) % this.members.length;
+  /**
+   * Member `from` is gone: the next stream and call use the one after it. Only if `from` is still the active
+   * one, so several watches and calls noticing the same loss move on by one member, not one each.
+   */
+  failover(from: number): void {
+    if (this.members.length > 1 && this.active === from) this.active = (from + 1) % this.members.length;
   }
 
   close(): void {
@@ -241,18 +245,23 @@ export class EtcdClient {
 
   private async call<T>(fn: (m: Member, o: grpc.CallOptions, cb: Callback<T>) => void, timeoutMs: number | undefined, retry: boolean): Promise<T> {
     const attempts = retry ? Math.min(2, this.members.length) : 1;
-    for (let attempt = 0, notSentTries = 0; ; attempt++) {
-      const m = this.members[this.active] as Member;
+    // Members are walked from the active one with a local index, so failovers by concurrent calls and watches
+    // never make this call skip a member or try one twice.
+    const first = this.active;
+    for (let tried = 0, sent = 0; ; tried++) {
+      const index = (first + tried) % this.members.length;
+      const m = this.members[index] as Member;
       const opts: grpc.CallOptions = timeoutMs ? { deadline: Date.now() + timeoutMs } : {};
       try {
         return await new Promise<T>((resolve, reject) => fn(m, opts, (err, res) => (err ? reject(err) : resolve(res))));
       } catch (err) {
         const unreachable = isUnreachable(err);
-        if (unreachable) this.failover();
+        if (unreachable) this.failover(index);
+        const more = tried + 1 < this.members.length;
         // A call that never left (no connection to that member) is safe to send to the next one, a write too,
         // as etcd's clientv3 retries "there is no connection available"; each member is tried once.
-        if (notSent(err) && ++notSentTries < this.members.length) continue;
-        if (unreachable && attempt + 1 < attempts) continue;
+        if (notSent(err) && more) continue;
+        if (unreachable && ++sent < attempts && more) continue;
         throw unreachable ? new StoreUnavailableError(`etcd ${m.server.url}: ${goMessage(err)}`) : asGoError(err);
       }
     }

@@ -182,3 +182,20 @@ describe.skipIf(missing)('EtcdBackend while etcd restarts', () => {
     }
   }, 40_000);
 });
+
+describe.skipIf(missing)('EtcdBackend with members gone', () => {
+  it('sends every write to the member that is up, however many calls and watches notice the others are gone at once', async () => {
+    const dead = await Promise.all([freePort(), freePort()]);
+    const servers = parseEtcdServers([...dead.map((p) => `http://127.0.0.1:${p}`), (etcd as TestEtcd).url].join(','));
+    const b = new EtcdBackend({ servers, prefix: '/kemu-failover', compactIntervalMs: 0 });
+    try {
+      // Watches opened on the first (gone) member fail over as the writes do, all at the same moment.
+      const watches = Array.from({ length: 4 }, () => b.watch('/registry/', 0, { onEvents: () => {}, onError: () => {} }));
+      const writes = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => b.create(`/registry/r/f${i}`, String(i))));
+      expect(writes.filter((w) => w.status === 'rejected').map((w) => String((w as PromiseRejectedResult).reason))).toEqual([]);
+      for (const w of watches) w.close();
+    } finally {
+      await b.close();
+    }
+  });
+});

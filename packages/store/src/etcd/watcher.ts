@@ -43,7 +43,7 @@ export class EtcdWatcher implements Watch {
 
   private open(): void {
     if (this.closed) return;
-    const stream = this.deps.client.watchStream();
+    const { stream, member } = this.deps.client.watchStream();
     this.stream = stream;
     let ended = false;
     const broken = (): void => {
@@ -51,7 +51,7 @@ export class EtcdWatcher implements Watch {
       ended = true;
       this.stopStream();
       if (this.closed) return;
-      this.deps.client.failover();
+      this.deps.client.failover(member);
       this.timer = setTimeout(() => this.open(), this.retryMs);
       this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs * 2);
     };
