@@ -84,18 +84,28 @@ function etcHosts(hostname: string, podIP: string | undefined, fqdn: string | un
   return lines.join('\n') + '\n';
 }
 
-export function containerProgram(c: Container, pod: PodContext): ContainerProgram {
+/** The shell context of a container started at `startedAt`: its environment, hostname and /etc files. */
+export function containerShellContext(c: Container, pod: PodContext, startedAt: number, podIP?: string): ShellContext {
   const hostname = pod.hostname ?? pod.name;
-  const env = containerEnv(c.env, hostname);
-  const argv = [...(c.command ?? []), ...(c.args ?? [])].map((a) => expandRefs(a, env));
-  const context = (startedAt: number, podIP?: string): ShellContext => ({
+  return {
     startedAt,
-    env,
+    env: containerEnv(c.env, hostname),
     hostname,
     files: { '/etc/hostname': `${hostname}\n`, '/etc/hosts': etcHosts(hostname, podIP, pod.subdomain ? `${hostname}.${pod.subdomain}` : undefined) },
     endsByItself: (name) => FINITE.has(name),
     stdinOpen: c.stdin === true,
-  });
+  };
+}
+
+/** The command line a container runs (command + args, $(VAR) expanded); empty: the image's own. */
+export function containerArgv(c: Container, pod: PodContext): string[] {
+  const env = containerEnv(c.env, pod.hostname ?? pod.name);
+  return [...(c.command ?? []), ...(c.args ?? [])].map((a) => expandRefs(a, env));
+}
+
+export function containerProgram(c: Container, pod: PodContext): ContainerProgram {
+  const argv = containerArgv(c, pod);
+  const context = (startedAt: number, podIP?: string): ShellContext => containerShellContext(c, pod, startedAt, podIP);
   if (argv.length === 0) {
     const line = banner(c);
     return {

@@ -113,6 +113,11 @@ export class PodWorker {
     if (!this.timer && !this.inflight) this.tick();
   }
 
+  /** Something outside the lifecycle's own timers changed it (an attached shell ended its container): look now. */
+  wake(): void {
+    this.tick();
+  }
+
   /** The pod is gone from the API. */
   close(): void {
     this.done = true;

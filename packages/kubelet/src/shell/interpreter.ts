@@ -9,6 +9,7 @@ import { parseSleep } from '../pods/command.ts';
 import { ArithError, evaluate } from './arith.ts';
 import { cat, echo, printf, seq, test, type FileView, type Result } from './builtins.ts';
 import { dateCommand } from './date.ts';
+import { ContainerFs, ls, mkdir, normalize, rm } from './filesystem.ts';
 import { ShellSyntaxError, parse, type AndOr, type Command, type List, type Pipeline, type Redirect, type Word } from './parser.ts';
 
 /** What a process does, in order; `atMs` is virtual time since it started. */
@@ -30,6 +31,13 @@ export interface ShellContext {
   endsByItself?: (name: string) => boolean;
   /** The container's stdin is open (`stdin: true`, `kubectl run -i`): a shell with no script waits on it. */
   stdinOpen?: boolean;
+  /** The container's file system, shared by its exec sessions (else one of the process' own, from `files`). */
+  fs?: ContainerFs;
+  /**
+   * An exec session (kubectl exec, an attached shell): a program the shell does not know is not found
+   * (`sh: x: not found`, 127) instead of being taken for a server that runs until stopped.
+   */
+  exec?: boolean;
 }
 
 /** Commands run without a sleep in between before a script is taken to spin (it then runs on silently). */
@@ -56,7 +64,6 @@ class LoopJump {
 class Spin {}
 
 const SHELLS = new Set(['sh', 'bash', 'ash', 'dash', 'zsh', 'ksh']);
-const DIRS: ReadonlySet<string> = new Set(['/', '/bin', '/dev', '/etc', '/home', '/proc', '/root', '/sbin', '/sys', '/tmp', '/usr', '/usr/bin', '/usr/local', '/usr/local/bin', '/usr/sbin', '/var', '/var/log', '/var/run', '/run']);
 
 function basename(p: string): string {
   return p.slice(p.lastIndexOf('/') + 1);
@@ -75,16 +82,16 @@ class Interpreter implements FileView {
   /** The status of the last command substitution: what a command of assignments alone returns. */
   private substStatus: number | undefined;
   private cwd = '/';
-  private readonly files = new Map<string, string>();
-  /** Directories made by the script (the image's are DIRS). */
-  private readonly dirs = new Set<string>();
+  private readonly fs: ContainerFs;
+  private readonly files: Map<string, string>;
 
   constructor(private readonly ctx: ShellContext) {
     for (const [k, v] of Object.entries(ctx.env)) {
       this.vars.set(k, v);
       this.exported.add(k);
     }
-    for (const [k, v] of Object.entries(ctx.files ?? {})) this.files.set(k, v);
+    this.fs = ctx.fs ?? new ContainerFs(ctx.files);
+    this.files = this.fs.files;
   }
 
   file(path: string): string | undefined {
@@ -92,22 +99,49 @@ class Interpreter implements FileView {
   }
 
   isDir(path: string): boolean {
-    const p = this.abs(path).replace(/(.)\/$/, '$1');
-    return DIRS.has(p) || this.dirs.has(p);
+    return this.fs.isDir(this.abs(path));
   }
 
-  private abs(path: string): string {
-    if (path === '/dev/null') return path;
-    return path.startsWith('/') ? path : `${this.cwd === '/' ? '' : this.cwd}/${path}`;
+  /** The working directory; for a prompt, HOME as `~`. */
+  directory(tilde = false): string {
+    return tilde && this.cwd === this.vars.get('HOME') ? '~' : this.cwd;
   }
+
+  private readonly abs = (path: string): string => {
+    if (path === '/dev/null') return path;
+    return normalize(path.startsWith('/') ? path : `${this.cwd}/${path}`);
+  };
 
   /** Runs argv (a container's command + args) to its exit status. */
-  *main(argv: readonly string[]): Generator<Step, number> {
-    const io: IO = { fds: { 1: 'stdout', 2: 'stderr' }, stdin: '' };
+  *main(argv: readonly string[], stdin = ''): Generator<Step, number> {
+    const io: IO = { fds: { 1: 'stdout', 2: 'stderr' }, stdin };
     try {
       return yield* this.invoke(argv, {}, io);
     } catch (e) {
       if (e instanceof Exit) return e.code;
+      throw e;
+    }
+  }
+
+  /** Runs a script in this shell (its variables and directory stay): its status, and whether it ran `exit`. */
+  *source(script: string): Generator<Step, { status: number; exited: boolean }> {
+    const io: IO = { fds: { 1: 'stdout', 2: 'stderr' }, stdin: '' };
+    this.busy = 0;
+    let list: List;
+    try {
+      list = parse(script);
+    } catch (e) {
+      if (!(e instanceof ShellSyntaxError)) throw e;
+      yield { t: 'out', stream: 'stderr', text: `sh: ${e.message}\n` };
+      this.status = 2;
+      return { status: 2, exited: false };
+    }
+    try {
+      this.status = yield* this.list(list, io);
+      return { status: this.status, exited: false };
+    } catch (e) {
+      if (e instanceof Exit) return { status: e.code, exited: true };
+      if (e instanceof LoopJump) return { status: 0, exited: false };
       throw e;
     }
   }
@@ -465,20 +499,20 @@ class Interpreter implements FileView {
       case 'cd': {
         const dir = args[0] ?? this.vars.get('HOME') ?? '/';
         if (!this.isDir(dir)) return yield* this.result(io, { out: '', err: `sh: cd: can't cd to ${dir}: No such file or directory\n`, status: 2 });
-        this.cwd = this.abs(dir).replace(/(.)\/$/, '$1');
+        this.cwd = this.abs(dir);
         return 0;
       }
       case 'pwd':
         return yield* this.result(io, { out: `${this.cwd}\n`, status: 0 });
       case 'mkdir':
-        for (const a of args) if (!a.startsWith('-')) this.dirs.add(this.abs(a).replace(/(.)\/$/, '$1'));
-        return 0;
+        return yield* this.result(io, mkdir(this.fs, args, this.abs));
       case 'touch':
         for (const a of args) if (!a.startsWith('-') && this.file(a) === undefined) this.files.set(this.abs(a), '');
         return 0;
       case 'rm':
-        for (const a of args) if (!a.startsWith('-')) this.files.delete(this.abs(a));
-        return 0;
+        return yield* this.result(io, rm(this.fs, args, this.abs));
+      case 'ls':
+        return yield* this.result(io, ls(this.fs, args, this.abs));
       case 'read':
         // No stdin: read finds end of file.
         return 1;
@@ -508,6 +542,7 @@ class Interpreter implements FileView {
         if (SHELLS.has(name)) return yield* this.shell(args, assigns, io);
     }
     if (this.ctx.endsByItself?.(name)) return 0;
+    if (this.ctx.exec) return yield* this.result(io, { out: '', err: `sh: ${path}: not found\n`, status: 127 });
     // A program we do not emulate: a server, taken to run until stopped.
     yield* this.sleep(Infinity);
     return 0;
@@ -589,5 +624,58 @@ export function parses(script: string): boolean {
   } catch (e) {
     if (e instanceof ShellSyntaxError) return false;
     throw e;
+  }
+}
+
+/** What a running shell does next: write, or wait (virtual ms; Infinity: it runs on silently until stopped). */
+export type ShellStep = Step;
+
+/**
+ * A shell that lives across scripts, as an exec'd or attached `sh` reading its input: its variables, directory
+ * and the container's file system stay from one line to the next. A program it does not know is not found.
+ */
+export class ShellSession {
+  private readonly sh: Interpreter;
+
+  constructor(ctx: ShellContext) {
+    this.sh = new Interpreter({ ...ctx, exec: true });
+  }
+
+  /** busybox ash's prompt for root: the directory (`~` for HOME), then ` # `. */
+  prompt(): string {
+    return `${this.sh.directory(true)} # `;
+  }
+
+  /** One line (or more) of input: its status, and whether it ran `exit` (the shell is then gone). */
+  *source(script: string): Generator<Step, { status: number; exited: boolean }> {
+    try {
+      return yield* this.sh.source(script);
+    } catch (e) {
+      if (!(e instanceof Spin)) throw e;
+      yield { t: 'sleep', ms: Infinity };
+      return { status: 0, exited: true };
+    }
+  }
+
+  /** An exec'd command line (argv, not a script) with what it reads on stdin, to its exit status. */
+  *run(argv: readonly string[], stdin = ''): Generator<Step, number> {
+    try {
+      return yield* this.sh.main(argv, stdin);
+    } catch (e) {
+      if (!(e instanceof Spin)) throw e;
+      yield { t: 'sleep', ms: Infinity };
+      return 0;
+    }
+  }
+}
+
+/** Whether a script is incomplete (an open quote, `if` without `fi`, a trailing `|`): the shell reads more lines. */
+export function incomplete(script: string): boolean {
+  try {
+    parse(script);
+    return false;
+  } catch (e) {
+    if (!(e instanceof ShellSyntaxError)) throw e;
+    return /unterminated|expected "/.test(e.message) || /(\|\||&&|\||\\)\s*$/.test(script);
   }
 }

@@ -1,0 +1,139 @@
+// An emulated container's file system: regular files (text) by absolute path, and the directories made in it
+// beside the image's usual ones. One instance lives as long as its container instance, so what one
+// `kubectl exec` writes the next one reads (a restarted container starts afresh, as its writable layer does).
+// Messages are busybox's (ls, mkdir, rm), the shell of the images learners use most.
+import type { Result } from './builtins.ts';
+
+/** Directories every emulated image has. */
+export const IMAGE_DIRS: readonly string[] = ['/', '/bin', '/dev', '/etc', '/home', '/proc', '/root', '/sbin', '/sys', '/tmp', '/usr', '/usr/bin', '/usr/local', '/usr/local/bin', '/usr/sbin', '/var', '/var/log', '/var/run', '/run'];
+
+/** Normalises an absolute path: no `.`/`..` segments, no trailing or doubled slashes. */
+export function normalize(path: string): string {
+  const out: string[] = [];
+  for (const seg of path.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') out.pop();
+    else out.push(seg);
+  }
+  return '/' + out.join('/');
+}
+
+export function dirname(path: string): string {
+  const p = normalize(path);
+  const i = p.lastIndexOf('/');
+  return i <= 0 ? '/' : p.slice(0, i);
+}
+
+export class ContainerFs {
+  readonly files = new Map<string, string>();
+  readonly dirs = new Set<string>(IMAGE_DIRS);
+
+  constructor(files: Record<string, string> = {}) {
+    for (const [k, v] of Object.entries(files)) this.write(k, v);
+  }
+
+  /** Writes a file, making its parent directories (as an image build or a volume mount would have). */
+  write(path: string, content: string): void {
+    const p = normalize(path);
+    this.mkdirs(dirname(p));
+    this.files.set(p, content);
+  }
+
+  mkdirs(path: string): void {
+    for (let p = normalize(path); !this.dirs.has(p); p = dirname(p)) this.dirs.add(p);
+  }
+
+  isDir(path: string): boolean {
+    return this.dirs.has(normalize(path));
+  }
+
+  /** The names directly inside a directory, sorted as `ls` prints them. */
+  entries(dir: string): string[] {
+    const d = normalize(dir);
+    const prefix = d === '/' ? '/' : `${d}/`;
+    const names = new Set<string>();
+    for (const p of [...this.files.keys(), ...this.dirs]) {
+      if (p === d || !p.startsWith(prefix)) continue;
+      const rest = p.slice(prefix.length);
+      if (rest && !rest.includes('/')) names.add(rest);
+    }
+    return [...names].sort();
+  }
+
+  /** Everything under a directory (itself included), directories before their contents. */
+  walk(dir: string): { path: string; dir: boolean }[] {
+    const d = normalize(dir);
+    const out: { path: string; dir: boolean }[] = [{ path: d, dir: true }];
+    for (const name of this.entries(d)) {
+      const p = d === '/' ? `/${name}` : `${d}/${name}`;
+      if (this.isDir(p)) out.push(...this.walk(p));
+      else out.push({ path: p, dir: false });
+    }
+    return out;
+  }
+
+  remove(path: string): void {
+    const p = normalize(path);
+    this.files.delete(p);
+    const prefix = `${p}/`;
+    for (const f of [...this.files.keys()]) if (f.startsWith(prefix)) this.files.delete(f);
+    for (const x of [...this.dirs]) if (x === p || x.startsWith(prefix)) this.dirs.delete(x);
+  }
+}
+
+/** ls [-a] [-1] [-l is read as -1] PATH…: names one per line (output is not a terminal). */
+export function ls(fs: ContainerFs, args: readonly string[], abs: (p: string) => string): Result {
+  const paths = args.filter((a) => !a.startsWith('-') || a === '-');
+  const all = args.some((a) => /^-[a-zA-Z]*a/.test(a));
+  const targets = paths.length ? paths : ['.'];
+  let out = '';
+  let err = '';
+  for (const [k, t] of targets.entries()) {
+    const p = abs(t === '.' ? '' : t);
+    if (fs.files.has(p)) {
+      out += `${t}\n`;
+      continue;
+    }
+    if (!fs.isDir(p)) {
+      err += `ls: ${t}: No such file or directory\n`;
+      continue;
+    }
+    if (targets.length > 1) out += `${k > 0 ? '\n' : ''}${t}:\n`;
+    const names = (all ? ['.', '..'] : []).concat(fs.entries(p).filter((n) => all || !n.startsWith('.')));
+    out += names.map((n) => `${n}\n`).join('');
+  }
+  return { out, ...(err ? { err } : {}), status: err ? 1 : 0 };
+}
+
+/** mkdir [-p] DIR…: without -p the parent must exist and the directory must not. */
+export function mkdir(fs: ContainerFs, args: readonly string[], abs: (p: string) => string): Result {
+  const parents = args.some((a) => /^-[a-z]*p/.test(a));
+  let err = '';
+  for (const a of args.filter((x) => !x.startsWith('-'))) {
+    const p = abs(a);
+    if (parents) {
+      if (fs.files.has(p)) err += `mkdir: can't create directory '${a}': File exists\n`;
+      else fs.mkdirs(p);
+    } else if (fs.isDir(p) || fs.files.has(p)) err += `mkdir: can't create directory '${a}': File exists\n`;
+    else if (!fs.isDir(dirname(p))) err += `mkdir: can't create directory '${a}': No such file or directory\n`;
+    else fs.dirs.add(p);
+  }
+  return { out: '', ...(err ? { err } : {}), status: err ? 1 : 0 };
+}
+
+/** rm [-r] [-f] PATH…: a directory needs -r; a missing path is an error unless -f. */
+export function rm(fs: ContainerFs, args: readonly string[], abs: (p: string) => string): Result {
+  const flags = args.filter((a) => a.startsWith('-')).join('');
+  const recursive = /[rR]/.test(flags);
+  const force = flags.includes('f');
+  let err = '';
+  for (const a of args.filter((x) => !x.startsWith('-'))) {
+    const p = abs(a);
+    if (fs.isDir(p)) {
+      if (recursive) fs.remove(p);
+      else err += `rm: '${a}' is a directory\n`;
+    } else if (fs.files.has(p)) fs.files.delete(p);
+    else if (!force) err += `rm: can't remove '${a}': No such file or directory\n`;
+  }
+  return { out: '', ...(err ? { err } : {}), status: err ? 1 : 0 };
+}
