@@ -4,7 +4,7 @@
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
 export interface SubresourceInfo {
-  name: 'status' | 'scale' | 'binding' | 'eviction' | 'log' | 'finalize' | 'ephemeralcontainers' | 'token' | 'approval';
+  name: 'status' | 'scale' | 'binding' | 'eviction' | 'log' | 'finalize' | 'ephemeralcontainers' | 'token' | 'approval' | 'exec' | 'attach';
   group: string;
   version: string;
   kind: string;
@@ -80,6 +80,8 @@ export const RESOURCES: readonly ResourceInfo[] = [
       { name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
       { name: 'log', group: '', version: 'v1', kind: 'Pod', verbs: ['get'] },
       { name: 'ephemeralcontainers', group: '', version: 'v1', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
+      { name: 'exec', group: '', version: 'v1', kind: 'PodExecOptions', verbs: ['create', 'get'] },
+      { name: 'attach', group: '', version: 'v1', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
     ],
   }),
   res('', 'v1', 'Binding', 'bindings', true, { verbs: ['create'] }),

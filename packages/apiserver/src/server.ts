@@ -44,6 +44,7 @@ import { handleRest, requestVerb } from './routes/rest.ts';
 import { boolParam, type ApiRequest, type ResourceTarget } from './routes/request.ts';
 import { requestUrl } from './routes/request-url.ts';
 import type { HttpsServing, UpgradeHandler } from './serving.ts';
+import { streamLocation, tunnelUpgrade } from './routes/pod-exec.ts';
 import { parseTarget } from './routes/target.ts';
 import { VERSION_INFO } from './version.ts';
 import { Cacher } from './watch/cacher.ts';
@@ -407,6 +408,15 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
         await impersonate(req, authorizer);
         await authorize(req, authorizer);
         const t = parseTarget(u.pathname);
+        // pods/exec and pods/attach (routes/pod-exec.ts): tunnelled to the pod's kubelet.
+        if (t.kind === 'resource' && t.resource === R.pods && t.name !== undefined && (t.subresource === 'exec' || t.subresource === 'attach')) {
+          const url = await streamLocation(ctx, t.subresource, t.namespace, t.name, u.searchParams);
+          tunnelUpgrade(ctx.kubeletClient, req, socket, head, url, (message) => {
+            const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 });
+            socket.end(`HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+          });
+          return;
+        }
         if (t.kind !== 'resource' || (t.name !== undefined && !t.watchPath)) throw errors.badRequest('only watches can be upgraded to a WebSocket');
         target = t;
         if (!t.watchPath && boolParam(u.searchParams, 'watch') !== true) throw errors.badRequest('only watches can be upgraded to a WebSocket');

@@ -10,6 +10,7 @@ import { boolParam, type ApiReply, type ApiRequest } from './request.ts';
 import { localSubjectAccessReview, selfSubjectAccessReview, selfSubjectReview, selfSubjectRulesReview, subjectAccessReview } from './reviews.ts';
 import { bind, evict, finalizeNamespace, scale } from './subresources.ts';
 import { podLog } from './pod-log.ts';
+import { podStream } from './pod-exec.ts';
 import { tokenRequest } from './token-request.ts';
 import { tokenReview } from './token-review.ts';
 import { createObject, deleteCollection, deleteObject, patchObject, updateObject } from './write.ts';
@@ -106,6 +107,9 @@ async function handleSubresource(ctx: ApiContext, req: ApiRequest, sub: string):
       return evict(ctx, req);
     case 'log':
       return podLog(ctx, req);
+    case 'exec':
+    case 'attach':
+      return podStream(ctx, req, sub);
     case 'finalize':
       return finalizeNamespace(ctx, req);
     case 'token':
