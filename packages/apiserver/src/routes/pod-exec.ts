@@ -65,6 +65,61 @@ export async function podStream(ctx: ApiContext, req: ApiRequest, kind: StreamKi
   throw errors.badRequest('Upgrade request required');
 }
 
+/** Length of the first WebSocket frame in `b` (server frames are unmasked, but a mask is allowed for), or undefined if incomplete. */
+export function frameLength(b: Buffer): number | undefined {
+  if (b.length < 2) return undefined;
+  const masked = ((b[1] ?? 0) & 0x80) !== 0;
+  let len = (b[1] ?? 0) & 0x7f;
+  let at = 2;
+  if (len === 126) {
+    if (b.length < 4) return undefined;
+    len = b.readUInt16BE(2);
+    at = 4;
+  } else if (len === 127) {
+    if (b.length < 10) return undefined;
+    len = Number(b.readBigUInt64BE(2));
+    at = 10;
+  }
+  const total = at + (masked ? 4 : 0) + len;
+  return b.length >= total ? total : undefined;
+}
+
+/**
+ * Passes the kubelet's answer on as it came: the response head in one write, then each WebSocket frame in its
+ * own. Clients that poll the socket for one frame at a time (the Python client's ws_client) would otherwise
+ * wait forever on frames already decrypted into their TLS buffer when several arrive in one record.
+ */
+export class FrameRelay {
+  private buf: Buffer = Buffer.alloc(0);
+  private inHead = true;
+  private passthrough = false;
+
+  constructor(private readonly out: (b: Buffer) => void) {}
+
+  push(chunk: Buffer): void {
+    if (this.passthrough) return this.out(chunk);
+    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+    if (this.inHead) {
+      const end = this.buf.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const head = this.buf.subarray(0, end + 4);
+      this.out(head);
+      this.buf = this.buf.subarray(end + 4);
+      this.inHead = false;
+      // Not a WebSocket (an error reply): the rest goes as it comes.
+      if (!/^HTTP\/1\.1 101/.test(head.toString('latin1')) || !/upgrade:\s*websocket/i.test(head.toString('latin1'))) {
+        this.passthrough = true;
+        if (this.buf.length) this.out(this.buf);
+        return;
+      }
+    }
+    for (let n = frameLength(this.buf); n !== undefined; n = frameLength(this.buf)) {
+      this.out(this.buf.subarray(0, n));
+      this.buf = this.buf.subarray(n);
+    }
+  }
+}
+
 /** Request headers passed to the kubelet: the upgrade's own, not the client's credentials. */
 const PASSED = ['upgrade', 'connection', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-protocol', 'sec-websocket-extensions', 'x-stream-protocol-version'];
 
@@ -96,7 +151,27 @@ export function tunnelUpgrade(kubelet: KubeletClient, req: IncomingMessage, clie
     }
     upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
     if (head.length) upstream.write(head);
-    upstream.pipe(client);
+    // One write at a time, each after the last is flushed: a TLS socket given several at once sends them in one record.
+    const queue: Buffer[] = [];
+    let writing = false;
+    let ended = false;
+    const next = (): void => {
+      const b = queue.shift();
+      writing = b !== undefined && !client.destroyed;
+      if (b && writing) client.write(b, () => next());
+      else if (ended) client.end();
+    };
+    const finish = () => {
+      ended = true;
+      if (!writing) client.end();
+    };
+    upstream.on('end', finish);
+    upstream.on('close', finish);
+    const relay = new FrameRelay((b) => {
+      queue.push(b);
+      if (!writing) next();
+    });
+    upstream.on('data', (b: Buffer) => relay.push(b));
     client.pipe(upstream);
   });
   upstream.on('error', (e: Error) => {
@@ -104,7 +179,6 @@ export function tunnelUpgrade(kubelet: KubeletClient, req: IncomingMessage, clie
     if (!connected) fail(`error dialing backend: ${e.message}`);
     else client.destroy();
   });
-  upstream.on('close', () => client.destroy());
   client.on('error', () => upstream.destroy());
   client.on('close', () => upstream.destroy());
 }

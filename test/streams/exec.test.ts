@@ -1,0 +1,123 @@
+// exec, attach and cp end to end in one `kemu up` lab with one worker: kubectl (output, exit codes, the
+// kubelet's and apiserver's errors, `exec -i sh` with piped stdin, `cp` both ways, `run -i --rm`), the
+// official Python client's stream() and @kubernetes/client-node's Exec. The apiserver tunnels each upgrade
+// to the worker's kubelet, which runs the command in the container's emulated shell.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Exec, KubeConfig, type V1Status } from '@kubernetes/client-node';
+import { waitFor } from '@kemu/base/testing/processes';
+import { hasKubectl, missing, startLab, type Lab, type RunResult } from '../lab/lab.ts';
+
+const skip = missing('apiserver', 'controller-manager', 'scheduler', 'worker') ?? (hasKubectl() ? undefined : 'kubectl not installed');
+const PYTHON = '/usr/bin/python3';
+const noPython = spawnSync(PYTHON, ['-c', 'import kubernetes'], { encoding: 'utf8' }).status === 0 ? undefined : `${PYTHON} lacks the kubernetes module`;
+
+let lab: Lab | undefined;
+
+/** kubectl with `input` on its stdin. */
+function kubectl(input: string | undefined, ...args: string[]): Promise<RunResult> {
+  const l = lab as Lab;
+  return new Promise((resolve) => {
+    const child = spawn('kubectl', [`--kubeconfig=${l.kubeconfig}`, ...args], { env: { ...process.env, HOME: l.dir }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 1, stdout, stderr });
+    });
+    child.stdin.end(input ?? '');
+  });
+}
+
+beforeAll(async () => {
+  if (skip) return;
+  lab = await startLab({ workers: 1 });
+  await lab.waitRunning();
+  await waitFor('a Ready node', async () => (await lab?.kubectl('get', 'nodes'))?.stdout.includes(' Ready') ?? false, 60_000, 300);
+  const r = await kubectl(undefined, 'run', 'box', '--image=busybox', '--', 'sleep', '3600');
+  expect(r.code, r.stderr).toBe(0);
+  await waitFor('box running', async () => (await lab?.kubectl('get', 'pod', 'box', '-o', 'jsonpath={.status.phase}'))?.stdout === 'Running', 60_000, 300);
+}, 180_000);
+
+afterAll(async () => lab?.down(), 60_000);
+
+describe.skipIf(skip)('exec, attach and cp through the apiserver to the kubelet', () => {
+  it('kubectl exec prints the output and exits with the command status', async () => {
+    expect(await kubectl(undefined, 'exec', 'box', '--', 'echo', 'hi')).toMatchObject({ code: 0, stdout: 'hi\n' });
+    const r = await kubectl(undefined, 'exec', 'box', '--', 'sh', '-c', 'echo out; echo err >&2; exit 3');
+    expect(r).toMatchObject({ code: 3, stdout: 'out\n' });
+    expect(r.stderr).toBe('err\ncommand terminated with exit code 3\n');
+  });
+
+  it('refuses as Kubernetes does: an unknown container, a missing program', async () => {
+    const c = await kubectl(undefined, 'exec', 'box', '-c', 'nope', '--', 'ls');
+    expect([c.code, c.stderr]).toEqual([1, 'Error from server (BadRequest): container nope is not valid for pod box\n']);
+    const m = await kubectl(undefined, 'exec', 'box', '--', 'nosuch');
+    expect(m.code).toBe(1);
+    expect(m.stderr).toMatch(/^error: Internal error occurred: error executing command in container: failed to exec in container: failed to start exec "[0-9a-f]{64}": OCI runtime exec failed: exec failed: unable to start container process: exec: "nosuch": executable file not found in \$PATH: unknown\n$/);
+  });
+
+  it('exec -i sh reads its commands from stdin, and files stay between execs', async () => {
+    const r = await kubectl('echo one > /tmp/f\nmkdir /tmp/d\nls /tmp\nnope\necho status=$?\nhostname\n', 'exec', '-i', 'box', '--', 'sh');
+    expect(r.stdout).toBe('d\nf\nstatus=127\nbox\n');
+    expect(r.stderr).toBe('sh: nope: not found\n');
+    expect(await kubectl(undefined, 'exec', 'box', '--', 'cat', '/tmp/f')).toMatchObject({ code: 0, stdout: 'one\n' });
+  });
+
+  it('kubectl cp copies into the container and back (tar over exec)', async () => {
+    const l = lab as Lab;
+    const src = path.join(l.dir, 'cp-src.txt');
+    fs.writeFileSync(src, 'hello from the host\n');
+    expect(await kubectl(undefined, 'cp', src, 'box:/tmp/copied.txt')).toMatchObject({ code: 0 });
+    expect((await kubectl(undefined, 'exec', 'box', '--', 'cat', '/tmp/copied.txt')).stdout).toBe('hello from the host\n');
+    const back = path.join(l.dir, 'cp-back.txt');
+    expect(await kubectl(undefined, 'cp', 'box:/tmp/copied.txt', back)).toMatchObject({ code: 0 });
+    expect(fs.readFileSync(back, 'utf8')).toBe('hello from the host\n');
+  });
+
+  it('kubectl run -i --rm: the shell reads piped stdin, its exit ends the pod, and --rm deletes it', async () => {
+    const r = await kubectl('echo inside $(hostname)\nexit 4\n', 'run', 't', '-i', '--rm', '--image=busybox', '--restart=Never', '--', 'sh');
+    expect(r.stdout).toContain('inside t\n');
+    expect(r.stdout).toContain('pod "t" deleted');
+    expect(r.code).toBe(4);
+    expect((await kubectl(undefined, 'get', 'pod', 't')).stderr).toContain('pods "t" not found');
+  });
+
+  it('the Python client stream() gets the output and the exit status', async (ctx) => {
+    if (noPython) return ctx.skip(noPython);
+    const l = lab as Lab;
+    const script = [
+      'import json, sys',
+      'from kubernetes import client, config',
+      'from kubernetes.stream import stream',
+      'config.load_kube_config(sys.argv[1])',
+      'api = client.CoreV1Api()',
+      "hi = stream(api.connect_get_namespaced_pod_exec, 'box', 'default', command=['echo', 'py-hi'], stderr=True, stdin=False, stdout=True, tty=False)",
+      "ws = stream(api.connect_get_namespaced_pod_exec, 'box', 'default', command=['sh', '-c', 'echo out; echo err >&2; exit 3'], stderr=True, stdin=False, stdout=True, tty=False, _preload_content=False)",
+      'ws.run_forever(timeout=20)',
+      "print(json.dumps({'hi': hi, 'stdout': ws.read_stdout(), 'stderr': ws.read_stderr(), 'code': ws.returncode}))",
+    ].join('\n');
+    const r = spawnSync(PYTHON, ['-c', script, l.kubeconfig], { encoding: 'utf8', timeout: 40_000, env: { ...process.env, HOME: l.dir } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ hi: 'py-hi\n', stdout: 'out\n', stderr: 'err\n', code: 3 });
+  });
+
+  it("client-node's Exec gets the output and the Status", async () => {
+    const kc = new KubeConfig();
+    kc.loadFromFile((lab as Lab).kubeconfig);
+    let out = '';
+    const stdout = new Writable({ write: (c: Buffer, _e, cb) => ((out += c.toString()), cb()) });
+    const stderr = new Writable({ write: (_c, _e, cb) => cb() });
+    const status = await new Promise<V1Status>((resolve, reject) => {
+      new Exec(kc).exec('default', 'box', 'box', ['sh', '-c', 'echo node-out; exit 2'], stdout, stderr, null, false, resolve).catch(reject);
+    });
+    expect(out).toBe('node-out\n');
+    expect(status).toMatchObject({ status: 'Failure', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '2' }] } });
+  });
+});
