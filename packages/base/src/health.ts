@@ -5,6 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 
 export type HealthCheck = () => boolean | Promise<boolean>;
@@ -21,7 +22,11 @@ export interface HealthServerOptions {
   guard?: HealthGuard;
   /** The component's own endpoints (the kubelet's API), asked after the guard: true when it answered. */
   routes?: HealthRoutes;
+  /** Upgrade requests (the kubelet's streaming endpoints), asked after the guard: true when it took the socket. */
+  upgrades?: HealthUpgrades;
 }
+
+export type HealthUpgrades = (req: http.IncomingMessage, socket: Duplex, head: Buffer, path: string) => boolean;
 
 export type HealthRoutes = (req: http.IncomingMessage, res: http.ServerResponse, path: string) => boolean | Promise<boolean>;
 
@@ -71,6 +76,7 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
     ...(x.clientCA || x.requestClientCert ? { requestCert: true, rejectUnauthorized: false } : {}),
   });
   const server = t ? https.createServer(secure(t), listener) : http.createServer(listener);
+  if (opts.upgrades) server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void guardedUpgrade(opts, req, socket, head).catch(() => socket.destroy()));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.bindAddress, () => resolve());
@@ -96,6 +102,20 @@ async function guarded(opts: HealthServerOptions, req: http.IncomingMessage, res
     }
   }
   await handle(opts, req, res);
+}
+
+function rawReply(socket: Duplex, status: number, contentType: string, body: string): void {
+  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\ncontent-type: ${contentType}\r\nx-content-type-options: nosniff\r\ncache-control: no-cache, private\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
+
+async function guardedUpgrade(opts: HealthServerOptions, req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+  socket.on('error', () => undefined);
+  const path = new URL(req.url ?? '/', 'http://x').pathname;
+  if (opts.guard) {
+    const refusal = await opts.guard(req, path);
+    if (refusal) return rawReply(socket, refusal.status, refusal.contentType, refusal.body);
+  }
+  if (!opts.upgrades?.(req, socket, head, path)) rawReply(socket, 404, 'text/plain', '404 page not found\n');
 }
 
 async function handle(opts: HealthServerOptions, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

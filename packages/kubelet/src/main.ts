@@ -15,6 +15,7 @@ import type { CertificateManager } from './certificate/manager.ts';
 import { capYoungGeneration } from './heap.ts';
 import { deferredKubeApi, type KubeApi } from './api.ts';
 import { kubeletRoutes, podNodeOf } from './server/container-logs.ts';
+import { podStreamNodeOf, podStreamRoutes, podStreamUpgrades } from './server/pod-streams.ts';
 import { startKubeletHealthz } from './server/healthz.ts';
 
 const PROGRAM = 'kubelet';
@@ -109,15 +110,20 @@ async function main(): Promise<void> {
   const nodeName = first.name;
   // --rotate-server-certificates: the first node's kubelet-serving certificate (the process serves one port).
   const servingRotation = flags['rotate-server-certificates'] ? servingCertificate(flags, first, n === 1, client, { timers, clock: realClock, logger }) : undefined;
-  const nodeFor = (path: string) => podNodeOf(path, (ns, name) => running.findPod(ns, name));
+  const nodeFor = (path: string) => podNodeOf(path, (ns, name) => running.findPod(ns, name)) ?? podStreamNodeOf(path, (ns, name) => running.findPod(ns, name));
   const serving = await kubeletSecureServing(flags, { nodeName, hostname: opts.hostname, client, logger, nodeFor, ...(servingRotation?.current ? { servingCert: servingRotation.current } : {}) }).catch((e: unknown) =>
     fail((e as Error).message, 1),
   );
   let health: HealthServer | undefined;
   try {
     // The kubelet API (server/): /containerLogs for the pods of every node this process emulates.
-    const routes = kubeletRoutes({ findPod: (ns, name) => running.findPod(ns, name), clock: realClock, logger });
-    health = await startHealthServer({ bindAddress: flags['bind-address'], port: flags['secure-port'], checks: { syncloop: () => true }, registry, routes, ...serving });
+    const apiDeps = { findPod: (ns: string, name: string) => running.findPod(ns, name), clock: realClock, logger };
+    const logRoutes = kubeletRoutes(apiDeps);
+    // …and /portForward and kemu's pod-port proxy (server/pod-streams.ts).
+    const streamRoutes = podStreamRoutes(apiDeps);
+    const routes = async (...a: Parameters<typeof logRoutes>) => (await logRoutes(...a)) || (await streamRoutes(...a));
+    const upgrades = podStreamUpgrades(apiDeps);
+    health = await startHealthServer({ bindAddress: flags['bind-address'], port: flags['secure-port'], checks: { syncloop: () => true }, registry, routes, upgrades, ...serving });
     if (health) logger.info({ port: health.port }, 'Serving healthz and metrics');
   } catch (e) {
     // Several kubelets on one host would fight over 10250: keep running without the endpoint.

@@ -56,7 +56,7 @@ export function versionOf(tag: string | undefined, fallback: string): string {
 }
 
 function send(res: http.ServerResponse, status: number, headers: Record<string, string>, body: string, head: boolean): void {
-  res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
+  res.writeHead(status, { ...headers, 'Content-Length': String(Buffer.byteLength(body)) });
   res.end(head ? undefined : body);
 }
 
@@ -72,13 +72,13 @@ export function nginxHandler(by: ServedBy): PageHandler {
     const head = req.method === 'HEAD';
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && !head) {
-      return send(res, 405, { server, 'content-type': 'text/html' }, errorPage(405, 'Not Allowed', server), false);
+      return send(res, 405, { Server: server, 'Content-Type': 'text/html' }, errorPage(405, 'Not Allowed', server), false);
     }
     if (path === '/' || path === '/index.html') {
       const etag = `"${Math.floor(started / 1000).toString(16)}-${Buffer.byteLength(NGINX_INDEX).toString(16)}"`;
-      return send(res, 200, { server, 'content-type': 'text/html', 'last-modified': httpDate(started), etag, 'accept-ranges': 'bytes' }, NGINX_INDEX, head);
+      return send(res, 200, { Server: server, 'Content-Type': 'text/html', 'Last-Modified': httpDate(started), ETag: etag, 'Accept-Ranges': 'bytes' }, NGINX_INDEX, head);
     }
-    send(res, 404, { server, 'content-type': 'text/html' }, errorPage(404, 'Not Found', server), head);
+    send(res, 404, { Server: server, 'Content-Type': 'text/html' }, errorPage(404, 'Not Found', server), head);
   };
 }
 
@@ -92,9 +92,9 @@ export function httpdHandler(by: ServedBy): PageHandler {
   return (req, res) => {
     res.sendDate = true;
     const path = (req.url ?? '/').split('?')[0];
-    if (path === '/' || path === '/index.html') return send(res, 200, { server, 'content-type': 'text/html', 'accept-ranges': 'bytes' }, body, req.method === 'HEAD');
+    if (path === '/' || path === '/index.html') return send(res, 200, { Server: server, 'Content-Type': 'text/html', 'Accept-Ranges': 'bytes' }, body, req.method === 'HEAD');
     const notFound = `<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">\n<html><head>\n<title>404 Not Found</title>\n</head><body>\n<h1>Not Found</h1>\n<p>The requested URL was not found on this server.</p>\n</body></html>\n`;
-    send(res, 404, { server, 'content-type': 'text/html; charset=iso-8859-1' }, notFound, req.method === 'HEAD');
+    send(res, 404, { Server: server, 'Content-Type': 'text/html; charset=iso-8859-1' }, notFound, req.method === 'HEAD');
   };
 }
 
@@ -107,7 +107,7 @@ function goTime(ms: number): string {
 
 /** agnhost netexec's HTTP endpoints a learner meets: /, /hostname, /echo, /clientip, /healthz, /shell is not emulated. */
 export function netexecHandler(by: ServedBy): PageHandler {
-  const text = (res: http.ServerResponse, body: string, status = 200) => send(res, status, { 'content-type': 'text/plain; charset=utf-8' }, body, false);
+  const text = (res: http.ServerResponse, body: string, status = 200) => send(res, status, { 'Content-Type': 'text/plain; charset=utf-8' }, body, false);
   return (req, res) => {
     res.sendDate = true;
     const url = new URL(req.url ?? '/', 'http://x');
@@ -136,7 +136,7 @@ export function netexecHandler(by: ServedBy): PageHandler {
 export function serveHostnameHandler(by: ServedBy): PageHandler {
   return (_req, res) => {
     res.sendDate = true;
-    send(res, 200, { 'content-type': 'text/plain; charset=utf-8' }, by.hostname, false);
+    send(res, 200, { 'Content-Type': 'text/plain; charset=utf-8' }, by.hostname, false);
   };
 }
 
@@ -145,7 +145,7 @@ export function httpEchoHandler(text: string): PageHandler {
   return (req, res) => {
     res.sendDate = true;
     const path = (req.url ?? '/').split('?')[0];
-    if (path === '/health') return send(res, 200, { 'content-type': 'application/json', 'x-app-name': 'http-echo', 'x-app-version': '1.0.0' }, '{"status":"ok"}\n', false);
-    send(res, 200, { 'content-type': 'text/plain; charset=utf-8', 'x-app-name': 'http-echo', 'x-app-version': '1.0.0' }, `${text}\n`, req.method === 'HEAD');
+    if (path === '/health') return send(res, 200, { 'Content-Type': 'application/json', 'X-App-Name': 'http-echo', 'X-App-Version': '1.0.0' }, '{"status":"ok"}\n', false);
+    send(res, 200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-App-Name': 'http-echo', 'X-App-Version': '1.0.0' }, `${text}\n`, req.method === 'HEAD');
   };
 }

@@ -1,0 +1,33 @@
+// The kubelet API's pod-port endpoints for the secure port's server: /portForward (an upgrade, port-forward.ts)
+// and kemu's /kemu/proxy (pod-proxy.ts), with the node each path's pod runs on for the SubjectAccessReview.
+import type { HealthRoutes, HealthUpgrades } from '@kemu/base';
+import type { ContainerLogsDeps } from './container-logs.ts';
+import { podProxyRoutes, podProxyTarget } from './pod-proxy.ts';
+import { portForwardTarget, servePortForward } from './port-forward.ts';
+
+export function podStreamUpgrades(deps: ContainerLogsDeps): HealthUpgrades {
+  return (req, socket, head, path) => {
+    if (path !== '/portForward' && !path.startsWith('/portForward/')) return false;
+    servePortForward(req, socket, head, path, deps);
+    return true;
+  };
+}
+
+export function podStreamRoutes(deps: ContainerLogsDeps): HealthRoutes {
+  const proxy = podProxyRoutes(deps);
+  return (req, res, path) => {
+    if (path === '/portForward' || path.startsWith('/portForward/')) {
+      // Not an upgrade: the kubelet's answer to a port-forward request without the SPDY headers.
+      res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('unable to upgrade: missing upgrade headers in request');
+      return true;
+    }
+    return proxy(req, res, path);
+  };
+}
+
+/** The node of the pod a /portForward or /kemu/proxy path names. */
+export function podStreamNodeOf(path: string, findPod: ContainerLogsDeps['findPod']): string | undefined {
+  const t = portForwardTarget(path) ?? podProxyTarget(path);
+  return t ? findPod(t.namespace, t.pod)?.current.spec.nodeName : undefined;
+}
