@@ -24,7 +24,15 @@ export const PORT_FORWARD_PROTOCOL_V1 = 'portforward.k8s.io';
 /** constants.WebsocketsSPDYTunnelingPrefix: a WebSocket subprotocol carrying SPDY. */
 export const SPDY_TUNNELING_PREFIX = 'SPDY/3.1+';
 
-const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: (offered) => [...offered].find((p) => p === SPDY_TUNNELING_PREFIX + PORT_FORWARD_PROTOCOL_V1) ?? false });
+const TUNNEL_PROTOCOL = SPDY_TUNNELING_PREFIX + PORT_FORWARD_PROTOCOL_V1;
+/** The subprotocol chosen per request. ws refuses "SPDY/3.1+…" ("/" is no token character; gorilla does not mind), so the
+ * offer is taken off the request before the handshake and the answer put on the 101 here. */
+const chosen = new WeakMap<IncomingMessage, string>();
+const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+wss.on('headers', (headers, req) => {
+  const p = chosen.get(req);
+  if (p) headers.push(`Sec-WebSocket-Protocol: ${p}`);
+});
 
 /** Whether a path names pods/<name>/portforward. */
 export function isPortForwardPath(pathname: string): boolean {
@@ -123,7 +131,7 @@ export async function servePortForwardUpgrade(ctx: ApiContext, authorizer: Autho
   if (t.kind !== 'resource' || t.name === undefined) return false;
   if (isWebSocket(req)) await authorizeCreate(req, authorizer);
   // A WebSocket without the tunneling protocol is refused before the kubelet is asked, so kubectl falls back.
-  if (isWebSocket(req) && !isTunnelingRequest(req)) throw errors.badRequest('unable to upgrade: the WebSocket subprotocols offered are not supported');
+  if (isWebSocket(req) && !headerValues(req, 'sec-websocket-protocol').includes(TUNNEL_PROTOCOL)) throw errors.badRequest('unable to upgrade: the WebSocket subprotocols offered are not supported');
   if (!isWebSocket(req) && (req.headers.upgrade ?? '').toLowerCase() !== 'spdy/3.1') throw errors.badRequest('Upgrade request required');
   const kubelet = await dialKubelet(ctx, t.namespace ?? '', t.name, isWebSocket(req) ? 'GET' : (req.method ?? 'POST'), url.searchParams.toString());
   if (!('socket' in kubelet)) {
@@ -132,6 +140,8 @@ export async function servePortForwardUpgrade(ctx: ApiContext, authorizer: Autho
   }
   if (kubelet.head.length > 0) kubelet.socket.unshift(kubelet.head);
   if (isWebSocket(req)) {
+    chosen.set(req, TUNNEL_PROTOCOL);
+    delete req.headers['sec-websocket-protocol'];
     wss.handleUpgrade(req, socket, head, (ws) => tunnel(ws, kubelet.socket));
     return true;
   }
