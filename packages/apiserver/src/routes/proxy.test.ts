@@ -128,3 +128,10 @@ describe('nodes/proxy', () => {
     expect((await call('GET', '/api/v1/nodes/nope/proxy/')).json().message).toBe('nodes "nope" not found');
   });
 });
+
+describe('pods/portforward without an upgrade', () => {
+  it('is a 400 Upgrade request required', async () => {
+    const r = await call('POST', '/api/v1/namespaces/default/pods/web/portforward');
+    expect([r.status, r.json().message]).toEqual([400, 'Upgrade request required']);
+  });
+});
