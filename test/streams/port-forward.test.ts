@@ -115,6 +115,9 @@ describe.skipIf(skip)('port-forward and the proxies through a lab', () => {
     expect(svc.stdout).toContain('<title>Welcome to nginx!</title>');
     const healthz = await lab.kubectl('get', '--raw', `/api/v1/nodes/${nodeName}/proxy/healthz`);
     expect([healthz.code, healthz.stdout]).toEqual([0, 'ok']);
+    const pods = JSON.parse((await lab.kubectl('get', '--raw', `/api/v1/nodes/${nodeName}/proxy/pods`)).stdout) as { kind: string; items: { metadata: { name: string } }[] };
+    expect(pods.kind).toBe('PodList');
+    expect(pods.items.map((p) => p.metadata.name)).toContain(podName);
     const refused = await lab.kubectl('get', '--raw', `/api/v1/namespaces/default/pods/${podName}:81/proxy/`);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('Error from server (ServiceUnavailable)');

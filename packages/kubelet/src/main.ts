@@ -120,7 +120,7 @@ async function main(): Promise<void> {
     const apiDeps = { findPod: (ns: string, name: string) => running.findPod(ns, name), clock: realClock, logger };
     const logRoutes = kubeletRoutes(apiDeps);
     // …and /portForward and kemu's pod-port proxy (server/pod-streams.ts).
-    const streamRoutes = podStreamRoutes(apiDeps);
+    const streamRoutes = podStreamRoutes({ ...apiDeps, listPods: () => [...running.agents.values()].flatMap((a) => a.pods()) });
     const routes = async (...a: Parameters<typeof logRoutes>) => (await logRoutes(...a)) || (await streamRoutes(...a));
     const upgrades = podStreamUpgrades(apiDeps);
     health = await startHealthServer({ bindAddress: flags['bind-address'], port: flags['secure-port'], checks: { syncloop: () => true }, registry, routes, upgrades, ...serving });

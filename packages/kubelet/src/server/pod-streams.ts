@@ -1,5 +1,6 @@
 // The kubelet API's pod-port endpoints for the secure port's server: /portForward (an upgrade, port-forward.ts)
-// and kemu's /kemu/proxy (pod-proxy.ts), with the node each path's pod runs on for the SubjectAccessReview.
+// kemu's /kemu/proxy (pod-proxy.ts) and /pods, with the node each path's pod runs on for the SubjectAccessReview.
+import type { Pod } from '@kemu/api';
 import type { HealthRoutes, HealthUpgrades } from '@kemu/base';
 import type { ContainerLogsDeps } from './container-logs.ts';
 import { podProxyRoutes, podProxyTarget } from './pod-proxy.ts';
@@ -13,9 +14,21 @@ export function podStreamUpgrades(deps: ContainerLogsDeps): HealthUpgrades {
   };
 }
 
-export function podStreamRoutes(deps: ContainerLogsDeps): HealthRoutes {
+export interface PodStreamDeps extends ContainerLogsDeps {
+  /** The pods of every node this process emulates (GET /pods). */
+  listPods(): Pod[];
+}
+
+export function podStreamRoutes(deps: PodStreamDeps): HealthRoutes {
   const proxy = podProxyRoutes(deps);
   return (req, res, path) => {
+    if (path === '/pods' || path === '/pods/') {
+      // The kubelet's /pods: a PodList of the pods it runs, as it sees them.
+      const body = JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: deps.listPods() });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+      return true;
+    }
     if (path === '/portForward' || path.startsWith('/portForward/')) {
       // Not an upgrade: the kubelet's answer to a port-forward request without the SPDY headers.
       res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });
