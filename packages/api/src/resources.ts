@@ -4,7 +4,7 @@
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
 export interface SubresourceInfo {
-  name: 'status' | 'scale' | 'binding' | 'eviction' | 'log' | 'finalize' | 'ephemeralcontainers' | 'token' | 'approval' | 'exec' | 'attach';
+  name: 'status' | 'scale' | 'binding' | 'eviction' | 'log' | 'finalize' | 'ephemeralcontainers' | 'token' | 'approval' | 'exec' | 'attach' | 'portforward' | 'proxy';
   group: string;
   version: string;
   kind: string;
@@ -28,6 +28,8 @@ export interface ResourceInfo {
 const ALL_VERBS: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const READ_ONLY: readonly Verb[] = ['get', 'list'];
 const STATUS_VERBS: readonly Verb[] = ['get', 'patch', 'update'];
+/** The connect subresources' verbs in discovery (proxy: every method). */
+const PROXY_VERBS: readonly Verb[] = ['create', 'delete', 'get', 'patch', 'update'];
 
 function res(
   group: string,
@@ -82,15 +84,18 @@ export const RESOURCES: readonly ResourceInfo[] = [
       { name: 'ephemeralcontainers', group: '', version: 'v1', kind: 'Pod', verbs: ['get', 'patch', 'update'] },
       { name: 'exec', group: '', version: 'v1', kind: 'PodExecOptions', verbs: ['create', 'get'] },
       { name: 'attach', group: '', version: 'v1', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+      { name: 'portforward', group: '', version: 'v1', kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+      { name: 'proxy', group: '', version: 'v1', kind: 'PodProxyOptions', verbs: PROXY_VERBS },
     ],
   }),
   res('', 'v1', 'Binding', 'bindings', true, { verbs: ['create'] }),
-  res('', 'v1', 'Node', 'nodes', false, { shortNames: ['no'], status: true }),
+  res('', 'v1', 'Node', 'nodes', false, { shortNames: ['no'], status: true, extra: [{ name: 'proxy', group: '', version: 'v1', kind: 'NodeProxyOptions', verbs: PROXY_VERBS }] }),
   res('', 'v1', 'Service', 'services', true, {
     shortNames: ['svc'],
     categories: ['all'],
     verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
     status: true,
+    extra: [{ name: 'proxy', group: '', version: 'v1', kind: 'ServiceProxyOptions', verbs: PROXY_VERBS }],
   }),
   res('', 'v1', 'Endpoints', 'endpoints', true, { shortNames: ['ep'] }),
   res('', 'v1', 'ConfigMap', 'configmaps', true, { shortNames: ['cm'] }),

@@ -46,6 +46,8 @@ import { requestUrl } from './routes/request-url.ts';
 import type { HttpsServing, UpgradeHandler } from './serving.ts';
 import { streamLocation, tunnelUpgrade } from './routes/pod-exec.ts';
 import { parseTarget } from './routes/target.ts';
+import { servePortForwardUpgrade } from './routes/port-forward.ts';
+import { parseProxyPath, serveProxyOrStatus } from './routes/proxy.ts';
 import { VERSION_INFO } from './version.ts';
 import { Cacher } from './watch/cacher.ts';
 import { DEFAULT_MAX_WATCH_BUFFER_BYTES, DEFAULT_WATCH_BOOKMARK_INTERVAL_MS, DEFAULT_WATCH_UNRESPONSIVE_TIMEOUT_MS, WatchHub } from './watch/hub.ts';
@@ -338,6 +340,13 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
 
   const rest = async (req: FastifyRequest, reply: FastifyReply) => {
     const u = requestUrl(req.url);
+    // pods|services|nodes/<name>/proxy/<path>: every method, any body, streamed (routes/proxy.ts).
+    const proxied = parseProxyPath(u.pathname);
+    if (proxied) {
+      reply.hijack();
+      await serveProxyOrStatus(ctx, proxied, { method: req.method, headers: req.headers, query: u.searchParams.toString(), body: req.body as Buffer | undefined, pathname: u.pathname }, reply.raw);
+      return reply;
+    }
     const target = parseTarget(u.pathname);
     const accept = req.headers.accept;
     // Discovery documents are read-only: every other method is a 405, as for the root.
@@ -407,6 +416,8 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
         await authenticate(req, opts.authentication, logger);
         await impersonate(req, authorizer);
         await authorize(req, authorizer);
+        // pods/<name>/portforward (routes/port-forward.ts) joins the client to the kubelet.
+        if (await servePortForwardUpgrade(ctx, authorizer, req, socket, head, u)) return;
         const t = parseTarget(u.pathname);
         // pods/exec and pods/attach (routes/pod-exec.ts): tunnelled to the pod's kubelet.
         if (t.kind === 'resource' && t.resource === R.pods && t.name !== undefined && (t.subresource === 'exec' || t.subresource === 'attach')) {

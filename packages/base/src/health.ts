@@ -105,7 +105,7 @@ async function guarded(opts: HealthServerOptions, req: http.IncomingMessage, res
 }
 
 function rawReply(socket: Duplex, status: number, contentType: string, body: string): void {
-  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\ncontent-type: ${contentType}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\ncontent-type: ${contentType}\r\nx-content-type-options: nosniff\r\ncache-control: no-cache, private\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 
 /** An upgrade request: the same guard, then the component's handler; nothing else upgrades (404). */

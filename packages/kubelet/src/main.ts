@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { Gauge } from 'prom-client';
 import { RestClient, kubeletSecureServing, loadClientConfig } from '@kemu/client';
-import { createLogger, type HealthRoutes, type HealthServer, loggingFormatFlag, newMetricsRegistry, parseCommandLine, realClock, startHealthServer } from '@kemu/base';
+import { createLogger, type HealthRoutes, type HealthUpgrade, type HealthServer, loggingFormatFlag, newMetricsRegistry, parseCommandLine, realClock, startHealthServer } from '@kemu/base';
 import { FLAGS, resolveOptions, type KubeletOptions } from './options.ts';
 import { Kubelet } from './kubelet.ts';
 import { KUBELET_VERSION, nodeIdentities, type NodeIdentity } from './node/status.ts';
@@ -15,6 +15,7 @@ import type { CertificateManager } from './certificate/manager.ts';
 import { capYoungGeneration } from './heap.ts';
 import { deferredKubeApi, type KubeApi } from './api.ts';
 import { kubeletRoutes, podNodeOf } from './server/container-logs.ts';
+import { podStreamNodeOf, podStreamRoutes, podStreamUpgrades } from './server/pod-streams.ts';
 import { startKubeletHealthz } from './server/healthz.ts';
 import { streamingRoutes, streamingUpgrade, streamNodeOf } from './server/streaming.ts';
 
@@ -110,19 +111,26 @@ async function main(): Promise<void> {
   const nodeName = first.name;
   // --rotate-server-certificates: the first node's kubelet-serving certificate (the process serves one port).
   const servingRotation = flags['rotate-server-certificates'] ? servingCertificate(flags, first, n === 1, client, { timers, clock: realClock, logger }) : undefined;
-  const nodeFor = (path: string) => podNodeOf(path, (ns, name) => running.findPod(ns, name)) ?? streamNodeOf(path, (ns, name) => running.findPod(ns, name));
+  const nodeFor = (path: string) => {
+    const findPod = (ns: string, name: string) => running.findPod(ns, name);
+    return podNodeOf(path, findPod) ?? streamNodeOf(path, findPod) ?? podStreamNodeOf(path, findPod);
+  };
   const serving = await kubeletSecureServing(flags, { nodeName, hostname: opts.hostname, client, logger, nodeFor, ...(servingRotation?.current ? { servingCert: servingRotation.current } : {}) }).catch((e: unknown) =>
     fail((e as Error).message, 1),
   );
   let health: HealthServer | undefined;
   try {
     // The kubelet API (server/): /containerLogs for the pods of every node this process emulates.
-    const logRoutes = kubeletRoutes({ findPod: (ns, name) => running.findPod(ns, name), clock: realClock, logger });
-    // /exec and /attach (server/streaming.ts): WebSocket upgrades, and their refusals without one.
-    const streamDeps = { findPod: (ns: string, name: string) => running.findPod(ns, name), clock: realClock, logger };
-    const streamRoutes = streamingRoutes(streamDeps);
-    const routes: HealthRoutes = async (req, res, path) => (await logRoutes(req, res, path)) || streamRoutes(req, res, path);
-    const upgrade = streamingUpgrade(streamDeps);
+    const apiDeps = { findPod: (ns: string, name: string) => running.findPod(ns, name), clock: realClock, logger };
+    const logRoutes = kubeletRoutes(apiDeps);
+    // /exec and /attach (server/streaming.ts): WebSocket upgrades, and their refusals without one;
+    // /portForward, kemu's pod-port proxy and /pods (server/pod-streams.ts).
+    const execRoutes = streamingRoutes(apiDeps);
+    const podRoutes = podStreamRoutes({ ...apiDeps, listPods: () => [...running.agents.values()].flatMap((a) => a.pods()) });
+    const routes: HealthRoutes = async (req, res, path) => (await logRoutes(req, res, path)) || (await execRoutes(req, res, path)) || podRoutes(req, res, path);
+    const execUpgrade = streamingUpgrade(apiDeps);
+    const podUpgrade = podStreamUpgrades(apiDeps);
+    const upgrade: HealthUpgrade = async (req, socket, head, path) => (await execUpgrade(req, socket, head, path)) || podUpgrade(req, socket, head, path);
     health = await startHealthServer({ bindAddress: flags['bind-address'], port: flags['secure-port'], checks: { syncloop: () => true }, registry, routes, upgrade, ...serving });
     if (health) logger.info({ port: health.port }, 'Serving healthz and metrics');
   } catch (e) {

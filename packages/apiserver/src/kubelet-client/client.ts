@@ -6,6 +6,7 @@
 // when its own client goes away, which closes the kubelet connection too.
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { KubeObject } from '@kemu/api';
 import { nodeConnectionInfo, joinHostPort, type ConnectionInfo } from './connection-info.ts';
 import { goRequestError } from './go-errors.ts';
@@ -16,6 +17,13 @@ const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 /** A request that got no response; the message is Go's (goRequestError). */
 export class KubeletRequestError extends Error {}
+
+export interface KubeletRequestOptions {
+  method?: string;
+  headers?: Record<string, string | string[]>;
+  body?: Buffer;
+  insecureSkipTLSVerify?: boolean;
+}
 
 export const DEFAULT_KUBELET_CLIENT_CONFIG: KubeletClientConfig = {
   preferredAddressTypes: DEFAULT_KUBELET_PREFERRED_ADDRESS_TYPES,
@@ -45,10 +53,25 @@ export class KubeletClient {
 
   /** GETs `url`; resolves with the response once its headers arrive, rejects with KubeletRequestError. */
   get(url: URL, opts: { insecureSkipTLSVerify?: boolean } = {}): Promise<IncomingMessage> {
+    return this.request(url, opts).then((r) => {
+      if ('socket' in r) throw new KubeletRequestError(`unexpected upgrade from ${url.href}`);
+      return r.response;
+    });
+  }
+
+  /**
+   * Sends a request (any method, headers and body: the proxies, the streaming upgrades); resolves with the
+   * response once its headers arrive, or with the upgraded connection when the kubelet switches protocols.
+   */
+  request(url: URL, opts: KubeletRequestOptions = {}): Promise<{ response: IncomingMessage } | { response: IncomingMessage; socket: Duplex; head: Buffer }> {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const hostPort = url.host;
     return new Promise((resolve, reject) => {
-      const req = https.request(url, { method: 'GET', agent: opts.insecureSkipTLSVerify ? this.insecure : this.verifying, headers: { 'user-agent': 'kube-apiserver' } });
+      const req = https.request(url, {
+        method: opts.method ?? 'GET',
+        agent: opts.insecureSkipTLSVerify ? this.insecure : this.verifying,
+        headers: { 'user-agent': 'kube-apiserver', ...(opts.headers ?? {}) },
+      });
       let timer: NodeJS.Timeout | undefined;
       const fail = (e: unknown) => {
         if (timer) clearTimeout(timer);
@@ -67,14 +90,22 @@ export class KubeletClient {
         socket.once('secureConnect', () => clearTimeout(timer));
       });
       req.on('error', fail);
-      req.on('response', (res) => {
+      const settled = () => {
         if (timer) clearTimeout(timer);
         req.off('error', fail);
         // A failure after the headers ends the body early; the reader sees 'aborted'/'close' on res.
         req.on('error', () => undefined);
-        resolve(res);
+      };
+      req.on('response', (response) => {
+        settled();
+        resolve({ response });
       });
-      req.end();
+      req.on('upgrade', (response, socket, head) => {
+        settled();
+        resolve({ response, socket, head });
+      });
+      if (opts.body && opts.body.length > 0) req.end(opts.body);
+      else req.end();
     });
   }
 

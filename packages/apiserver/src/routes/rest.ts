@@ -114,6 +114,9 @@ async function handleSubresource(ctx: ApiContext, req: ApiRequest, sub: string):
       return finalizeNamespace(ctx, req);
     case 'token':
       return tokenRequest(ctx, req);
+    case 'portforward':
+      // Upgrades are served before the REST routes (port-forward.ts); a plain request is refused as the upgrade handler does.
+      throw errors.badRequest('Upgrade request required');
     default:
       notAllowed();
   }

@@ -155,6 +155,11 @@ export class NodeAgent {
     return this.workers.size;
   }
 
+  /** The pods this node runs, as last seen (the kubelet API's /pods). */
+  pods(): Pod[] {
+    return [...this.workers.values()].map((w) => w.current);
+  }
+
   heartbeats(): { renewals: number; statusPatches: number } {
     return { renewals: this.heartbeat.renewals, statusPatches: this.heartbeat.statusPatches };
   }

@@ -1,0 +1,55 @@
+// Which ports an emulated container listens on, and what answers there, per image: nginx and httpd serve
+// HTTP on 80 (whatever containerPorts say, as the real ones); agnhost netexec on --http-port (8080) and
+// serve-hostname on --port (9376); hashicorp/http-echo on -listen (:5678); any other container accepts TCP on
+// each declared containerPort and echoes what it reads.
+import type { Container } from '@kemu/api';
+import { parseImageReference } from '../images/reference.ts';
+import { httpdHandler, httpEchoHandler, netexecHandler, nginxHandler, serveHostnameHandler, type PageHandler, type ServedBy } from './http-pages.ts';
+
+export type Listener = { port: number; kind: 'http'; handler: PageHandler } | { port: number; kind: 'echo' };
+
+/** A flag's value in Go's flag syntax: -name=v, --name=v, -name v, --name v. */
+export function flagValue(argv: readonly string[], name: string): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    for (const dash of ['-', '--']) {
+      if (a === `${dash}${name}`) return argv[i + 1];
+      if (a.startsWith(`${dash}${name}=`)) return a.slice(dash.length + name.length + 1);
+    }
+  }
+  return undefined;
+}
+
+function portFlag(argv: readonly string[], name: string, fallback: number): number {
+  const v = flagValue(argv, name);
+  // -listen=:5678 and -listen=0.0.0.0:5678 alike.
+  const n = Number(v?.slice(v.lastIndexOf(':') + 1));
+  return Number.isInteger(n) && n > 0 && n < 65536 ? n : fallback;
+}
+
+function repoOf(image: string): { repository: string; tag?: string } {
+  const ref = parseImageReference(image);
+  if ('error' in ref) return { repository: image };
+  return { repository: ref.repository, ...(ref.tag !== undefined ? { tag: ref.tag } : {}) };
+}
+
+const NGINX = /^docker\.io\/(library|nginxinc|bitnami)\/nginx(-unprivileged)?$/;
+const HTTPD = /^docker\.io\/(library\/)?httpd$/;
+const AGNHOST = /\/e2e-test-images\/agnhost$|\/kubernetes-e2e-test-images\/agnhost$/;
+const HTTP_ECHO = /\/http-echo$/;
+
+/** The container's listeners, given who it is (hostname, pod IP) for the replies. */
+export function listenersOf(c: Container, by: Omit<ServedBy, 'argv' | 'tag'>): Listener[] {
+  const { repository, tag } = repoOf(c.image ?? '');
+  const argv = [...(c.command ?? []), ...(c.args ?? [])];
+  const served: ServedBy = { ...by, argv, ...(tag !== undefined ? { tag } : {}) };
+  if (NGINX.test(repository)) return [{ port: repository.endsWith('-unprivileged') ? 8080 : 80, kind: 'http', handler: nginxHandler(served) }];
+  if (HTTPD.test(repository)) return [{ port: 80, kind: 'http', handler: httpdHandler(served) }];
+  if (AGNHOST.test(repository)) {
+    const sub = argv.find((a) => !a.startsWith('-') && !a.endsWith('/agnhost') && a !== 'agnhost');
+    if (sub === 'netexec') return [{ port: portFlag(argv, 'http-port', 8080), kind: 'http', handler: netexecHandler(served) }];
+    if (sub === 'serve-hostname') return [{ port: portFlag(argv, 'port', 9376), kind: 'http', handler: serveHostnameHandler(served) }];
+  }
+  if (HTTP_ECHO.test(repository)) return [{ port: portFlag(argv, 'listen', 5678), kind: 'http', handler: httpEchoHandler(flagValue(argv, 'text') ?? '') }];
+  return (c.ports ?? []).filter((p) => (p.protocol ?? 'TCP') === 'TCP').map((p) => ({ port: p.containerPort, kind: 'echo' as const }));
+}

@@ -1,0 +1,77 @@
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { Container, Pod } from '@kemu/api';
+import { connectPod, type PodServerView } from './pod-servers.ts';
+import { versionOf } from './http-pages.ts';
+
+function view(containers: Container[], running = true): PodServerView {
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-1', namespace: 'default' }, spec: { containers }, status: { podIP: '10.244.1.5' } } as Pod;
+  return { pod, running: () => running, now: () => Date.parse('2026-12-03T19:30:00Z') };
+}
+
+/** An HTTP request over an emulated connection: status, headers, body. */
+function get(conn: Duplex, path: string, method = 'GET'): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ method, path, host: 'localhost', createConnection: () => conn as never }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('emulated servers', () => {
+  it('nginx answers its welcome page on 80 with its Server header, 404 elsewhere', async () => {
+    const v = view([{ name: 'nginx', image: 'nginx:1.14.2', ports: [{ containerPort: 80 }] }]);
+    const r = await get(connectPod(v, 80) as Duplex, '/');
+    expect(r.status).toBe(200);
+    expect(r.headers.server).toBe('nginx/1.14.2');
+    expect(r.headers['content-type']).toBe('text/html');
+    expect(r.headers['content-length']).toBe('615');
+    expect(r.body).toContain('<title>Welcome to nginx!</title>');
+    const nf = await get(connectPod(v, 80) as Duplex, '/nope');
+    expect(nf.status).toBe(404);
+    expect(nf.body).toContain('<hr><center>nginx/1.14.2</center>');
+  });
+
+  it('nothing listens on a port the image does not serve, nor in a container that is not running', () => {
+    expect(connectPod(view([{ name: 'nginx', image: 'nginx' }]), 8080)).toBeUndefined();
+    expect(connectPod(view([{ name: 'nginx', image: 'nginx' }], false), 80)).toBeUndefined();
+  });
+
+  it('agnhost netexec and serve-hostname answer with the pod name; http-echo with its -text', async () => {
+    const agn = 'registry.k8s.io/e2e-test-images/agnhost:2.39';
+    expect((await get(connectPod(view([{ name: 'a', image: agn, args: ['netexec', '--http-port=8080'] }]), 8080) as Duplex, '/hostname')).body).toBe('web-1');
+    expect((await get(connectPod(view([{ name: 'a', image: agn, args: ['netexec'] }]), 8080) as Duplex, '/')).body).toBe('NOW: 2026-12-03 19:30:00 +0000 UTC');
+    expect((await get(connectPod(view([{ name: 'a', image: agn, args: ['serve-hostname'] }]), 9376) as Duplex, '/')).body).toBe('web-1');
+    const echo = await get(connectPod(view([{ name: 'e', image: 'hashicorp/http-echo', args: ['-text=hello world', '-listen=:5678'] }]), 5678) as Duplex, '/');
+    expect(echo.body).toBe('hello world\n');
+    expect(echo.headers['x-app-name']).toBe('http-echo');
+  });
+
+  it('httpd says It works!', async () => {
+    const r = await get(connectPod(view([{ name: 'h', image: 'httpd:2.4' }]), 80) as Duplex, '/');
+    expect(r.body).toBe('<html><body><h1>It works!</h1></body></html>\n');
+    expect(r.headers.server).toBe('Apache/2.4.0 (Unix)');
+  });
+
+  it('a generic container accepts TCP on its declared ports and echoes', async () => {
+    const conn = connectPod(view([{ name: 'r', image: 'redis', ports: [{ containerPort: 6379 }] }]), 6379) as Duplex;
+    const got = new Promise<string>((resolve) => {
+      let s = '';
+      conn.on('data', (c: Buffer) => (s += c.toString()));
+      conn.on('end', () => resolve(s));
+    });
+    conn.end('PING\r\n');
+    expect(await got).toBe('PING\r\n');
+  });
+
+  it('reads versions from tags', () => {
+    expect(versionOf('1.25-alpine', 'x')).toBe('1.25.0');
+    expect(versionOf('latest', '1.27.3')).toBe('1.27.3');
+  });
+});
