@@ -18,6 +18,8 @@ import { serviceAccountTokenDescriptor } from './controllers/serviceaccount-toke
 import { bootstrapSignerDescriptor } from './controllers/bootstrapsigner.ts';
 import { tokenCleanerDescriptor } from './controllers/tokencleaner.ts';
 import { rootCACertPublisherDescriptor } from './controllers/rootcacertpublisher.ts';
+// Batch controllers.
+import { jobDescriptor } from './controllers/job/index.ts';
 
 /** Every known controller, in start order. Add new controllers here (and only here). */
 export const CONTROLLERS: ControllerDescriptor[] = [
@@ -38,6 +40,8 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   bootstrapSignerDescriptor,
   tokenCleanerDescriptor,
   rootCACertPublisherDescriptor,
+  // Batch controllers.
+  jobDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */
