@@ -6,6 +6,19 @@ import { CronExpressionParser } from 'cron-parser';
 export interface CronSchedule {
   /** The first scheduled time strictly after `after`. */
   next(after: Date): Date;
+  /** Scheduled times in (after, until]: how many (counting stops at `cap`) and the last one. */
+  between(after: Date, until: Date, cap: number): { count: number; last?: Date };
+}
+
+/** between() for schedules that only know next(). */
+function countBetween(next: (d: Date) => Date, after: Date, until: Date, cap: number): { count: number; last?: Date } {
+  let count = 0;
+  let last: Date | undefined;
+  for (let t = next(after); t.getTime() <= until.getTime() && count < cap; t = next(t)) {
+    count++;
+    last = t;
+  }
+  return last ? { count, last } : { count };
 }
 
 const DESCRIPTORS: Record<string, string> = {
@@ -45,7 +58,8 @@ export function parseCronSchedule(spec: string, timeZone?: string): CronSchedule
       if (ms === undefined) throw new Error(`failed to parse duration ${spec}: time: invalid duration "${spec.slice(7)}"`);
       // robfig: at least one second, whole seconds, counted from the previous activation.
       const delay = Math.max(1000, Math.floor(ms / 1000) * 1000);
-      return { next: (after) => new Date(Math.floor(after.getTime() / 1000) * 1000 + delay) };
+      const next = (after: Date) => new Date(Math.floor(after.getTime() / 1000) * 1000 + delay);
+      return { next, between: (after, until, cap) => countBetween(next, after, until, cap) };
     }
     const expanded = DESCRIPTORS[spec];
     if (expanded === undefined) throw new Error(`unrecognized descriptor: ${spec}`);
@@ -61,11 +75,21 @@ function compile(expr: string, timeZone: string | undefined): CronSchedule {
   const tz = timeZone ?? 'UTC';
   // Validates now, so a bad field fails at parse time rather than at the first next().
   CronExpressionParser.parse(expr, { tz, currentDate: new Date(0) });
+  // cron-parser's next() is strictly after currentDate at second precision; robfig's is after the second.
+  const from = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000);
   return {
-    next(after) {
-      // cron-parser's next() is strictly after currentDate at second precision; robfig's is after the second.
-      const from = new Date(Math.floor(after.getTime() / 1000) * 1000);
-      return CronExpressionParser.parse(expr, { tz, currentDate: from }).next().toDate();
+    next: (after) => CronExpressionParser.parse(expr, { tz, currentDate: from(after) }).next().toDate(),
+    between(after, until, cap) {
+      const it = CronExpressionParser.parse(expr, { tz, currentDate: from(after), endDate: until });
+      let count = 0;
+      let last: Date | undefined;
+      while (count < cap && it.hasNext()) {
+        last = it.next().toDate();
+        count++;
+      }
+      // Past the cap: the most recent time is the one just before `until`.
+      if (count === cap && it.hasNext()) last = CronExpressionParser.parse(expr, { tz, currentDate: new Date(until.getTime() + 1000) }).prev().toDate();
+      return last ? { count, last } : { count };
     },
   };
 }

@@ -20,6 +20,8 @@ import { tokenCleanerDescriptor } from './controllers/tokencleaner.ts';
 import { rootCACertPublisherDescriptor } from './controllers/rootcacertpublisher.ts';
 // Batch controllers.
 import { jobDescriptor } from './controllers/job/index.ts';
+import { cronJobDescriptor } from './controllers/cronjob.ts';
+import { ttlAfterFinishedDescriptor } from './controllers/ttlafterfinished.ts';
 
 /** Every known controller, in start order. Add new controllers here (and only here). */
 export const CONTROLLERS: ControllerDescriptor[] = [
@@ -42,6 +44,8 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   rootCACertPublisherDescriptor,
   // Batch controllers.
   jobDescriptor,
+  cronJobDescriptor,
+  ttlAfterFinishedDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */
