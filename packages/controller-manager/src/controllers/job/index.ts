@@ -42,11 +42,15 @@ export const POD_FAILURE_BACKOFF_MS = 10_000;
 export const MAX_POD_FAILURE_BACKOFF_MS = 360_000;
 /** At most this many creations or deletions per sync (Kubernetes' MaxPodCreateDeletePerSync). */
 const MAX_CREATE_DELETE = 500;
+/** Pod events of one Job within this period make one sync (Kubernetes' syncJobBatchPeriod). */
+export const SYNC_JOB_BATCH_PERIOD_MS = 1000;
 
 export interface JobControllerOptions {
   /** The first pod-failure back-off (doubling per consecutive failure up to maxBackoffMs). */
   backoffMs?: number;
   maxBackoffMs?: number;
+  /** Pod events are batched per Job over this period (default SYNC_JOB_BATCH_PERIOD_MS). */
+  batchPeriodMs?: number;
 }
 
 const jobKey = (ns: string | undefined, name: string | undefined) => `${ns ?? ''}/${name ?? ''}`;
@@ -80,6 +84,12 @@ export class JobController implements Controller {
   private readonly backoff = new Map<string, BackoffRecord>();
   private readonly backoffMs: number;
   private readonly maxBackoffMs: number;
+  private readonly batchPeriodMs: number;
+  /**
+   * The Job as our last status write left it, with the resourceVersions it superseded: while the cache still
+   * shows one of those, the next sync starts from this copy instead of conflicting on a stale one.
+   */
+  private readonly written = new Map<string, { stale: Set<string>; job: Job }>();
 
   constructor(
     private readonly ctx: ControllerContext,
@@ -87,6 +97,7 @@ export class JobController implements Controller {
   ) {
     this.backoffMs = opts.backoffMs ?? POD_FAILURE_BACKOFF_MS;
     this.maxBackoffMs = opts.maxBackoffMs ?? MAX_POD_FAILURE_BACKOFF_MS;
+    this.batchPeriodMs = opts.batchPeriodMs ?? SYNC_JOB_BATCH_PERIOD_MS;
     this.expectations = new Expectations(ctx.clock);
     this.podControl = new PodControl(ctx.client, ctx.recorder);
     this.jobInformer = ctx.informers.informerFor<Job>(R.jobs);
@@ -105,6 +116,7 @@ export class JobController implements Controller {
         const k = jobKey(j.metadata.namespace, j.metadata.name);
         this.expectations.delete(k);
         this.backoff.delete(k);
+        this.written.delete(k);
         this.worker.enqueue(obj);
       },
     });
@@ -136,7 +148,13 @@ export class JobController implements Controller {
     const k = jobKey(job.metadata.namespace, job.metadata.name);
     if (added) this.expectations.creationObserved(k);
     if (pod.metadata.deletionTimestamp) this.expectations.deletionObserved(k, jobKey(pod.metadata.namespace, pod.metadata.name));
-    this.worker.add(k);
+    this.enqueueBatched(k);
+  }
+
+  /** One sync for the pod events of a Job within the batch period (the queue keeps one entry per key). */
+  private enqueueBatched(k: string): void {
+    if (this.batchPeriodMs > 0) this.worker.addAfter(k, this.batchPeriodMs);
+    else this.worker.add(k);
   }
 
   private podDeleted(pod: Pod): void {
@@ -145,7 +163,7 @@ export class JobController implements Controller {
     if (!job) return;
     const k = jobKey(job.metadata.namespace, job.metadata.name);
     this.expectations.deletionObserved(k, jobKey(pod.metadata.namespace, pod.metadata.name));
-    this.worker.add(k);
+    this.enqueueBatched(k);
   }
 
   /** A pod that still has the finalizer but whose Job is gone (deleted, or replaced by a namesake): let it go. */
@@ -206,7 +224,10 @@ export class JobController implements Controller {
       this.expectations.delete(key);
       return;
     }
-    let job = structuredClone(cached);
+    const mine = this.written.get(key);
+    const fresh = mine && mine.stale.has(cached.metadata.resourceVersion ?? '') ? mine.job : cached;
+    if (mine && fresh === cached) this.written.delete(key);
+    let job = structuredClone(fresh);
     if (job.spec.managedBy && job.spec.managedBy !== JOB_CONTROLLER_NAME) return;
     const selector = jobSelector(job);
     if (!selector) return;
@@ -490,7 +511,12 @@ export class JobController implements Controller {
   private async writeStatus(job: Job, status: JobStatus): Promise<Job> {
     if (JSON.stringify(job.status ?? {}) === JSON.stringify(status)) return job;
     const next: Job = { ...job, status };
-    return this.ctx.client.updateStatus<Job>(R.jobs, job.metadata.namespace, next);
+    const out = await this.ctx.client.updateStatus<Job>(R.jobs, job.metadata.namespace, next);
+    const k = jobKey(job.metadata.namespace, job.metadata.name);
+    const stale = new Set(this.written.get(k)?.stale ?? []);
+    stale.add(job.metadata.resourceVersion ?? '');
+    this.written.set(k, { stale, job: out });
+    return out;
   }
 }
 

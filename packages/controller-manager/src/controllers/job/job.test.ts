@@ -29,7 +29,7 @@ async function start(seed: (env: FakeEnv) => Promise<void> = async () => undefin
   const env = fakeContext();
   envs.push(env);
   await seed(env);
-  const c = new JobController(env.ctx, { backoffMs: 1000 });
+  const c = new JobController(env.ctx, { backoffMs: 1000, batchPeriodMs: 0 });
   env.informers.start(env.abort.signal);
   const done = c.run();
   await settle();
