@@ -99,6 +99,13 @@ describe('jobs', () => {
     expect(r.body.message).toContain('spec.completions: Required value: when completion mode is Indexed');
   });
 
+  it('selects Jobs by status.successful', async () => {
+    const r = await call('GET', `${JOBS}?fieldSelector=status.successful%3D0`);
+    expect(r.body.items.map((j: { metadata: { name: string } }) => j.metadata.name)).toEqual(['pi']);
+    const none = await call('GET', `${JOBS}?fieldSelector=status.successful%3D1`);
+    expect(none.body.items).toEqual([]);
+  });
+
   it('prints NAME STATUS COMPLETIONS DURATION AGE', async () => {
     const r = await call('GET', JOBS, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
     expect(r.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Status', 'Completions', 'Duration', 'Age', 'Containers', 'Images', 'Selector']);
