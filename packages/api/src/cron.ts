@@ -47,6 +47,29 @@ function parseGoDuration(s: string): number | undefined {
 }
 
 const FIELD_RE = /^[0-9A-Za-z*?,/-]+$/;
+/** Bounds of minute, hour, day of month, month, day of week (robfig: Sunday is 0 only). */
+const BOUNDS: readonly [number, number][] = [
+  [0, 59],
+  [0, 23],
+  [1, 31],
+  [1, 12],
+  [0, 6],
+];
+
+/** robfig's getRange checks on one comma-separated element; numeric parts only (names are left to cron-parser). */
+function rangeError(expr: string, [min, max]: [number, number]): string | undefined {
+  const [range = '', step] = expr.split('/');
+  if (step !== undefined && /^\d+$/.test(step) && Number(step) === 0) return `step of range should be a positive number: ${expr}`;
+  if (range === '*' || range === '?') return undefined;
+  const [a = '', b] = range.split('-');
+  if (!/^\d+$/.test(a) || (b !== undefined && !/^\d+$/.test(b))) return undefined;
+  const start = Number(a);
+  const end = b === undefined ? start : Number(b);
+  if (start < min) return `beginning of range (${start}) below minimum (${min}): ${expr}`;
+  if (end > max) return `end of range (${end}) above maximum (${max}): ${expr}`;
+  if (start > end) return `beginning of range (${start}) beyond end of range (${end}): ${expr}`;
+  return undefined;
+}
 
 /** Parses a schedule read in `timeZone` (IANA; UTC when unset). Throws an Error with robfig/cron's message. */
 export function parseCronSchedule(spec: string, timeZone?: string): CronSchedule {
@@ -67,7 +90,13 @@ export function parseCronSchedule(spec: string, timeZone?: string): CronSchedule
   }
   const fields = spec.trim().split(/\s+/);
   if (fields.length !== 5) throw new Error(`expected exactly 5 fields, found ${fields.length}: [${fields.join(' ')}]`);
-  for (const f of fields) if (!FIELD_RE.test(f)) throw new Error(`failed to parse int from ${f}: strconv.Atoi: parsing ${JSON.stringify(f)}: invalid syntax`);
+  for (const [i, f] of fields.entries()) {
+    if (!FIELD_RE.test(f)) throw new Error(`failed to parse int from ${f}: strconv.Atoi: parsing ${JSON.stringify(f)}: invalid syntax`);
+    for (const part of f.split(',')) {
+      const err = rangeError(part, BOUNDS[i] ?? [0, 59]);
+      if (err) throw new Error(err);
+    }
+  }
   return compile(fields.join(' '), timeZone);
 }
 
