@@ -510,7 +510,7 @@ describe('decodeProtobufObject', () => {
     ['truncated object', envelope('v1', 'Namespace', meta(str(1, 'foo')).subarray(0, 4)), 400, /protobuf request body/],
     ['wrong wire type for a string', envelope('v1', 'Namespace', msg(1, int(1, 5))), 400, /wire type 0, expected 2/],
     ['group wire type', envelope('v1', 'Namespace', cat(tag(9, 3))), 400, /unsupported wire type 3/],
-    ['kind without a table', envelope('batch/v1', 'Job', meta(str(1, 'j'))), 415, /kind "Job" \(apiVersion "batch\/v1"\)/],
+    ['kind without a table', envelope('example.com/v1', 'Widget', meta(str(1, 'j'))), 415, /kind "Widget" \(apiVersion "example.com\/v1"\)/],
     ['encoded payload', envelope('v1', 'Namespace', meta(str(1, 'x')), 'gzip'), 415, /content encoding "gzip"/],
   ])('%s → %d', (_name, body, code, message) => {
     const s = statusOf(() => decodeBody(PROTOBUF, body));

@@ -3,6 +3,8 @@
 export type * from './meta.ts';
 export type * from './core.ts';
 export type * from './apps.ts';
+export type * from './batch.ts';
+export { CRONJOB_SCHEDULED_TIMESTAMP, JOB_LABELS, JOB_TRACKING_FINALIZER } from './batch.ts';
 export type * from './rbac.ts';
 export { RBAC_ALL, RBAC_GROUP } from './rbac.ts';
 export type * from './certificates.ts';
@@ -20,3 +22,5 @@ export * from './quantity.ts';
 export * from './selector.ts';
 export * from './lease-fence.ts';
 export * from './bootstrap-token.ts';
+export { parseCronSchedule, timeZoneError } from './cron.ts';
+export type { CronSchedule } from './cron.ts';

@@ -18,6 +18,10 @@ import { serviceAccountTokenDescriptor } from './controllers/serviceaccount-toke
 import { bootstrapSignerDescriptor } from './controllers/bootstrapsigner.ts';
 import { tokenCleanerDescriptor } from './controllers/tokencleaner.ts';
 import { rootCACertPublisherDescriptor } from './controllers/rootcacertpublisher.ts';
+// Batch controllers.
+import { jobDescriptor } from './controllers/job/index.ts';
+import { cronJobDescriptor } from './controllers/cronjob.ts';
+import { ttlAfterFinishedDescriptor } from './controllers/ttlafterfinished.ts';
 
 /** Every known controller, in start order. Add new controllers here (and only here). */
 export const CONTROLLERS: ControllerDescriptor[] = [
@@ -38,6 +42,10 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   bootstrapSignerDescriptor,
   tokenCleanerDescriptor,
   rootCACertPublisherDescriptor,
+  // Batch controllers.
+  jobDescriptor,
+  cronJobDescriptor,
+  ttlAfterFinishedDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */

@@ -77,6 +77,10 @@ export function zeroSkeleton(r: ResourceInfo): Record<string, unknown> {
       return { metadata: {}, spec: { template: { metadata: {}, spec: {} }, strategy: {} }, status: {} };
     case 'replicasets':
       return { metadata: {}, spec: { template: { metadata: {}, spec: {} } }, status: {} };
+    case 'jobs':
+      return { metadata: {}, spec: { template: { metadata: {}, spec: {} } }, status: {} };
+    case 'cronjobs':
+      return { metadata: {}, spec: { jobTemplate: { metadata: {}, spec: { template: { metadata: {}, spec: {} } } } }, status: {} };
     case 'pods':
     case 'services':
     case 'nodes':

@@ -11,6 +11,7 @@ import { deploymentPrinter, replicaSetPrinter } from './apps.ts';
 import { clusterRoleBindingPrinter, roleBindingPrinter } from './rbac.ts';
 import { certificateSigningRequestPrinter } from './certificates.ts';
 import { endpointSlicePrinter, leasePrinter, priorityClassPrinter } from './misc.ts';
+import { cronJobPrinter, jobPrinter } from './batch.ts';
 
 const key = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
 
@@ -34,6 +35,8 @@ const PRINTERS = new Map<string, TablePrinter>([
   [key(R.rolebindings), roleBindingPrinter],
   [key(R.clusterrolebindings), clusterRoleBindingPrinter],
   [key(R.certificatesigningrequests), certificateSigningRequestPrinter],
+  [key(R.jobs), jobPrinter],
+  [key(R.cronjobs), cronJobPrinter],
 ]);
 
 export function printerFor(r: ResourceInfo): TablePrinter | undefined {

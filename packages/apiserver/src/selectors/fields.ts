@@ -92,6 +92,7 @@ const EXTRA_FIELDS: Record<string, Record<string, Getter>> = {
   [key(R.namespaces)]: { 'status.phase': str('status', 'phase') },
   [key(R.secrets)]: { type: str('type') },
   [key(R.replicasets)]: { 'status.replicas': num('status', 'replicas') },
+  [key(R.jobs)]: { 'status.successful': num('status', 'succeeded') },
   [key(R.services)]: { 'spec.clusterIP': str('spec', 'clusterIP'), 'spec.type': str('spec', 'type') },
   // The CSR controllers and `kubectl get csr --field-selector spec.signerName=…` select on the signer.
   [key(R.certificatesigningrequests)]: { 'spec.signerName': str('spec', 'signerName') },

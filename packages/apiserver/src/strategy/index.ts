@@ -30,6 +30,8 @@ import {
 } from './reviews.ts';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac.ts';
 import { certificateSigningRequestStrategy } from './certificates.ts';
+import { jobStrategy } from './jobs.ts';
+import { cronJobStrategy } from './cronjobs.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { validateObjectMeta } from '../validation/meta.ts';
 import { isValidPathSegmentName } from '../validation/names.ts';
@@ -64,6 +66,8 @@ const STRATEGIES: ResourceStrategy[] = [
   clusterRoleBindingStrategy,
   tokenReviewStrategy,
   certificateSigningRequestStrategy,
+  jobStrategy,
+  cronJobStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;

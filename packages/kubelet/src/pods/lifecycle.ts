@@ -140,7 +140,14 @@ export class PodLifecycle {
     this.restartPolicy = spec.restartPolicy ?? 'Always';
     const hasInit = (spec.initContainers ?? []).length > 0;
     const make = (c: Container, init: boolean): ContainerRuntime => {
-      const program = containerProgram(c, { name: pod.name, ...(spec.hostname ? { hostname: spec.hostname } : {}), ...(spec.subdomain ? { subdomain: spec.subdomain } : {}) });
+      const program = containerProgram(c, {
+        name: pod.name,
+        namespace: pod.namespace,
+        uid: pod.uid,
+        ...(annotations ? { annotations } : {}),
+        ...(spec.hostname ? { hostname: spec.hostname } : {}),
+        ...(spec.subdomain ? { subdomain: spec.subdomain } : {}),
+      });
       const overridden = annotation(annotations, RUN_SECONDS, c.name) !== undefined || annotation(annotations, EXIT_CODE, c.name) !== undefined;
       return {
         name: c.name,

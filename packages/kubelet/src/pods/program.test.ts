@@ -94,3 +94,28 @@ describe('container programs', () => {
     expect(e.KUBERNETES_PORT).toBe('tcp://10.96.0.1:443');
   });
 });
+
+describe('Job containers', () => {
+  it("kubernetes.io's pi Job prints π to 2000 digits and succeeds", async () => {
+    const clock = new FakeClock();
+    const spec = { containers: [{ name: 'pi', image: 'busybox', command: ['perl', '-Mbignum=bpi', '-wle', 'print bpi(2000)'] }], restartPolicy: 'Never' as const };
+    const lc = new PodLifecycle(id, spec, undefined, env(), clock.now());
+    await run(lc, clock, 1000);
+    expect(lc.terminalPhase).toBe('Succeeded');
+    const [line] = text(lc.containers[0], 'kemu://00000001', clock.now());
+    const digits = (line ?? '').split('|')[1] ?? '';
+    expect(digits.startsWith('3.14159265358979323846264338327950288419716939937510')).toBe(true);
+    expect(digits).toHaveLength(2002);
+    expect(digits.endsWith('59958133904780275901\n')).toBe(true);
+  });
+
+  it('JOB_COMPLETION_INDEX comes from the pod annotation (a fieldRef)', () => {
+    const envVars = containerEnv(
+      [{ name: 'JOB_COMPLETION_INDEX', valueFrom: { fieldRef: { fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']" } } }, { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+      'idx-2',
+      { name: 'idx-2-abcde', annotations: { 'batch.kubernetes.io/job-completion-index': '2' } },
+    );
+    expect(envVars.JOB_COMPLETION_INDEX).toBe('2');
+    expect(envVars.POD).toBe('idx-2-abcde');
+  });
+});

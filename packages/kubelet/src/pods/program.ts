@@ -19,6 +19,18 @@ export interface PodContext {
   name: string;
   hostname?: string;
   subdomain?: string;
+  namespace?: string;
+  uid?: string;
+  annotations?: Record<string, string>;
+}
+
+/** An env var's fieldRef value (the downward API): metadata.name, .namespace, .uid, .annotations['k']. */
+export function fieldRefValue(path: string, pod: PodContext): string | undefined {
+  if (path === 'metadata.name') return pod.name;
+  if (path === 'metadata.namespace') return pod.namespace;
+  if (path === 'metadata.uid') return pod.uid;
+  const m = /^metadata\.annotations\['(.+)'\]$/.exec(path);
+  return m ? (pod.annotations?.[m[1] ?? ''] ?? '') : undefined;
 }
 
 const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -70,10 +82,15 @@ const KUBERNETES_SERVICE_ENV: Readonly<Record<string, string>> = {
   KUBERNETES_PORT_443_TCP_ADDR: '10.96.0.1',
 };
 
-/** The container's environment: its env values in order (valueFrom is not resolved), plus what the runtime sets. */
-export function containerEnv(env: readonly EnvVar[] | undefined, hostname: string): Record<string, string> {
+/** The container's environment: its env values in order (of valueFrom, the pod fieldRefs), plus what the runtime sets. */
+export function containerEnv(env: readonly EnvVar[] | undefined, hostname: string, pod?: PodContext): Record<string, string> {
   const out: Record<string, string> = { PATH, HOSTNAME: hostname, ...KUBERNETES_SERVICE_ENV };
-  for (const e of env ?? []) if (e.value !== undefined) out[e.name] = expandRefs(e.value, out);
+  for (const e of env ?? []) {
+    if (e.value !== undefined) out[e.name] = expandRefs(e.value, out);
+    const path = (e.valueFrom as { fieldRef?: { fieldPath?: string } } | undefined)?.fieldRef?.fieldPath;
+    const v = path !== undefined && pod ? fieldRefValue(path, pod) : undefined;
+    if (v !== undefined) out[e.name] = v;
+  }
   out.HOME ??= '/root';
   return out;
 }
@@ -89,7 +106,7 @@ export function containerShellContext(c: Container, pod: PodContext, startedAt: 
   const hostname = pod.hostname ?? pod.name;
   return {
     startedAt,
-    env: containerEnv(c.env, hostname),
+    env: containerEnv(c.env, hostname, pod),
     hostname,
     files: { '/etc/hostname': `${hostname}\n`, '/etc/hosts': etcHosts(hostname, podIP, pod.subdomain ? `${hostname}.${pod.subdomain}` : undefined) },
     endsByItself: (name) => FINITE.has(name),
@@ -99,7 +116,7 @@ export function containerShellContext(c: Container, pod: PodContext, startedAt: 
 
 /** The command line a container runs (command + args, $(VAR) expanded); empty: the image's own. */
 export function containerArgv(c: Container, pod: PodContext): string[] {
-  const env = containerEnv(c.env, pod.hostname ?? pod.name);
+  const env = containerEnv(c.env, pod.hostname ?? pod.name, pod);
   return [...(c.command ?? []), ...(c.args ?? [])].map((a) => expandRefs(a, env));
 }
 

@@ -10,6 +10,7 @@ import { ArithError, evaluate } from './arith.ts';
 import { cat, echo, printf, seq, test, type FileView, type Result } from './builtins.ts';
 import { dateCommand } from './date.ts';
 import { ContainerFs, ls, mkdir, normalize, rm } from './filesystem.ts';
+import { perl } from './perl.ts';
 import { ShellSyntaxError, parse, type AndOr, type Command, type List, type Pipeline, type Redirect, type Word } from './parser.ts';
 
 /** What a process does, in order; `atMs` is virtual time since it started. */
@@ -452,6 +453,8 @@ class Interpreter implements FileView {
         return yield* this.result(io, cat(args, this, io.stdin));
       case 'seq':
         return yield* this.result(io, seq(args, SEQ_LIMIT));
+      case 'perl':
+        return yield* this.result(io, perl(args));
       case 'env':
       case 'printenv': {
         const env = this.environment(assigns);
