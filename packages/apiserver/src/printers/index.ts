@@ -11,6 +11,7 @@ import { deploymentPrinter, replicaSetPrinter } from './apps.ts';
 import { clusterRoleBindingPrinter, roleBindingPrinter } from './rbac.ts';
 import { certificateSigningRequestPrinter } from './certificates.ts';
 import { endpointSlicePrinter, leasePrinter, priorityClassPrinter } from './misc.ts';
+import * as storage from './storage.ts';
 
 const key = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
 
@@ -34,6 +35,12 @@ const PRINTERS = new Map<string, TablePrinter>([
   [key(R.rolebindings), roleBindingPrinter],
   [key(R.clusterrolebindings), clusterRoleBindingPrinter],
   [key(R.certificatesigningrequests), certificateSigningRequestPrinter],
+  [key(R.persistentvolumes), storage.persistentVolumePrinter],
+  [key(R.persistentvolumeclaims), storage.persistentVolumeClaimPrinter],
+  [key(R.storageclasses), storage.storageClassPrinter],
+  [key(R.csidrivers), storage.csiDriverPrinter],
+  [key(R.csinodes), storage.csiNodePrinter],
+  [key(R.volumeattachments), storage.volumeAttachmentPrinter],
 ]);
 
 export function printerFor(r: ResourceInfo): TablePrinter | undefined {

@@ -30,6 +30,14 @@ import {
 } from './reviews.ts';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac.ts';
 import { certificateSigningRequestStrategy } from './certificates.ts';
+import {
+  csiDriverStrategy,
+  csiNodeStrategy,
+  persistentVolumeClaimStrategy,
+  persistentVolumeStrategy,
+  storageClassStrategy,
+  volumeAttachmentStrategy,
+} from './storage.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { validateObjectMeta } from '../validation/meta.ts';
 import { isValidPathSegmentName } from '../validation/names.ts';
@@ -64,6 +72,12 @@ const STRATEGIES: ResourceStrategy[] = [
   clusterRoleBindingStrategy,
   tokenReviewStrategy,
   certificateSigningRequestStrategy,
+  persistentVolumeStrategy,
+  persistentVolumeClaimStrategy,
+  storageClassStrategy,
+  csiDriverStrategy,
+  csiNodeStrategy,
+  volumeAttachmentStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
