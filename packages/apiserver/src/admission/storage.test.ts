@@ -2,7 +2,7 @@
 // a class gets the newest default one, an explicit "" stays, and both kinds are created with their
 // protection finalizers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeObject } from '@kemu/api';
+import type { KubeObject, StorageClass } from '@kemu/api';
 import type { ApiServer } from '../server.ts';
 import { startMemoryApiServer } from '../testing/memory-server.ts';
 import { defaultStorageClass } from './default-storage-class.ts';
@@ -24,7 +24,7 @@ const claim = (name: string, spec: Record<string, unknown> = {}) => ({
   metadata: { name },
   spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, ...spec },
 });
-const sc = (name: string, isDefault: boolean, created = '2026-01-01T00:00:00Z'): KubeObject => ({
+const sc = (name: string, isDefault: boolean, created = '2026-01-01T00:00:00Z'): StorageClass => ({
   apiVersion: 'storage.k8s.io/v1',
   kind: 'StorageClass',
   metadata: { name, creationTimestamp: created, ...(isDefault ? { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } } : {}) },
