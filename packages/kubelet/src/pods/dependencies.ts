@@ -7,6 +7,7 @@ import { R, StatusError, type ConfigMap, type Container, type KubeObject, type P
 import type { KubeApi } from '../api.ts';
 
 type Obj = Record<string, unknown>;
+const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
 const obj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
@@ -60,7 +61,9 @@ export async function mountFailures(client: Pick<KubeApi, 'get'>, pod: Pod): Pro
     if (sec && sec.optional !== true && !(await read.get(R.secrets, str(sec.secretName)))) fail(`secret "${str(sec.secretName)}" not found`);
     for (const src of (obj(v.projected)?.sources as unknown[] | undefined) ?? []) {
       const pcm = obj(obj(src)?.configMap);
-      if (pcm && pcm.optional !== true && !(await read.get(R.configmaps, str(pcm.name)))) {
+      // kube-root-ca.crt (the ServiceAccount admission's kube-api-access volume) is not waited for: labs and
+      // tests run without the root-ca-cert-publisher, and a pod without the CA file still starts here.
+      if (pcm && pcm.optional !== true && str(pcm.name) !== ROOT_CA_CONFIGMAP && !(await read.get(R.configmaps, str(pcm.name)))) {
         fail(`configmap "${str(pcm.name)}" not found`);
         break;
       }
