@@ -41,6 +41,7 @@ describe('the lab\'s TLS bootstrap objects', () => {
       'ConfigMap kube-public/cluster-info',
       'Role kube-public/kubeadm:bootstrap-signer-clusterinfo',
       'RoleBinding kube-public/kubeadm:bootstrap-signer-clusterinfo',
+      'StorageClass standard',
     ]);
     const secret = await secretOf(r.token);
     expect(secret.type).toBe('bootstrap.kubernetes.io/token');

@@ -8,6 +8,8 @@ export { CRONJOB_SCHEDULED_TIMESTAMP, JOB_LABELS, JOB_TRACKING_FINALIZER } from 
 export type * from './rbac.ts';
 export { RBAC_ALL, RBAC_GROUP } from './rbac.ts';
 export type * from './certificates.ts';
+export type * from './storage.ts';
+export { STORAGE } from './storage.ts';
 export {
   CERTIFICATES_GROUP,
   SIGNER_KUBE_APISERVER_CLIENT,

@@ -13,6 +13,8 @@ import { endpointSliceDescriptor } from './controllers/endpointslice.ts';
 import { podGCDescriptor } from './controllers/podgc.ts';
 import { clusterRoleAggregationDescriptor } from './controllers/clusterrole-aggregation.ts';
 import { CERTIFICATE_CONTROLLERS } from './controllers/certificates/index.ts';
+import { persistentVolumeBinderDescriptor } from './controllers/volume/binder.ts';
+import { pvcProtectionDescriptor, pvProtectionDescriptor } from './controllers/volume/protection.ts';
 // Identity controllers (bootstrap tokens, the root CA, legacy ServiceAccount tokens).
 import { serviceAccountTokenDescriptor } from './controllers/serviceaccount-token.ts';
 import { bootstrapSignerDescriptor } from './controllers/bootstrapsigner.ts';
@@ -46,6 +48,10 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   jobDescriptor,
   cronJobDescriptor,
   ttlAfterFinishedDescriptor,
+  // Storage.
+  persistentVolumeBinderDescriptor,
+  pvcProtectionDescriptor,
+  pvProtectionDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */

@@ -18,6 +18,7 @@ import {
 } from './bootstrap-token.ts';
 import { bootstrapBindings, clusterInfoObjects, kubeletApiBinding } from './bootstrap-objects.ts';
 import { labPkiFiles, writeIfChanged } from './lab-pki.ts';
+import { standardStorageClass } from './storage-class.ts';
 
 /** Seed 003's names: `kubectl config set-credentials tls-bootstrap-token-user`, context tls-bootstrap-token-user@kubernetes. */
 export const BOOTSTRAP_USER = 'tls-bootstrap-token-user';
@@ -121,6 +122,7 @@ export async function ensureLabBootstrap(client: RestClient, o: LabBootstrapOpti
   }
   if (await createIfMissing(client, R.roles, info.role)) made.push(`Role kube-public/${info.role.metadata.name}`);
   if (await createIfMissing(client, R.rolebindings, info.roleBinding)) made.push(`RoleBinding kube-public/${info.roleBinding.metadata.name}`);
+  if (await createIfMissing(client, R.storageclasses, standardStorageClass())) made.push('StorageClass standard');
   writeIfChanged(files.bootstrapKubeconfig, bootstrapKubeconfigYaml(o.server, caPem, token));
   return { token, made };
 }

@@ -24,6 +24,7 @@ export const Reason = {
   InspectFailed: 'InspectFailed',
   FailedToRetrieveImagePullSecret: 'FailedToRetrieveImagePullSecret',
   Failed: 'Failed',
+  FailedMount: 'FailedMount',
   DeadlineExceeded: 'DeadlineExceeded',
   Starting: 'Starting',
   NodeAllocatableEnforced: 'NodeAllocatableEnforced',

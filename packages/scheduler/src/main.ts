@@ -4,7 +4,7 @@
 // the loop, lets in-flight binds finish briefly, releases the Lease and exits 0. Bad config exits 2.
 import fs from 'node:fs';
 import os from 'node:os';
-import type { KubeObject, Namespace, Node, Pod, Service } from '@kemu/api';
+import type { KubeObject, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod, Service, StorageClass } from '@kemu/api';
 import { R } from '@kemu/api';
 import { EventRecorder, RestClient, SharedInformerFactory, leaderElectedRun, loadClientConfig, secureServing, unwrapDeleted } from '@kemu/client';
 import { createLogger, loggingFormatFlag, newMetricsRegistry, parseCommandLine, realClock, startHealthServer } from '@kemu/base';
@@ -17,6 +17,7 @@ import { newSchedulerMetrics } from './metrics.ts';
 import { FLAGS, applyFlags } from './options.ts';
 import { Scheduler } from './scheduler.ts';
 import { workloadSelectorLister } from './selector-lister.ts';
+import { informerVolumeLister } from './volume-lister.ts';
 
 const PROGRAM = 'kube-scheduler';
 
@@ -88,6 +89,9 @@ async function main(): Promise<void> {
   const serviceInformer = factory.informerFor<Service>(R.services);
   const rsInformer = factory.informerFor<KubeObject>(R.replicasets);
   const nsInformer = factory.informerFor<Namespace>(R.namespaces);
+  const pvcInformer = factory.informerFor<PersistentVolumeClaim>(R.persistentvolumeclaims);
+  const pvInformer = factory.informerFor<PersistentVolume>(R.persistentvolumes);
+  const scInformer = factory.informerFor<StorageClass>(R.storageclasses);
 
   let scheduler: Scheduler | undefined;
   const metrics = newSchedulerMetrics(registry, () => scheduler?.queue.pendingCounts() ?? {});
@@ -99,6 +103,7 @@ async function main(): Promise<void> {
       clock: realClock,
       logger,
       selectorLister: workloadSelectorLister(serviceInformer.store, rsInformer.store),
+      volumeLister: informerVolumeLister(client, pvcInformer.store, pvInformer.store, scInformer.store),
       namespaceLabels: (ns) => nsInformer.store.get(ns)?.metadata.labels,
       currentPod: (key) => podInformer.store.get(key),
       maxInUnschedulableMs: flags['pod-max-in-unschedulable-pods-duration'],
@@ -120,6 +125,10 @@ async function main(): Promise<void> {
     onUpdate: (a, b) => sched.updateNode(a, b),
     onDelete: (n) => sched.deleteNode(unwrapDeleted(n)),
   });
+
+  pvcInformer.addEventHandler({ onAdd: () => sched.storageChanged('PvcAdd'), onUpdate: () => sched.storageChanged('PvcUpdate') });
+  pvInformer.addEventHandler({ onAdd: () => sched.storageChanged('PvAdd'), onUpdate: () => sched.storageChanged('PvUpdate') });
+  scInformer.addEventHandler({ onAdd: () => sched.storageChanged('StorageClassAdd') });
 
   const runLoop = async (signal: AbortSignal) => {
     if (!(await factory.waitForCacheSync(signal))) return;

@@ -10,7 +10,7 @@ import { SchedulerCache, podKey } from './cache/cache.ts';
 import type { KubeSchedulerConfiguration } from './config/types.ts';
 import { CycleState } from './framework/cycle-state.ts';
 import { NO_NODES_AVAILABLE, type FitError } from './framework/fit-error.ts';
-import type { QueuedPodInfo, SchedulerClient, SelectorLister } from './framework/interface.ts';
+import type { QueuedPodInfo, SchedulerClient, SelectorLister, VolumeLister } from './framework/interface.ts';
 import { PodInfo, type NamespaceLabels } from './framework/pod-info.ts';
 import type { Registry } from './framework/registry.ts';
 import { Framework } from './framework/runtime.ts';
@@ -30,6 +30,7 @@ export interface SchedulerOptions {
   logger: Logger;
   registry?: Registry;
   selectorLister?: SelectorLister;
+  volumeLister?: VolumeLister;
   namespaceLabels?: NamespaceLabels;
   metrics?: SchedulerMetrics;
   /** Looks up the informer's current copy of a pod (to skip requeueing pods bound or deleted meanwhile). */
@@ -68,6 +69,7 @@ export class Scheduler {
         logger: o.logger,
         nominator,
         selectorLister: o.selectorLister,
+        volumeLister: o.volumeLister,
         namespaceLabels: o.namespaceLabels,
         event: (pod, type, reason, message) => o.event(pod, type, reason, message, profile.schedulerName),
       });
@@ -134,6 +136,11 @@ export class Scheduler {
       this.queue.moveAllToActiveOrBackoffQueue(ClusterEvent.AssignedPodDelete);
     }
     this.queue.delete(key);
+  }
+
+  /** A claim, volume or class appeared or changed: pods VolumeBinding turned away may fit now. */
+  storageChanged(event: 'PvcAdd' | 'PvcUpdate' | 'PvAdd' | 'PvUpdate' | 'StorageClassAdd'): void {
+    this.queue.moveAllToActiveOrBackoffQueue(ClusterEvent[event]);
   }
 
   addNode(node: Node): void {

@@ -12,6 +12,7 @@ import { clusterRoleBindingPrinter, roleBindingPrinter } from './rbac.ts';
 import { certificateSigningRequestPrinter } from './certificates.ts';
 import { endpointSlicePrinter, leasePrinter, priorityClassPrinter } from './misc.ts';
 import { cronJobPrinter, jobPrinter } from './batch.ts';
+import * as storage from './storage.ts';
 
 const key = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
 
@@ -37,6 +38,12 @@ const PRINTERS = new Map<string, TablePrinter>([
   [key(R.certificatesigningrequests), certificateSigningRequestPrinter],
   [key(R.jobs), jobPrinter],
   [key(R.cronjobs), cronJobPrinter],
+  [key(R.persistentvolumes), storage.persistentVolumePrinter],
+  [key(R.persistentvolumeclaims), storage.persistentVolumeClaimPrinter],
+  [key(R.storageclasses), storage.storageClassPrinter],
+  [key(R.csidrivers), storage.csiDriverPrinter],
+  [key(R.csinodes), storage.csiNodePrinter],
+  [key(R.volumeattachments), storage.volumeAttachmentPrinter],
 ]);
 
 export function printerFor(r: ResourceInfo): TablePrinter | undefined {

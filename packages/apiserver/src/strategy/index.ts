@@ -32,6 +32,14 @@ import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, r
 import { certificateSigningRequestStrategy } from './certificates.ts';
 import { jobStrategy } from './jobs.ts';
 import { cronJobStrategy } from './cronjobs.ts';
+import {
+  csiDriverStrategy,
+  csiNodeStrategy,
+  persistentVolumeClaimStrategy,
+  persistentVolumeStrategy,
+  storageClassStrategy,
+  volumeAttachmentStrategy,
+} from './storage.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { validateObjectMeta } from '../validation/meta.ts';
 import { isValidPathSegmentName } from '../validation/names.ts';
@@ -68,6 +76,12 @@ const STRATEGIES: ResourceStrategy[] = [
   certificateSigningRequestStrategy,
   jobStrategy,
   cronJobStrategy,
+  persistentVolumeStrategy,
+  persistentVolumeClaimStrategy,
+  storageClassStrategy,
+  csiDriverStrategy,
+  csiNodeStrategy,
+  volumeAttachmentStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;

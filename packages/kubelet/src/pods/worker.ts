@@ -10,6 +10,7 @@ import { Message, Reason, containerFieldPath, type EventSink, type EventType } f
 import { readPullSecrets } from '../images/pull-secrets.ts';
 import { PodLifecycle, type ContainerRuntime, type LifecycleEnv } from './lifecycle.ts';
 import { renderStatus } from './status.ts';
+import { configFailures, mountFailures } from './dependencies.ts';
 
 export interface WorkerHost {
   client: KubeApi;
@@ -30,6 +31,8 @@ export interface WorkerHost {
 }
 
 const RETRY_MS = 1000;
+/** How soon a pod waiting for a volume source or a ConfigMap/Secret looks again. */
+export const DEPENDENCY_RETRY_MS = 2000;
 
 /** A digest of a status: enough to tell whether it changed since it was posted. */
 function statusHash(status: PodStatus): string {
@@ -52,6 +55,12 @@ export class PodWorker {
   /** The pod's imagePullSecrets are being read before its first pull; ticks wait for them. */
   private secretsLoading = false;
   private secretsRefreshing = false;
+  /** Its volumes and env sources are being checked, or are missing: no container is created yet. */
+  private blocked = false;
+  private checking = false;
+  private dependencyTimer: TimerHandle | undefined;
+  /** The containers' states before CreateContainerConfigError replaced them, to go back to. */
+  private readonly configHeld = new Map<ContainerRuntime, ContainerRuntime['state']>();
   readonly uid: string;
 
   constructor(
@@ -86,6 +95,14 @@ export class PodWorker {
       if (this.pod.status?.startTime) this.lc.adopt(this.pod.status, now);
       this.podIP = this.pod.spec.hostNetwork ? this.host.hostIP() : this.host.allocateIP(this.pod.status?.podIP);
       this.lc.podIP = this.podIP;
+      // A pod none of whose containers has started yet waits for its volumes and config first.
+      const started = [...(this.pod.status?.containerStatuses ?? []), ...(this.pod.status?.initContainerStatuses ?? [])].some(
+        (cs) => cs.state?.running || cs.state?.terminated || cs.lastState?.terminated,
+      );
+      if (!started && !this.pod.metadata.deletionTimestamp) {
+        this.blocked = true;
+        void this.checkDependencies();
+      }
       if (this.pullSecretNames().length > 0) {
         this.secretsLoading = true;
         void this.refreshPullSecrets().finally(() => {
@@ -122,6 +139,7 @@ export class PodWorker {
   close(): void {
     this.done = true;
     this.host.timers.cancel(this.timer);
+    this.host.timers.cancel(this.dependencyTimer);
     this.timer = undefined;
     this.releaseResources();
     this.host.closed(this.uid);
@@ -149,11 +167,65 @@ export class PodWorker {
     this.host.timers.cancel(this.timer);
     this.timer = undefined;
     const now = this.host.clock.now();
+    if (this.blocked && this.pod.metadata.deletionTimestamp) this.unblock();
+    if (this.blocked) {
+      this.sync();
+      return;
+    }
     const next = this.lc?.advance(now);
     if (next !== undefined) this.timer = this.host.timers.at(next, () => this.tick());
     // A pull that failed is tried again with the Secrets as they are by then (one created meanwhile counts).
     if (this.lc && !this.secretsRefreshing && this.pullSecretNames().length > 0 && this.pullFailing()) void this.refreshPullSecrets();
     this.sync();
+  }
+
+  /**
+   * The volume manager's wait and the container config's check: FailedMount while a volume's source is
+   * missing, then CreateContainerConfigError while an env source is; looked at again every few seconds.
+   */
+  private async checkDependencies(): Promise<void> {
+    if (this.checking || this.done || !this.lc) return;
+    this.checking = true;
+    let again = true;
+    try {
+      const mounts = await mountFailures(this.host.client, this.pod);
+      if (mounts.length > 0) {
+        for (const m of mounts) this.recordEvent(undefined, 'Warning', Reason.FailedMount, m.message);
+        return;
+      }
+      const configs = await configFailures(this.host.client, this.pod);
+      const all = [...this.lc.initContainers, ...this.lc.containers];
+      for (const c of all) {
+        const f = configs.find((x) => x.container === c.name && x.init === c.init);
+        const held = this.configHeld.get(c);
+        if (f) {
+          if (!held) this.configHeld.set(c, c.state);
+          c.state = { kind: 'waiting', reason: 'CreateContainerConfigError', message: f.message };
+          this.recordEvent(c, 'Warning', Reason.Failed, `Error: ${f.message}`);
+        } else if (held) {
+          c.state = held;
+          this.configHeld.delete(c);
+        }
+      }
+      if (configs.length > 0) return;
+      again = false;
+      this.unblock();
+    } catch (e) {
+      this.host.logger.warn({ pod: this.name, err: String(e) }, 'Failed to check the pod\'s volumes and config');
+    } finally {
+      this.checking = false;
+      if (again && !this.done && this.blocked) {
+        this.host.timers.cancel(this.dependencyTimer);
+        this.dependencyTimer = this.host.timers.after(DEPENDENCY_RETRY_MS, () => void this.checkDependencies());
+      }
+      this.tick();
+    }
+  }
+
+  private unblock(): void {
+    for (const [c, state] of this.configHeld) c.state = state;
+    this.configHeld.clear();
+    this.blocked = false;
   }
 
   private pullSecretNames(): string[] {

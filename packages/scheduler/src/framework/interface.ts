@@ -136,6 +136,18 @@ export interface SelectorLister {
   selectorsFor(pod: Pod): import('@kemu/api').LabelSelector[];
 }
 
+/** The storage objects VolumeBinding reads (informer caches) and the writes it makes before binding. */
+export interface VolumeLister {
+  claim(namespace: string, name: string): import('@kemu/api').PersistentVolumeClaim | undefined;
+  volume(name: string): import('@kemu/api').PersistentVolume | undefined;
+  volumes(): readonly import('@kemu/api').PersistentVolume[];
+  storageClass(name: string): import('@kemu/api').StorageClass | undefined;
+  /** Sets volume.kubernetes.io/selected-node on a claim (dynamic provisioning under WaitForFirstConsumer). */
+  selectNode(claim: import('@kemu/api').PersistentVolumeClaim, nodeName: string): Promise<void>;
+  /** Pre-binds a volume to a claim (claimRef), for the binder to complete. */
+  preBind(volume: import('@kemu/api').PersistentVolume, claim: import('@kemu/api').PersistentVolumeClaim): Promise<void>;
+}
+
 export interface Nominator {
   /** Pods nominated to run on this node (after preemption), excluding bound ones. */
   nominatedPodsForNode(nodeName: string): readonly PodInfo[];
@@ -153,6 +165,8 @@ export interface Handle {
   logger: Logger;
   nominator: Nominator | undefined;
   selectorLister: SelectorLister | undefined;
+  /** Storage objects for VolumeBinding; undefined: pods with claims are scheduled as if they had none. */
+  volumeLister?: VolumeLister | undefined;
   namespaceLabels: NamespaceLabels | undefined;
   /** Runs the profile's PreFilter extensions + Filter plugins (preemption dry runs). */
   runFilterPlugins(state: CycleState, pod: PodInfo, nodeInfo: NodeInfo): MaybeStatus;

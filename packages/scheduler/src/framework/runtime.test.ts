@@ -30,6 +30,7 @@ describe('Framework', () => {
       'NodeAffinity',
       'NodePorts',
       'NodeResourcesFit',
+      'VolumeBinding',
       'PodTopologySpread',
       'InterPodAffinity',
     ]);
@@ -54,7 +55,7 @@ describe('Framework', () => {
     const f = new Framework(inTreeRegistry(), defaultProfile({ plugins }), deps());
     expect(f.scorePlugins.map((s) => [s.plugin.name, s.weight])).toEqual([['ImageLocality', 9]]);
     expect(f.postFilterPlugins).toEqual([]);
-    expect(f.filterPlugins.length).toBe(8);
+    expect(f.filterPlugins.length).toBe(9);
   });
 
   it('refuses unknown plugins, plugins at points they do not extend, and profiles without a binder', () => {

@@ -8,6 +8,7 @@ export const Names = {
   NodeAffinity: 'NodeAffinity',
   NodePorts: 'NodePorts',
   NodeResourcesFit: 'NodeResourcesFit',
+  VolumeBinding: 'VolumeBinding',
   NodeResourcesBalancedAllocation: 'NodeResourcesBalancedAllocation',
   ImageLocality: 'ImageLocality',
   PodTopologySpread: 'PodTopologySpread',

@@ -15,6 +15,7 @@ import { PodTopologySpread, type PodTopologySpreadArgs } from './pod-topology-sp
 import { PrioritySort } from './priority-sort.ts';
 import { SchedulingGates } from './scheduling-gates.ts';
 import { TaintToleration } from './taint-toleration.ts';
+import { VolumeBinding } from './volume-binding.ts';
 
 const orUndefined = <T>(a: unknown): T | undefined => (a === undefined || a === null ? undefined : (a as T));
 
@@ -34,5 +35,6 @@ export function inTreeRegistry(): Registry {
     [Names.InterPodAffinity]: (args, h) => new InterPodAffinity(h, orUndefined<InterPodAffinityArgs>(args)),
     [Names.DefaultPreemption]: (args, h) => new DefaultPreemption(h, orUndefined<DefaultPreemptionArgs>(args)),
     [Names.DefaultBinder]: (_a, h) => new DefaultBinder(h),
+    [Names.VolumeBinding]: (_a, h) => new VolumeBinding(h),
   });
 }

@@ -10,6 +10,11 @@ export const ClusterEvent = {
   AssignedPodDelete: 'AssignedPodDelete',
   UnschedulableTimeout: 'UnschedulableTimeout',
   ForceActivate: 'ForceActivate',
+  PvcAdd: 'PvcAdd',
+  PvcUpdate: 'PvcUpdate',
+  PvAdd: 'PvAdd',
+  PvUpdate: 'PvUpdate',
+  StorageClassAdd: 'StorageClassAdd',
 } as const;
 export type ClusterEvent = (typeof ClusterEvent)[keyof typeof ClusterEvent];
 
@@ -32,6 +37,11 @@ const INTERESTED: Record<ClusterEvent, ReadonlySet<string> | 'all'> = {
   AssignedPodDelete: new Set([Names.NodeResourcesFit, Names.NodePorts, Names.PodTopologySpread, Names.InterPodAffinity, Names.DefaultPreemption]),
   UnschedulableTimeout: 'all',
   ForceActivate: 'all',
+  PvcAdd: new Set([Names.VolumeBinding]),
+  PvcUpdate: new Set([Names.VolumeBinding]),
+  PvAdd: new Set([Names.VolumeBinding]),
+  PvUpdate: new Set([Names.VolumeBinding]),
+  StorageClassAdd: new Set([Names.VolumeBinding]),
 };
 
 /** Could this event help a pod rejected by these plugins? Unknown rejections (empty set) always move. */

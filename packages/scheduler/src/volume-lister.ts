@@ -1,0 +1,28 @@
+// The VolumeLister VolumeBinding reads: claims, volumes and classes from the scheduler's informers, and the
+// two writes it makes before binding (the selected-node annotation, a volume's claimRef).
+import { R, STORAGE, type PersistentVolume, type PersistentVolumeClaim, type StorageClass } from '@kemu/api';
+import type { Indexer, RestClient } from '@kemu/client';
+import type { VolumeLister } from './framework/interface.ts';
+
+export function informerVolumeLister(
+  client: RestClient,
+  claims: Indexer<PersistentVolumeClaim>,
+  volumes: Indexer<PersistentVolume>,
+  classes: Indexer<StorageClass>,
+): VolumeLister {
+  return {
+    claim: (namespace, name) => claims.get(`${namespace}/${name}`),
+    volume: (name) => volumes.get(name),
+    volumes: () => volumes.list(),
+    storageClass: (name) => classes.get(name),
+    async selectNode(claim, nodeName) {
+      const patch = { metadata: { annotations: { [STORAGE.selectedNodeAnnotation]: nodeName } } };
+      await client.patch(R.persistentvolumeclaims, claim.metadata.namespace, claim.metadata.name ?? '', patch, 'merge');
+    },
+    async preBind(volume, claim) {
+      const claimRef = { kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: claim.metadata.namespace, name: claim.metadata.name, uid: claim.metadata.uid };
+      const patch = { metadata: { resourceVersion: volume.metadata.resourceVersion }, spec: { claimRef } };
+      await client.patch(R.persistentvolumes, undefined, volume.metadata.name ?? '', patch, 'merge');
+    },
+  };
+}
