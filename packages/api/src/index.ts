@@ -3,6 +3,7 @@
 export type * from './meta.ts';
 export type * from './core.ts';
 export type * from './apps.ts';
+export type * from './policy.ts';
 export type * from './rbac.ts';
 export { RBAC_ALL, RBAC_GROUP } from './rbac.ts';
 export type * from './certificates.ts';

@@ -11,6 +11,7 @@ import { deploymentPrinter, replicaSetPrinter } from './apps.ts';
 import { clusterRoleBindingPrinter, roleBindingPrinter } from './rbac.ts';
 import { certificateSigningRequestPrinter } from './certificates.ts';
 import { endpointSlicePrinter, leasePrinter, priorityClassPrinter } from './misc.ts';
+import * as policy from './policy.ts';
 
 const key = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
 
@@ -34,6 +35,15 @@ const PRINTERS = new Map<string, TablePrinter>([
   [key(R.rolebindings), roleBindingPrinter],
   [key(R.clusterrolebindings), clusterRoleBindingPrinter],
   [key(R.certificatesigningrequests), certificateSigningRequestPrinter],
+  [key(R.poddisruptionbudgets), policy.podDisruptionBudgetPrinter],
+  [key(R.replicationcontrollers), policy.replicationControllerPrinter],
+  [key(R.podtemplates), policy.podTemplatePrinter],
+  [key(R.limitranges), policy.limitRangePrinter],
+  [key(R.resourcequotas), policy.resourceQuotaPrinter],
+  [key(R.ingresses), policy.ingressPrinter],
+  [key(R.ingressclasses), policy.ingressClassPrinter],
+  [key(R.networkpolicies), policy.networkPolicyPrinter],
+  [key(R.runtimeclasses), policy.runtimeClassPrinter],
 ]);
 
 export function printerFor(r: ResourceInfo): TablePrinter | undefined {

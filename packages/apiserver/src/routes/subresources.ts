@@ -20,8 +20,10 @@ function selectorString(sel: LabelSelector | undefined): string {
   return parts.join(',');
 }
 
-function toScale(obj: KubeObject): KubeObject {
-  const spec = (obj.spec ?? {}) as { replicas?: number; selector?: LabelSelector };
+function toScale(obj: KubeObject, mapSelector: boolean): KubeObject {
+  const spec = (obj.spec ?? {}) as { replicas?: number; selector?: LabelSelector | Record<string, string> };
+  // A ReplicationController's selector is a plain label map; the others are LabelSelectors.
+  const selector = mapSelector ? { matchLabels: spec.selector as Record<string, string> } : (spec.selector as LabelSelector | undefined);
   const status = (obj.status ?? {}) as { replicas?: number };
   const meta: KubeObject['metadata'] = { name: obj.metadata.name ?? '' };
   if (obj.metadata.namespace) meta.namespace = obj.metadata.namespace;
@@ -33,7 +35,7 @@ function toScale(obj: KubeObject): KubeObject {
     apiVersion: 'autoscaling/v1',
     metadata: meta,
     spec: { replicas: spec.replicas ?? 1 },
-    status: { replicas: status.replicas ?? 0, selector: selectorString(spec.selector) },
+    status: { replicas: status.replicas ?? 0, selector: selectorString(selector) },
   };
 }
 
@@ -42,7 +44,8 @@ const SCALE_KIND = { apiVersion: 'autoscaling/v1', kind: 'Scale' };
 export async function scale(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
   const t = req.target;
   const name = t.name ?? '';
-  if (req.method === 'GET') return { code: 200, body: toScale(await ctx.registry.get(t.resource, t.namespace, name)) };
+  const mapSel = t.resource.plural === R.replicationcontrollers.plural && t.resource.group === '';
+  if (req.method === 'GET') return { code: 200, body: toScale(await ctx.registry.get(t.resource, t.namespace, name), mapSel) };
   const dryRun = isDryRun(req.query);
   const out = await ctx.registry.guaranteedUpdate(
     t.resource,
@@ -55,7 +58,7 @@ export async function scale(ctx: ApiContext, req: ApiRequest): Promise<ApiReply>
       } else {
         const mt = checkPatchType(req.contentType);
         // Patches apply to the Scale object; only spec.replicas is carried back.
-        wanted = ctx.ext.applyPatch(mt === 'application/strategic-merge-patch+json' ? 'application/merge-patch+json' : mt, toScale(cur), req.body, t.resource);
+        wanted = ctx.ext.applyPatch(mt === 'application/strategic-merge-patch+json' ? 'application/merge-patch+json' : mt, toScale(cur, mapSel), req.body, t.resource);
       }
       const rv = wanted.metadata?.resourceVersion;
       if (rv && rv !== cur.metadata.resourceVersion) throw errors.conflict(qualifiedResource(t.resource), name);
@@ -68,7 +71,7 @@ export async function scale(ctx: ApiContext, req: ApiRequest): Promise<ApiReply>
     },
     { ...asUser(req), dryRun, subresource: 'scale', managedFields: updateTracker(ctx, req, 'scale') },
   );
-  return { code: 200, body: toScale(out) };
+  return { code: 200, body: toScale(out, mapSel) };
 }
 
 function success(code: number): Status {

@@ -30,6 +30,7 @@ import {
 } from './reviews.ts';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac.ts';
 import { certificateSigningRequestStrategy } from './certificates.ts';
+import { POLICY_STRATEGIES } from './policy.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { validateObjectMeta } from '../validation/meta.ts';
 import { isValidPathSegmentName } from '../validation/names.ts';
@@ -64,6 +65,7 @@ const STRATEGIES: ResourceStrategy[] = [
   clusterRoleBindingStrategy,
   tokenReviewStrategy,
   certificateSigningRequestStrategy,
+  ...POLICY_STRATEGIES,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
