@@ -21,3 +21,4 @@ export * from './quantity.ts';
 export * from './selector.ts';
 export * from './lease-fence.ts';
 export * from './bootstrap-token.ts';
+export * from './pdb.ts';

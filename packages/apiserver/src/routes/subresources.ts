@@ -1,5 +1,5 @@
-// Subresources: scale (autoscaling/v1 Scale), pods/binding and bindings, pods/eviction (policy/v1,
-// a graceful delete) and namespaces/finalize (pods/log is pod-log.ts).
+// Subresources: scale (autoscaling/v1 Scale), pods/binding and bindings and namespaces/finalize
+// (pods/log is pod-log.ts, pods/eviction eviction.ts).
 import { errors, formatTime, qualifiedResource, R, StatusError, type KubeObject, type LabelSelector, type Status } from '@kemu/api';
 import type { ApiContext } from '../context.ts';
 import { deleteRequest, parseDeleteOptions } from '../registry/delete-plan.ts';
@@ -113,16 +113,6 @@ export async function bind(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> 
     },
     { ...asUser(req), dryRun: isDryRun(req.query), subresource: 'binding' },
   );
-  return { code: 201, body: success(201) };
-}
-
-/** POST pods/<name>/eviction: without PodDisruptionBudgets, an eviction is a delete with its options. */
-export async function evict(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
-  const t = req.target;
-  const ev = asObjectBody(req.body, R.pods, t.namespace, { apiVersion: 'policy/v1', kind: 'Eviction' });
-  if (ev.metadata.name && ev.metadata.name !== t.name) throw errors.badRequest(`name in URL does not match name in Eviction object`);
-  const opts = parseDeleteOptions(ev.deleteOptions ?? undefined, new URLSearchParams());
-  await ctx.registry.delete(R.pods, t.namespace, t.name ?? '', deleteRequest(R.pods, opts), { ...asUser(req), dryRun: isDryRun(req.query) || (opts.dryRun ?? []).includes('All') });
   return { code: 201, body: success(201) };
 }
 
