@@ -4,7 +4,7 @@ import { selectControllers as select } from './selection.ts';
 import { serviceAccountDescriptor } from './controllers/serviceaccount.ts';
 import { namespaceDescriptor } from './controllers/namespace.ts';
 import { garbageCollectorDescriptor } from './controllers/garbagecollector.ts';
-import { replicaSetDescriptor } from './controllers/replicaset.ts';
+import { replicaSetDescriptor, replicationControllerDescriptor } from './controllers/replicaset.ts';
 import { deploymentDescriptor } from './controllers/deployment/index.ts';
 import { nodeIpamDescriptor } from './controllers/nodeipam.ts';
 import { nodeLifecycleDescriptor } from './controllers/nodelifecycle.ts';
@@ -38,6 +38,8 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   bootstrapSignerDescriptor,
   tokenCleanerDescriptor,
   rootCACertPublisherDescriptor,
+  // Disruption budgets, replication controllers and quota.
+  replicationControllerDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */
