@@ -18,6 +18,7 @@ import { serviceAccountTokenDescriptor } from './controllers/serviceaccount-toke
 import { bootstrapSignerDescriptor } from './controllers/bootstrapsigner.ts';
 import { tokenCleanerDescriptor } from './controllers/tokencleaner.ts';
 import { rootCACertPublisherDescriptor } from './controllers/rootcacertpublisher.ts';
+import { disruptionDescriptor } from './controllers/disruption/index.ts';
 
 /** Every known controller, in start order. Add new controllers here (and only here). */
 export const CONTROLLERS: ControllerDescriptor[] = [
@@ -40,6 +41,7 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   rootCACertPublisherDescriptor,
   // Disruption budgets, replication controllers and quota.
   replicationControllerDescriptor,
+  disruptionDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */
