@@ -22,3 +22,4 @@ export * from './selector.ts';
 export * from './lease-fence.ts';
 export * from './bootstrap-token.ts';
 export * from './pdb.ts';
+export * from './quota.ts';

@@ -12,6 +12,8 @@ import { nodeRestrictionPlugin } from './node-restriction.ts';
 import { podSecurityPlugin } from './pod-security.ts';
 import { priorityPlugin } from './priority.ts';
 import { serviceAccountPlugin } from './service-account.ts';
+import { limitRangerPlugin } from './limit-ranger.ts';
+import { resourceQuotaPlugin } from './resource-quota.ts';
 
 /** kube-apiserver's AllOrderedPlugins: the order plugins run in, whatever order the flags name them. */
 export const ALL_ORDERED_PLUGINS = [
@@ -88,6 +90,8 @@ export const IMPLEMENTED_PLUGINS: ReadonlyMap<string, AdmissionPlugin> = new Map
     certificateApprovalPlugin,
     certificateSigningPlugin,
     certificateSubjectRestrictionPlugin,
+    limitRangerPlugin,
+    resourceQuotaPlugin,
   ].map((p) => [p.name, p]),
 );
 
