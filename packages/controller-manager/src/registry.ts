@@ -19,6 +19,7 @@ import { bootstrapSignerDescriptor } from './controllers/bootstrapsigner.ts';
 import { tokenCleanerDescriptor } from './controllers/tokencleaner.ts';
 import { rootCACertPublisherDescriptor } from './controllers/rootcacertpublisher.ts';
 import { disruptionDescriptor } from './controllers/disruption/index.ts';
+import { resourceQuotaDescriptor } from './controllers/resourcequota.ts';
 
 /** Every known controller, in start order. Add new controllers here (and only here). */
 export const CONTROLLERS: ControllerDescriptor[] = [
@@ -42,6 +43,7 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   // Disruption budgets, replication controllers and quota.
   replicationControllerDescriptor,
   disruptionDescriptor,
+  resourceQuotaDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */
