@@ -5,6 +5,7 @@
 import { errors, parseQuantity, qualifiedResource, R, type LimitRange, type LimitRangeItem, type ResourceList } from '@kemu/api';
 import type { AdmissionAttributes, AdmissionPlugin } from './types.ts';
 import { isObj, podCreate } from './types.ts';
+import { podQOSClass } from '../defaults/pod.ts';
 
 export const LIMIT_RANGER_ANNOTATION = 'kubernetes.io/limit-ranger';
 
@@ -118,7 +119,10 @@ export const limitRangerPlugin: AdmissionPlugin = {
       for (const c of list(pod.spec.containers)) phrases.push(...mergeDefaults(c, defaults, 'container'));
       for (const c of list(pod.spec.initContainers)) phrases.push(...mergeDefaults(c, defaults, 'init container'));
     }
-    if (phrases.length > 0) pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), [LIMIT_RANGER_ANNOTATION]: `LimitRanger plugin set: ${phrases.join('; ')}` };
+    if (phrases.length === 0) return;
+    pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), [LIMIT_RANGER_ANNOTATION]: `LimitRanger plugin set: ${phrases.join('; ')}` };
+    // Kubernetes computes status.qosClass after mutating admission; kemu's registry prepares the pod first.
+    if (isObj(pod.status) && pod.status.qosClass !== undefined) pod.status.qosClass = podQOSClass(pod.spec);
   },
   async validate(attrs, ctx) {
     const pod = podCreate(attrs);
