@@ -146,6 +146,20 @@ export const RESOURCES: readonly ResourceInfo[] = [
   res('storage.k8s.io', 'v1', 'CSIDriver', 'csidrivers', false),
   res('storage.k8s.io', 'v1', 'CSINode', 'csinodes', false),
   res('storage.k8s.io', 'v1', 'VolumeAttachment', 'volumeattachments', false, { status: true }),
+  res('policy', 'v1', 'PodDisruptionBudget', 'poddisruptionbudgets', true, { shortNames: ['pdb'], status: true }),
+  res('', 'v1', 'ReplicationController', 'replicationcontrollers', true, {
+    shortNames: ['rc'],
+    categories: ['all'],
+    status: true,
+    scale: true,
+  }),
+  res('', 'v1', 'PodTemplate', 'podtemplates', true),
+  res('', 'v1', 'LimitRange', 'limitranges', true, { shortNames: ['limits'] }),
+  res('', 'v1', 'ResourceQuota', 'resourcequotas', true, { shortNames: ['quota'], status: true }),
+  res('networking.k8s.io', 'v1', 'Ingress', 'ingresses', true, { shortNames: ['ing'], status: true }),
+  res('networking.k8s.io', 'v1', 'IngressClass', 'ingressclasses', false),
+  res('networking.k8s.io', 'v1', 'NetworkPolicy', 'networkpolicies', true, { shortNames: ['netpol'] }),
+  res('node.k8s.io', 'v1', 'RuntimeClass', 'runtimeclasses', false),
 ];
 
 /** "apps/v1" or "v1" for the core group. */
@@ -210,4 +224,13 @@ export const R = {
   csidrivers: must('storage.k8s.io', 'csidrivers'),
   csinodes: must('storage.k8s.io', 'csinodes'),
   volumeattachments: must('storage.k8s.io', 'volumeattachments'),
+  poddisruptionbudgets: must('policy', 'poddisruptionbudgets'),
+  replicationcontrollers: must('', 'replicationcontrollers'),
+  podtemplates: must('', 'podtemplates'),
+  limitranges: must('', 'limitranges'),
+  resourcequotas: must('', 'resourcequotas'),
+  ingresses: must('networking.k8s.io', 'ingresses'),
+  ingressclasses: must('networking.k8s.io', 'ingressclasses'),
+  networkpolicies: must('networking.k8s.io', 'networkpolicies'),
+  runtimeclasses: must('node.k8s.io', 'runtimeclasses'),
 } as const;

@@ -181,6 +181,13 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
       },
       // The certificate plugins ask the same chain as requests do (none wired: everything allowed).
       authorize: async (a) => (authorizer ? authorizer.authorize(a) : { decision: 'allow', reason: '' }),
+      listObjects: async (r, namespace, fresh) => {
+        if (!fresh && cacher.isReady()) return cacher.cache(r).snapshot(namespace, undefined).map((o) => structuredClone(o.object));
+        return (await listFromStore(backend, r, { namespace })).items;
+      },
+      updateQuotaStatus: async (q) => {
+        await registry.update(R.resourcequotas, q.metadata.namespace, q.metadata.name ?? '', q, { subresource: 'status' });
+      },
       getPod: async (namespace, name) => {
         const key = objectKey(R.pods, namespace, name);
         if (cacher.isReady()) {

@@ -4,6 +4,7 @@ import { leaderElectionFlags, servingFlags } from '@kemu/client';
 import { CSR_SIGNING_FLAGS, validateCsrSigningOptions } from './controllers/certificates/options.ts';
 import { IDENTITY_FLAGS } from './identity-options.ts';
 import { BATCH_FLAGS } from './controllers/batch-options.ts';
+import { POLICY_FLAGS } from './policy-options.ts';
 
 export const FLAGS = {
   master: { type: 'string', default: '', usage: 'The address of the Kubernetes API server (overrides any value in kubeconfig).' },
@@ -67,6 +68,7 @@ export const FLAGS = {
   ...LOGGING_FORMAT_FLAG,
   ...IDENTITY_FLAGS,
   ...BATCH_FLAGS,
+  ...POLICY_FLAGS,
 } as const;
 
 export type ControllerManagerOptions = Omit<FlagValues<typeof FLAGS>, '_'>;

@@ -4,7 +4,7 @@ import { selectControllers as select } from './selection.ts';
 import { serviceAccountDescriptor } from './controllers/serviceaccount.ts';
 import { namespaceDescriptor } from './controllers/namespace.ts';
 import { garbageCollectorDescriptor } from './controllers/garbagecollector.ts';
-import { replicaSetDescriptor } from './controllers/replicaset.ts';
+import { replicaSetDescriptor, replicationControllerDescriptor } from './controllers/replicaset.ts';
 import { deploymentDescriptor } from './controllers/deployment/index.ts';
 import { nodeIpamDescriptor } from './controllers/nodeipam.ts';
 import { nodeLifecycleDescriptor } from './controllers/nodelifecycle.ts';
@@ -24,6 +24,8 @@ import { rootCACertPublisherDescriptor } from './controllers/rootcacertpublisher
 import { jobDescriptor } from './controllers/job/index.ts';
 import { cronJobDescriptor } from './controllers/cronjob.ts';
 import { ttlAfterFinishedDescriptor } from './controllers/ttlafterfinished.ts';
+import { disruptionDescriptor } from './controllers/disruption/index.ts';
+import { resourceQuotaDescriptor } from './controllers/resourcequota.ts';
 
 /** Every known controller, in start order. Add new controllers here (and only here). */
 export const CONTROLLERS: ControllerDescriptor[] = [
@@ -52,6 +54,10 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   persistentVolumeBinderDescriptor,
   pvcProtectionDescriptor,
   pvProtectionDescriptor,
+  // Disruption budgets, replication controllers and quota.
+  replicationControllerDescriptor,
+  disruptionDescriptor,
+  resourceQuotaDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */

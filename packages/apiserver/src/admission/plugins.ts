@@ -14,6 +14,8 @@ import { priorityPlugin } from './priority.ts';
 import { serviceAccountPlugin } from './service-account.ts';
 import { defaultStorageClassPlugin } from './default-storage-class.ts';
 import { storageObjectInUseProtectionPlugin } from './storage-object-in-use-protection.ts';
+import { limitRangerPlugin } from './limit-ranger.ts';
+import { resourceQuotaPlugin } from './resource-quota.ts';
 
 /** kube-apiserver's AllOrderedPlugins: the order plugins run in, whatever order the flags name them. */
 export const ALL_ORDERED_PLUGINS = [
@@ -92,6 +94,8 @@ export const IMPLEMENTED_PLUGINS: ReadonlyMap<string, AdmissionPlugin> = new Map
     certificateSubjectRestrictionPlugin,
     defaultStorageClassPlugin,
     storageObjectInUseProtectionPlugin,
+    limitRangerPlugin,
+    resourceQuotaPlugin,
   ].map((p) => [p.name, p]),
 );
 

@@ -1,6 +1,6 @@
 // The admission plugin contract: a plugin mutates the object (admit) and/or judges it (validate), throwing a
 // StatusError to reject it. Lookups a plugin needs come through the context; warnings go to the client.
-import type { KubeObject, PriorityClass, ResourceInfo, ServiceAccount, StorageClass } from '@kemu/api';
+import type { KubeObject, PriorityClass, ResourceInfo, ResourceQuota, ServiceAccount, StorageClass } from '@kemu/api';
 
 import type { UserInfo } from '../authn/user.ts';
 import type { Attributes, AuthorizationResult } from '../authz/types.ts';
@@ -44,6 +44,13 @@ export interface AdmissionContext {
    * WantsAuthorizer: CertificateApproval, CertificateSigning). Unset: no authorization runs, everything is allowed.
    */
   authorize?(a: Attributes): Promise<AuthorizationResult>;
+  /**
+   * The objects of a resource in a namespace (LimitRanger's LimitRanges, ResourceQuota's quotas): from the watch
+   * cache once it is filled, or from the store when `fresh` (a quota's usage must be current to be charged).
+   */
+  listObjects?(r: ResourceInfo, namespace: string, fresh?: boolean): Promise<KubeObject[]>;
+  /** Writes a ResourceQuota's status (its resourceVersion guards it: a Conflict when it moved on). */
+  updateQuotaStatus?(q: ResourceQuota): Promise<void>;
 }
 
 /** One plugin, named as in Kubernetes; the chain runs every admit, then every validate. */

@@ -13,6 +13,7 @@ import { certificateSigningRequestPrinter } from './certificates.ts';
 import { endpointSlicePrinter, leasePrinter, priorityClassPrinter } from './misc.ts';
 import { cronJobPrinter, jobPrinter } from './batch.ts';
 import * as storage from './storage.ts';
+import * as policy from './policy.ts';
 
 const key = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
 
@@ -44,6 +45,15 @@ const PRINTERS = new Map<string, TablePrinter>([
   [key(R.csidrivers), storage.csiDriverPrinter],
   [key(R.csinodes), storage.csiNodePrinter],
   [key(R.volumeattachments), storage.volumeAttachmentPrinter],
+  [key(R.poddisruptionbudgets), policy.podDisruptionBudgetPrinter],
+  [key(R.replicationcontrollers), policy.replicationControllerPrinter],
+  [key(R.podtemplates), policy.podTemplatePrinter],
+  [key(R.limitranges), policy.limitRangePrinter],
+  [key(R.resourcequotas), policy.resourceQuotaPrinter],
+  [key(R.ingresses), policy.ingressPrinter],
+  [key(R.ingressclasses), policy.ingressClassPrinter],
+  [key(R.networkpolicies), policy.networkPolicyPrinter],
+  [key(R.runtimeclasses), policy.runtimeClassPrinter],
 ]);
 
 export function printerFor(r: ResourceInfo): TablePrinter | undefined {

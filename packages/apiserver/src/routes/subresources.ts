@@ -1,5 +1,5 @@
-// Subresources: scale (autoscaling/v1 Scale), pods/binding and bindings, pods/eviction (policy/v1,
-// a graceful delete) and namespaces/finalize (pods/log is pod-log.ts).
+// Subresources: scale (autoscaling/v1 Scale), pods/binding and bindings and namespaces/finalize
+// (pods/log is pod-log.ts, pods/eviction eviction.ts).
 import { errors, formatTime, qualifiedResource, R, StatusError, type KubeObject, type LabelSelector, type Status } from '@kemu/api';
 import type { ApiContext } from '../context.ts';
 import { deleteRequest, parseDeleteOptions } from '../registry/delete-plan.ts';
@@ -20,8 +20,10 @@ function selectorString(sel: LabelSelector | undefined): string {
   return parts.join(',');
 }
 
-function toScale(obj: KubeObject): KubeObject {
-  const spec = (obj.spec ?? {}) as { replicas?: number; selector?: LabelSelector };
+function toScale(obj: KubeObject, mapSelector: boolean): KubeObject {
+  const spec = (obj.spec ?? {}) as { replicas?: number; selector?: LabelSelector | Record<string, string> };
+  // A ReplicationController's selector is a plain label map; the others are LabelSelectors.
+  const selector = mapSelector ? { matchLabels: spec.selector as Record<string, string> } : (spec.selector as LabelSelector | undefined);
   const status = (obj.status ?? {}) as { replicas?: number };
   const meta: KubeObject['metadata'] = { name: obj.metadata.name ?? '' };
   if (obj.metadata.namespace) meta.namespace = obj.metadata.namespace;
@@ -33,7 +35,7 @@ function toScale(obj: KubeObject): KubeObject {
     apiVersion: 'autoscaling/v1',
     metadata: meta,
     spec: { replicas: spec.replicas ?? 1 },
-    status: { replicas: status.replicas ?? 0, selector: selectorString(spec.selector) },
+    status: { replicas: status.replicas ?? 0, selector: selectorString(selector) },
   };
 }
 
@@ -42,7 +44,8 @@ const SCALE_KIND = { apiVersion: 'autoscaling/v1', kind: 'Scale' };
 export async function scale(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
   const t = req.target;
   const name = t.name ?? '';
-  if (req.method === 'GET') return { code: 200, body: toScale(await ctx.registry.get(t.resource, t.namespace, name)) };
+  const mapSel = t.resource.plural === R.replicationcontrollers.plural && t.resource.group === '';
+  if (req.method === 'GET') return { code: 200, body: toScale(await ctx.registry.get(t.resource, t.namespace, name), mapSel) };
   const dryRun = isDryRun(req.query);
   const out = await ctx.registry.guaranteedUpdate(
     t.resource,
@@ -55,7 +58,7 @@ export async function scale(ctx: ApiContext, req: ApiRequest): Promise<ApiReply>
       } else {
         const mt = checkPatchType(req.contentType);
         // Patches apply to the Scale object; only spec.replicas is carried back.
-        wanted = ctx.ext.applyPatch(mt === 'application/strategic-merge-patch+json' ? 'application/merge-patch+json' : mt, toScale(cur), req.body, t.resource);
+        wanted = ctx.ext.applyPatch(mt === 'application/strategic-merge-patch+json' ? 'application/merge-patch+json' : mt, toScale(cur, mapSel), req.body, t.resource);
       }
       const rv = wanted.metadata?.resourceVersion;
       if (rv && rv !== cur.metadata.resourceVersion) throw errors.conflict(qualifiedResource(t.resource), name);
@@ -68,7 +71,7 @@ export async function scale(ctx: ApiContext, req: ApiRequest): Promise<ApiReply>
     },
     { ...asUser(req), dryRun, subresource: 'scale', managedFields: updateTracker(ctx, req, 'scale') },
   );
-  return { code: 200, body: toScale(out) };
+  return { code: 200, body: toScale(out, mapSel) };
 }
 
 function success(code: number): Status {
@@ -110,16 +113,6 @@ export async function bind(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> 
     },
     { ...asUser(req), dryRun: isDryRun(req.query), subresource: 'binding' },
   );
-  return { code: 201, body: success(201) };
-}
-
-/** POST pods/<name>/eviction: without PodDisruptionBudgets, an eviction is a delete with its options. */
-export async function evict(ctx: ApiContext, req: ApiRequest): Promise<ApiReply> {
-  const t = req.target;
-  const ev = asObjectBody(req.body, R.pods, t.namespace, { apiVersion: 'policy/v1', kind: 'Eviction' });
-  if (ev.metadata.name && ev.metadata.name !== t.name) throw errors.badRequest(`name in URL does not match name in Eviction object`);
-  const opts = parseDeleteOptions(ev.deleteOptions ?? undefined, new URLSearchParams());
-  await ctx.registry.delete(R.pods, t.namespace, t.name ?? '', deleteRequest(R.pods, opts), { ...asUser(req), dryRun: isDryRun(req.query) || (opts.dryRun ?? []).includes('All') });
   return { code: 201, body: success(201) };
 }
 

@@ -40,6 +40,7 @@ import {
   storageClassStrategy,
   volumeAttachmentStrategy,
 } from './storage.ts';
+import { POLICY_STRATEGIES } from './policy.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { validateObjectMeta } from '../validation/meta.ts';
 import { isValidPathSegmentName } from '../validation/names.ts';
@@ -82,6 +83,7 @@ const STRATEGIES: ResourceStrategy[] = [
   csiDriverStrategy,
   csiNodeStrategy,
   volumeAttachmentStrategy,
+  ...POLICY_STRATEGIES,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;

@@ -1,10 +1,10 @@
-// Container resource requirements: every quantity parses, is non-negative, and requests ≤ limits.
+// Resource lists and container resource requirements: every quantity parses, is non-negative, and requests ≤ limits.
 import { QUANTITY_FORMAT_MESSAGE, tryParseQuantity } from '@kemu/api';
 import type { StatusCause } from '@kemu/api';
 import { child, fieldErrors, isRecord, key } from './field.ts';
 import { isQualifiedName } from './names.ts';
 
-function validateList(list: unknown, path: string, out: StatusCause[]): Map<string, number> {
+export function validateResourceList(list: unknown, path: string, out: StatusCause[]): Map<string, number> {
   const values = new Map<string, number>();
   if (list === undefined || list === null) return values;
   if (!isRecord(list)) {
@@ -29,8 +29,8 @@ export function validateResourceRequirements(res: unknown, path: string): Status
   const out: StatusCause[] = [];
   if (res === undefined || res === null) return out;
   if (!isRecord(res)) return [fieldErrors.invalid(path, res, 'must be an object')];
-  const limits = validateList(res.limits, child(path, 'limits'), out);
-  const requests = validateList(res.requests, child(path, 'requests'), out);
+  const limits = validateResourceList(res.limits, child(path, 'limits'), out);
+  const requests = validateResourceList(res.requests, child(path, 'requests'), out);
   const rawLimits = isRecord(res.limits) ? res.limits : {};
   const rawRequests = isRecord(res.requests) ? res.requests : {};
   for (const [name, req] of requests) {

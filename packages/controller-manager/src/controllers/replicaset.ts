@@ -1,4 +1,5 @@
-// replicaset-controller: keeps spec.replicas active pods for every ReplicaSet. Expectations stop it from acting
+// replicaset-controller and replicationcontroller-controller: keeps spec.replicas active pods for every
+// ReplicaSet (or ReplicationController: the same controller over another kind, as Kubernetes runs it). Expectations stop it from acting
 // twice on a cache that has not caught up with its own creates/deletes; creations go out in slow-start
 // batches; surplus pods are deleted in ActivePodsWithRanks order; orphans that match are adopted and pods
 // that stop matching are released; status is written through the /status subresource.
@@ -12,6 +13,8 @@ import {
   type ReplicaSet,
   type ReplicaSetStatus,
   type ParsedSelector,
+  type ResourceInfo,
+  selectorFromSet,
 } from '@kemu/api';
 import { isNotFound, unwrapDeleted, type SharedInformer } from '@kemu/client';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../controller.ts';
@@ -25,8 +28,6 @@ import { claimObjects, recheckOwner } from './refmanager.ts';
 export const BURST_REPLICAS = 500;
 /** How long to wait for the informer to report a pod whose create (or delete) request had an unknown outcome. */
 export const AMBIGUOUS_CREATE_WAIT_MS = 15_000;
-const API_VERSION = 'apps/v1';
-const KIND = 'ReplicaSet';
 
 function key(ns: string | undefined, name: string | undefined): string {
   return `${ns ?? ''}/${name ?? ''}`;
@@ -42,23 +43,67 @@ export function rsSelector(rs: ReplicaSet): ParsedSelector | undefined {
   }
 }
 
+/** A ReplicationController's label-map selector; an empty one selects nothing. */
+function rcSelector(rc: ReplicaSet): ParsedSelector | undefined {
+  const set = rc.spec.selector as unknown as Record<string, string> | undefined;
+  return set && Object.keys(set).length > 0 ? selectorFromSet(set) : undefined;
+}
+
+/**
+ * The kind a replica controller keeps pods for. A ReplicationController has a ReplicaSet's spec and status but
+ * for its selector (a label map), so it runs through the same controller, read through `selector`.
+ */
+export interface ReplicaKind {
+  controllerName: string;
+  resource: ResourceInfo;
+  apiVersion: string;
+  kind: string;
+  /** The --concurrent-*-syncs flag that sets the workers. */
+  workersFlag: 'concurrent-replicaset-syncs' | 'concurrent-rc-syncs';
+  selector(owner: ReplicaSet): ParsedSelector | undefined;
+}
+
+export const REPLICA_SET_KIND: ReplicaKind = {
+  controllerName: 'replicaset-controller',
+  resource: R.replicasets,
+  apiVersion: 'apps/v1',
+  kind: 'ReplicaSet',
+  workersFlag: 'concurrent-replicaset-syncs',
+  selector: rsSelector,
+};
+
+export const REPLICATION_CONTROLLER_KIND: ReplicaKind = {
+  controllerName: 'replicationcontroller-controller',
+  resource: R.replicationcontrollers,
+  apiVersion: 'v1',
+  kind: 'ReplicationController',
+  workersFlag: 'concurrent-rc-syncs',
+  selector: rcSelector,
+};
+
+const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
+
 export class ReplicaSetController implements Controller {
-  readonly name = 'replicaset-controller';
+  readonly name: string;
   readonly expectations: Expectations;
   private readonly rsInformer: SharedInformer<ReplicaSet>;
   private readonly podInformer: SharedInformer<Pod>;
   private readonly worker: KeyedWorker;
   private readonly podControl: PodControl;
 
-  constructor(private readonly ctx: ControllerContext) {
+  constructor(
+    private readonly ctx: ControllerContext,
+    private readonly kind: ReplicaKind = REPLICA_SET_KIND,
+  ) {
+    this.name = kind.controllerName;
     this.expectations = new Expectations(ctx.clock);
     this.podControl = new PodControl(ctx.client, ctx.recorder);
-    this.rsInformer = ctx.informers.informerFor<ReplicaSet>(R.replicasets);
+    this.rsInformer = ctx.informers.informerFor<ReplicaSet>(kind.resource);
     this.podInformer = ctx.informers.informerFor<Pod>(R.pods);
     ensureControllerIndex(this.podInformer);
     this.worker = new KeyedWorker(ctx, {
       name: this.name,
-      workers: ctx.options['concurrent-replicaset-syncs'],
+      workers: ctx.options[kind.workersFlag],
       sync: (k) => this.sync(k),
     }).waitFor(this.rsInformer, this.podInformer);
 
@@ -84,7 +129,7 @@ export class ReplicaSetController implements Controller {
 
   /** The ReplicaSet a controllerRef names, if it is in the cache with that uid. */
   private resolveRef(ns: string | undefined, ref: { kind: string; apiVersion: string; name: string; uid: string } | undefined) {
-    if (!ref || ref.kind !== KIND || !ref.apiVersion.startsWith('apps/')) return undefined;
+    if (!ref || ref.kind !== this.kind.kind || groupOf(ref.apiVersion) !== this.kind.resource.group) return undefined;
     const rs = this.rsInformer.store.get(key(ns, ref.name));
     return rs && rs.metadata.uid === ref.uid ? rs : undefined;
   }
@@ -94,7 +139,7 @@ export class ReplicaSetController implements Controller {
     return this.rsInformer.store
       .byIndex('namespace', pod.metadata.namespace ?? '')
       .filter((rs) => {
-        const sel = rsSelector(rs);
+        const sel = this.kind.selector(rs);
         return sel !== undefined && selectorMatches(sel, pod.metadata.labels);
       });
   }
@@ -162,19 +207,19 @@ export class ReplicaSetController implements Controller {
     const needsSync = this.expectations.satisfied(rsKey) && !rs.metadata.deletionTimestamp;
     // Waiting on expectations: if the events we wait for never come, look again when they expire.
     if (!this.expectations.satisfied(rsKey)) this.worker.addAfter(rsKey, this.expectations.msUntilExpired(rsKey));
-    const selector = rsSelector(rs);
+    const selector = this.kind.selector(rs);
     if (!selector) {
-      this.ctx.logger.warn({ replicaset: rsKey }, 'ReplicaSet has an empty or invalid selector; not syncing');
+      this.ctx.logger.warn({ [this.kind.resource.singular]: rsKey }, `${this.kind.kind} has an empty or invalid selector; not syncing`);
       return;
     }
     const all = claimCandidates(this.podInformer.store, rs).filter(isPodActive);
     const owned = await claimObjects(all, {
       client: this.ctx.client,
       owner: rs,
-      ref: controllerRef(rs, API_VERSION, KIND),
+      ref: controllerRef(rs, this.kind.apiVersion, this.kind.kind),
       selector,
       resource: R.pods,
-      canAdopt: recheckOwner(this.ctx.client, R.replicasets, rs),
+      canAdopt: recheckOwner(this.ctx.client, this.kind.resource, rs),
     });
 
     let manageError: unknown;
@@ -209,7 +254,7 @@ export class ReplicaSetController implements Controller {
       if (!template) return;
       // Expect before creating: the informer may report a new pod before create() returns.
       this.expectations.expectCreations(rsKey, n);
-      const ref = controllerRef(rs, API_VERSION, KIND);
+      const ref = controllerRef(rs, this.kind.apiVersion, this.kind.kind);
       const { successes, failures, error } = await slowStartBatch(n, SLOW_START_INITIAL_BATCH, () => this.podControl.createPod(rs, template, ref));
       // Never sent, or certainly refused: the informer will not report these pods.
       const unsent = n - successes - failures.length;
@@ -318,12 +363,12 @@ export class ReplicaSetController implements Controller {
       const next = structuredClone(target);
       next.status = { ...status, observedGeneration: status.observedGeneration };
       try {
-        return await this.ctx.client.updateStatus<ReplicaSet>(R.replicasets, rs.metadata.namespace, next);
+        return await this.ctx.client.updateStatus<ReplicaSet>(this.kind.resource, rs.metadata.namespace, next);
       } catch (e) {
         if (isNotFound(e)) return undefined;
         if (attempt >= 1) throw e;
         // One retry on a fresh copy (statusUpdateRetries = 1), as Kubernetes does.
-        target = await this.ctx.client.get<ReplicaSet>(R.replicasets, rs.metadata.namespace, rs.metadata.name ?? '');
+        target = await this.ctx.client.get<ReplicaSet>(this.kind.resource, rs.metadata.namespace, rs.metadata.name ?? '');
       }
     }
   }
@@ -335,4 +380,12 @@ export const replicaSetDescriptor: ControllerDescriptor = {
   aliases: ['replicaset'],
   enabledByDefault: true,
   create: (ctx) => new ReplicaSetController(ctx),
+};
+
+export const replicationControllerDescriptor: ControllerDescriptor = {
+  name: 'replicationcontroller-controller',
+  serviceAccountName: 'replication-controller',
+  aliases: ['replicationcontroller'],
+  enabledByDefault: true,
+  create: (ctx) => new ReplicaSetController(ctx, REPLICATION_CONTROLLER_KIND),
 };

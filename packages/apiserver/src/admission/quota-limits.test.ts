@@ -1,0 +1,72 @@
+// LimitRanger and ResourceQuota over HTTP (fastify inject), with Kubernetes' exact messages.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMemoryApiServer } from '../testing/memory-server.ts';
+import type { ApiServer } from '../server.ts';
+
+let srv: ApiServer;
+beforeAll(async () => {
+  srv = await startMemoryApiServer();
+  for (const ns of ['lr', 'rq', 'rq2']) await call('POST', '/api/v1/namespaces', { metadata: { name: ns } });
+});
+afterAll(async () => srv.close());
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+async function call(method: string, url: string, body?: unknown) {
+  const r = await srv.app.inject({ method: method as 'GET', url, headers: { 'content-type': 'application/json' }, ...(body !== undefined ? { payload: JSON.stringify(body) } : {}) });
+  return { status: r.statusCode, body: r.json() as Json };
+}
+const pod = (name: string, resources?: Json) => ({ metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx', ...(resources ? { resources } : {}) }] } });
+
+describe('LimitRanger', () => {
+  it('defaults requests and limits from a Container LimitRange and says so in the annotation', async () => {
+    const lr = await call('POST', '/api/v1/namespaces/lr/limitranges', {
+      metadata: { name: 'defaults' },
+      spec: { limits: [{ type: 'Container', default: { cpu: '500m', memory: '256Mi' }, defaultRequest: { cpu: '250m' }, max: { cpu: '1' } }] },
+    });
+    expect(lr.status).toBe(201);
+    expect(lr.body.spec.limits[0].defaultRequest).toEqual({ cpu: '250m', memory: '256Mi' });
+    const r = await call('POST', '/api/v1/namespaces/lr/pods', pod('p1'));
+    expect(r.status).toBe(201);
+    expect(r.body.spec.containers[0].resources).toEqual({ limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '250m', memory: '256Mi' } });
+    expect(r.body.metadata.annotations['kubernetes.io/limit-ranger']).toBe('LimitRanger plugin set: cpu, memory request for container c; cpu, memory limit for container c');
+  });
+
+  it('refuses a container above max with Kubernetes message', async () => {
+    const r = await call('POST', '/api/v1/namespaces/lr/pods', pod('p2', { limits: { cpu: '2' } }));
+    expect(r.status).toBe(403);
+    expect(r.body.message).toBe('pods "p2" is forbidden: maximum cpu usage per Container is 1, but limit is 2');
+  });
+});
+
+describe('ResourceQuota', () => {
+  async function quota(ns: string, hard: Json, used: Json) {
+    const q = await call('POST', `/api/v1/namespaces/${ns}/resourcequotas`, { metadata: { name: 'q' }, spec: { hard } });
+    expect(q.status).toBe(201);
+    const cur = q.body;
+    cur.status = { hard, used };
+    expect((await call('PUT', `/api/v1/namespaces/${ns}/resourcequotas/q/status`, cur)).status).toBe(200);
+  }
+
+  it('charges each create to status.used and refuses the one past hard', async () => {
+    await quota('rq', { pods: '2' }, { pods: '0' });
+    expect((await call('POST', '/api/v1/namespaces/rq/pods', pod('a'))).status).toBe(201);
+    expect((await call('POST', '/api/v1/namespaces/rq/pods', pod('b'))).status).toBe(201);
+    expect((await call('GET', '/api/v1/namespaces/rq/resourcequotas/q')).body.status.used).toEqual({ pods: '2' });
+    const r = await call('POST', '/api/v1/namespaces/rq/pods', pod('c'));
+    expect(r.status).toBe(403);
+    expect(r.body.reason).toBe('Forbidden');
+    expect(r.body.message).toBe('pods "c" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2');
+  });
+
+  it('wants every container to state the cpu and memory the quota tracks', async () => {
+    await quota('rq2', { 'limits.cpu': '2', 'requests.memory': '1Gi' }, { 'limits.cpu': '0', 'requests.memory': '0' });
+    const r = await call('POST', '/api/v1/namespaces/rq2/pods', pod('x'));
+    expect(r.status).toBe(403);
+    expect(r.body.message).toBe('pods "x" is forbidden: failed quota: q: must specify limits.cpu for: c; requests.memory for: c');
+    const ok = await call('POST', '/api/v1/namespaces/rq2/pods', pod('y', { limits: { cpu: '500m' }, requests: { memory: '512Mi' } }));
+    expect(ok.status).toBe(201);
+    const r2 = await call('POST', '/api/v1/namespaces/rq2/pods', pod('z', { limits: { cpu: '2' }, requests: { memory: '512Mi' } }));
+    expect(r2.body.message).toBe('pods "z" is forbidden: exceeded quota: q, requested: limits.cpu=2, used: limits.cpu=500m, limited: limits.cpu=2');
+    expect((await call('GET', '/api/v1/namespaces/rq2/resourcequotas/q')).body.status.used).toEqual({ 'limits.cpu': '500m', 'requests.memory': '512Mi' });
+  });
+});
