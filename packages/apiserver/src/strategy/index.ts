@@ -7,6 +7,7 @@ import { buildStrategy } from './common.ts';
 import { podStrategy } from './pods.ts';
 import { deploymentStrategy } from './deployments.ts';
 import { replicaSetStrategy } from './replicasets.ts';
+import { controllerRevisionStrategy, daemonSetStrategy, statefulSetStrategy } from './apps-sets.ts';
 import { serviceStrategy } from './services.ts';
 import { namespaceStrategy } from './namespaces.ts';
 import { nodeStrategy } from './nodes.ts';
@@ -64,6 +65,9 @@ const STRATEGIES: ResourceStrategy[] = [
   clusterRoleBindingStrategy,
   tokenReviewStrategy,
   certificateSigningRequestStrategy,
+  daemonSetStrategy,
+  statefulSetStrategy,
+  controllerRevisionStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
