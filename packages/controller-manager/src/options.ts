@@ -3,6 +3,7 @@ import { LOGGING_FORMAT_FLAG, loggingFormatError, parseFlags, type FlagValues } 
 import { leaderElectionFlags, servingFlags } from '@kemu/client';
 import { CSR_SIGNING_FLAGS, validateCsrSigningOptions } from './controllers/certificates/options.ts';
 import { IDENTITY_FLAGS } from './identity-options.ts';
+import { APPS_SETS_FLAGS } from './apps-options.ts';
 
 export const FLAGS = {
   master: { type: 'string', default: '', usage: 'The address of the Kubernetes API server (overrides any value in kubeconfig).' },
@@ -65,6 +66,7 @@ export const FLAGS = {
   v: { type: 'int', default: 0, usage: 'number for the log level verbosity' },
   ...LOGGING_FORMAT_FLAG,
   ...IDENTITY_FLAGS,
+  ...APPS_SETS_FLAGS,
 } as const;
 
 export type ControllerManagerOptions = Omit<FlagValues<typeof FLAGS>, '_'>;
