@@ -6,6 +6,8 @@ export type * from './apps.ts';
 export type * from './rbac.ts';
 export { RBAC_ALL, RBAC_GROUP } from './rbac.ts';
 export type * from './certificates.ts';
+export type * from './storage.ts';
+export { STORAGE } from './storage.ts';
 export {
   CERTIFICATES_GROUP,
   SIGNER_KUBE_APISERVER_CLIENT,

@@ -139,6 +139,12 @@ export const RESOURCES: readonly ResourceInfo[] = [
     status: true,
     extra: [{ name: 'approval', group: 'certificates.k8s.io', version: 'v1', kind: 'CertificateSigningRequest', verbs: STATUS_VERBS }],
   }),
+  res('', 'v1', 'PersistentVolume', 'persistentvolumes', false, { shortNames: ['pv'], status: true }),
+  res('', 'v1', 'PersistentVolumeClaim', 'persistentvolumeclaims', true, { shortNames: ['pvc'], status: true }),
+  res('storage.k8s.io', 'v1', 'StorageClass', 'storageclasses', false, { shortNames: ['sc'] }),
+  res('storage.k8s.io', 'v1', 'CSIDriver', 'csidrivers', false),
+  res('storage.k8s.io', 'v1', 'CSINode', 'csinodes', false),
+  res('storage.k8s.io', 'v1', 'VolumeAttachment', 'volumeattachments', false, { status: true }),
 ];
 
 /** "apps/v1" or "v1" for the core group. */
@@ -198,4 +204,10 @@ export const R = {
   roles: must('rbac.authorization.k8s.io', 'roles'),
   rolebindings: must('rbac.authorization.k8s.io', 'rolebindings'),
   certificatesigningrequests: must('certificates.k8s.io', 'certificatesigningrequests'),
+  persistentvolumes: must('', 'persistentvolumes'),
+  persistentvolumeclaims: must('', 'persistentvolumeclaims'),
+  storageclasses: must('storage.k8s.io', 'storageclasses'),
+  csidrivers: must('storage.k8s.io', 'csidrivers'),
+  csinodes: must('storage.k8s.io', 'csinodes'),
+  volumeattachments: must('storage.k8s.io', 'volumeattachments'),
 } as const;

@@ -1,7 +1,7 @@
 // The kube-apiserver HTTP surface on fastify: body decoding, one error handler that renders every
 // failure as a metav1 Status, Cache-Control on every reply, inflight limits, metrics and request logs,
 // discovery, /version, OpenAPI, health, REST and watch (HTTP streaming and WebSocket).
-import { errors, qualifiedResource, R, StatusError, toStatus, type PriorityClass, type ServiceAccount, type Status } from '@kemu/api';
+import { errors, qualifiedResource, R, StatusError, toStatus, type PriorityClass, type ServiceAccount, type Status, type StorageClass } from '@kemu/api';
 import type { Logger } from '@kemu/base';
 import type { Backend } from '@kemu/store';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -147,6 +147,10 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
       listPriorityClasses: async () => {
         if (cacher.isReady()) return cacher.cache(R.priorityclasses).snapshot(undefined, undefined).map((o) => structuredClone(o.object) as PriorityClass);
         return (await listFromStore(backend, R.priorityclasses, {})).items as PriorityClass[];
+      },
+      listStorageClasses: async () => {
+        if (cacher.isReady()) return cacher.cache(R.storageclasses).snapshot(undefined, undefined).map((o) => structuredClone(o.object) as StorageClass);
+        return (await listFromStore(backend, R.storageclasses, {})).items as StorageClass[];
       },
       // The watch cache first; then the store (a namespace created a moment ago through another replica
       // may not be cached yet).

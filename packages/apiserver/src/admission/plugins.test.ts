@@ -10,10 +10,10 @@ describe('admission plugin registry', () => {
   });
 
   it.each([
-    { case: 'no flags: the default-on plugins kemu implements', enable: [], disable: [], want: ['NamespaceLifecycle', 'ServiceAccount', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'] },
-    { case: 'order of the flag does not matter', enable: ['AlwaysPullImages', 'NodeRestriction'], disable: [], want: ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'AlwaysPullImages', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'] },
-    { case: 'disable drops a default plugin', enable: [], disable: ['PodSecurity', 'Priority'], want: ['NamespaceLifecycle', 'ServiceAccount', 'DefaultTolerationSeconds', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'] },
-    { case: "seed 003's list adds NodeRestriction to the defaults", enable: SEED_003, disable: [], want: ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'] },
+    { case: 'no flags: the default-on plugins kemu implements', enable: [], disable: [], want: ['NamespaceLifecycle', 'ServiceAccount', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'] },
+    { case: 'order of the flag does not matter', enable: ['AlwaysPullImages', 'NodeRestriction'], disable: [], want: ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'AlwaysPullImages', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'] },
+    { case: 'disable drops a default plugin', enable: [], disable: ['PodSecurity', 'Priority'], want: ['NamespaceLifecycle', 'ServiceAccount', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'] },
+    { case: "seed 003's list adds NodeRestriction to the defaults", enable: SEED_003, disable: [], want: ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'] },
   ])('$case', ({ enable, disable, want }) => {
     expect(validateAdmissionFlags(enable, disable)).toEqual([]);
     expect(admissionChain(enable, disable).plugins.map((p) => p.name)).toEqual(want);
@@ -21,7 +21,7 @@ describe('admission plugin registry', () => {
 
   it('names the enabled plugins kemu does not implement as not in effect, in order', () => {
     const { notInEffect } = admissionChain(SEED_003, []);
-    expect(notInEffect).toEqual(expect.arrayContaining(['LimitRanger', 'DefaultStorageClass', 'ResourceQuota', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']));
+    expect(notInEffect).toEqual(expect.arrayContaining(['LimitRanger', 'ResourceQuota', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook']));
     expect(notInEffect.indexOf('LimitRanger')).toBeLessThan(notInEffect.indexOf('ResourceQuota'));
     expect(enabledPluginNames(SEED_003).at(-1)).toBe('ResourceQuota');
   });

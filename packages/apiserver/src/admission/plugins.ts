@@ -12,6 +12,8 @@ import { nodeRestrictionPlugin } from './node-restriction.ts';
 import { podSecurityPlugin } from './pod-security.ts';
 import { priorityPlugin } from './priority.ts';
 import { serviceAccountPlugin } from './service-account.ts';
+import { defaultStorageClassPlugin } from './default-storage-class.ts';
+import { storageObjectInUseProtectionPlugin } from './storage-object-in-use-protection.ts';
 
 /** kube-apiserver's AllOrderedPlugins: the order plugins run in, whatever order the flags name them. */
 export const ALL_ORDERED_PLUGINS = [
@@ -88,6 +90,8 @@ export const IMPLEMENTED_PLUGINS: ReadonlyMap<string, AdmissionPlugin> = new Map
     certificateApprovalPlugin,
     certificateSigningPlugin,
     certificateSubjectRestrictionPlugin,
+    defaultStorageClassPlugin,
+    storageObjectInUseProtectionPlugin,
   ].map((p) => [p.name, p]),
 );
 

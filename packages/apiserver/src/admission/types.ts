@@ -1,6 +1,6 @@
 // The admission plugin contract: a plugin mutates the object (admit) and/or judges it (validate), throwing a
 // StatusError to reject it. Lookups a plugin needs come through the context; warnings go to the client.
-import type { KubeObject, PriorityClass, ResourceInfo, ServiceAccount } from '@kemu/api';
+import type { KubeObject, PriorityClass, ResourceInfo, ServiceAccount, StorageClass } from '@kemu/api';
 
 import type { UserInfo } from '../authn/user.ts';
 import type { Attributes, AuthorizationResult } from '../authz/types.ts';
@@ -35,6 +35,8 @@ export interface AdmissionContext {
   listPods?(namespace: string): Promise<KubeObject[]>;
   /** The ServiceAccount namespace/name, or undefined when none exists. */
   getServiceAccount?(namespace: string, name: string): Promise<ServiceAccount | undefined>;
+  /** All StorageClasses (DefaultStorageClass finds the default one). */
+  listStorageClasses?(): Promise<StorageClass[]>;
   /** The Pod namespace/name (cache first), or undefined when none exists (NodeRestriction's TokenRequest check). */
   getPod?(namespace: string, name: string): Promise<KubeObject | undefined>;
   /**

@@ -12,6 +12,7 @@ import { controllerRevisionPrinter, daemonSetPrinter, statefulSetPrinter } from 
 import { clusterRoleBindingPrinter, roleBindingPrinter } from './rbac.ts';
 import { certificateSigningRequestPrinter } from './certificates.ts';
 import { endpointSlicePrinter, leasePrinter, priorityClassPrinter } from './misc.ts';
+import * as storage from './storage.ts';
 
 const key = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
 
@@ -38,6 +39,12 @@ const PRINTERS = new Map<string, TablePrinter>([
   [key(R.daemonsets), daemonSetPrinter],
   [key(R.statefulsets), statefulSetPrinter],
   [key(R.controllerrevisions), controllerRevisionPrinter],
+  [key(R.persistentvolumes), storage.persistentVolumePrinter],
+  [key(R.persistentvolumeclaims), storage.persistentVolumeClaimPrinter],
+  [key(R.storageclasses), storage.storageClassPrinter],
+  [key(R.csidrivers), storage.csiDriverPrinter],
+  [key(R.csinodes), storage.csiNodePrinter],
+  [key(R.volumeattachments), storage.volumeAttachmentPrinter],
 ]);
 
 export function printerFor(r: ResourceInfo): TablePrinter | undefined {

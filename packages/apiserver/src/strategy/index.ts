@@ -31,6 +31,14 @@ import {
 } from './reviews.ts';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac.ts';
 import { certificateSigningRequestStrategy } from './certificates.ts';
+import {
+  csiDriverStrategy,
+  csiNodeStrategy,
+  persistentVolumeClaimStrategy,
+  persistentVolumeStrategy,
+  storageClassStrategy,
+  volumeAttachmentStrategy,
+} from './storage.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { validateObjectMeta } from '../validation/meta.ts';
 import { isValidPathSegmentName } from '../validation/names.ts';
@@ -68,6 +76,12 @@ const STRATEGIES: ResourceStrategy[] = [
   daemonSetStrategy,
   statefulSetStrategy,
   controllerRevisionStrategy,
+  persistentVolumeStrategy,
+  persistentVolumeClaimStrategy,
+  storageClassStrategy,
+  csiDriverStrategy,
+  csiNodeStrategy,
+  volumeAttachmentStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
