@@ -1,5 +1,6 @@
 // apps/v1 defaulting (pkg/apis/apps/v1/defaults.go): Deployment and ReplicaSet.
 import { defaultPodTemplate } from './pod.ts';
+import { defaultPersistentVolumeClaim } from './storage.ts';
 import { ensureObj, isObj, setDefault } from './util.ts';
 import type { Obj } from './util.ts';
 
@@ -38,11 +39,10 @@ export function defaultDaemonSet(ds: Obj): void {
   if (isObj(spec.template)) defaultPodTemplate(spec.template);
 }
 
-/** SetDefaults_PersistentVolumeClaim as it reaches a StatefulSet's claim templates. */
+/** SetDefaults_PersistentVolumeClaim as it reaches a StatefulSet's claim templates (their status too). */
 function defaultClaimTemplate(pvc: Obj): void {
-  const spec = ensureObj(pvc, 'spec');
-  setDefault(spec, 'volumeMode', 'Filesystem');
-  setDefault(ensureObj(pvc, 'status'), 'phase', 'Pending');
+  ensureObj(pvc, 'status');
+  defaultPersistentVolumeClaim(pvc);
 }
 
 /**

@@ -8,6 +8,7 @@ import { validatePodSpec } from './pod.ts';
 import { validateLabelSelector } from './apps.ts';
 import { goLabelSelector, goMap } from './goformat.ts';
 import { regexError } from './names.ts';
+import { validatePersistentVolumeClaimSpec } from './storage.ts';
 
 type Rec = Record<string, unknown>;
 
@@ -174,6 +175,8 @@ export function validateStatefulSet(sts: KubeObject): StatusCause[] {
   (asArray(spec.volumeClaimTemplates) ?? []).forEach((t, i) => {
     const name = isRecord(t) && isRecord(t.metadata) ? t.metadata.name : undefined;
     if (typeof name !== 'string' || name === '') out.push(fieldErrors.required(`spec.volumeClaimTemplates[${i}].metadata.name`, 'name or generateName is required'));
+    const claimSpec = isRecord(t) && isRecord(t.spec) ? t.spec : {};
+    out.push(...validatePersistentVolumeClaimSpec(claimSpec, `spec.volumeClaimTemplates[${i}].spec`));
   });
   return out;
 }
