@@ -196,7 +196,8 @@ describe.skipIf(skip)('DaemonSets and StatefulSets with kubectl', () => {
     const image = async (n: string) => (await lab.kubectlJson<PodLite>('get', 'pod', n)).spec.containers[0]?.image;
     expect([await image('web-0'), await image('web-1'), await image('web-2')]).toEqual(['registry.k8s.io/nginx-slim:0.21', 'registry.k8s.io/nginx-slim:0.21', 'registry.k8s.io/nginx-slim:0.24']);
     ok(await k('patch', 'statefulset', 'web', '-p', '{"spec":{"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"partition":0}}}}'));
-    expect(ok(await k('rollout', 'status', 'sts/web', '--timeout=60s'))).toMatch(/statefulset rolling update complete 3 pods at revision web-\S+\.\.\./);
+    // The defaulted rollingUpdate (partition 0) makes kubectl report a partitioned rollout, as against Kubernetes.
+    expect(ok(await k('rollout', 'status', 'sts/web', '--timeout=60s'))).toContain('partitioned roll out complete: 3 new pods have been updated...');
     expect([await image('web-0'), await image('web-1'), await image('web-2')]).toEqual(Array(3).fill('registry.k8s.io/nginx-slim:0.24'));
     expect(ok(await k('rollout', 'history', 'sts/web'))).toMatch(/^2\s+<none>$/m);
   }, 150_000);
@@ -216,7 +217,11 @@ describe.skipIf(skip)('DaemonSets and StatefulSets with kubectl', () => {
     ok(await k('set', 'image', 'sts/web', 'nginx=registry.k8s.io/nginx-slim:0.26'));
     await waitFor('the rollout under way', async () => (await lab.kubectlJson<{ status: { updatedReplicas?: number } }>('get', 'sts', 'web')).status.updatedReplicas === 1, 30_000, 100);
     expect((await lab.kemu('kill', leader)).code).toBe(0);
-    expect(ok(await k('rollout', 'status', 'sts/web', '--timeout=60s'))).toMatch(/statefulset rolling update complete 3 pods at revision web-\S+\.\.\./);
+    expect(ok(await k('rollout', 'status', 'sts/web', '--timeout=60s'))).toContain('partitioned roll out complete: 3 new pods have been updated...');
+    await waitFor('the update revision current', async () => {
+      const st = (await lab.kubectlJson<{ status: { currentRevision?: string; updateRevision?: string } }>('get', 'sts', 'web')).status;
+      return st.currentRevision !== undefined && st.currentRevision === st.updateRevision;
+    }, 30_000, 300);
     watching = false;
     await watcher;
     const images = await Promise.all(['web-0', 'web-1', 'web-2'].map(async (n) => (await lab.kubectlJson<PodLite>('get', 'pod', n)).spec.containers[0]?.image));

@@ -19,7 +19,7 @@ function nonNegative(v: unknown, path: string, out: StatusCause[]): void {
 }
 
 /** Selector (required, not empty, valid), template labels it matches, the pod template, restartPolicy Always. */
-function selectorAndTemplate(spec: Rec, kindWord: string, out: StatusCause[]): void {
+function selectorAndTemplate(spec: Rec, kindWord: string, out: StatusCause[], podSpec: boolean): void {
   const sel = spec.selector;
   let parsed: ReturnType<typeof labelSelectorAsSelector> | undefined;
   if (sel === undefined || sel === null) out.push(fieldErrors.required('spec.selector'));
@@ -43,7 +43,7 @@ function selectorAndTemplate(spec: Rec, kindWord: string, out: StatusCause[]): v
     out.push(fieldErrors.invalid('spec.template.metadata.labels', goMap(labels), '`selector` does not match template `labels`'));
   out.push(...validateLabels(meta.labels, 'spec.template.metadata.labels'));
   out.push(...validateAnnotations(meta.annotations, 'spec.template.metadata.annotations'));
-  out.push(...validatePodSpec(tpl.spec, 'spec.template.spec'));
+  if (podSpec) out.push(...validatePodSpec(tpl.spec, 'spec.template.spec'));
   const tspec = isRecord(tpl.spec) ? tpl.spec : {};
   if (tspec.restartPolicy !== undefined && tspec.restartPolicy !== 'Always')
     out.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', tspec.restartPolicy, ['Always']));
@@ -93,7 +93,7 @@ export function validateDaemonSet(ds: KubeObject): StatusCause[] {
   const out = validateObjectMeta(ds.metadata, { namespaced: true });
   if (!isRecord(ds.spec)) return [...out, fieldErrors.required('spec')];
   const spec = ds.spec;
-  selectorAndTemplate(spec, 'daemonset', out);
+  selectorAndTemplate(spec, 'daemonset', out, true);
   const tspec = isRecord(spec.template) && isRecord(spec.template.spec) ? spec.template.spec : {};
   if (tspec.activeDeadlineSeconds !== undefined && tspec.activeDeadlineSeconds !== null)
     out.push(fieldErrors.invalid('spec.template.spec.activeDeadlineSeconds', tspec.activeDeadlineSeconds, 'activeDeadlineSeconds must be nil for daemonset'));
@@ -168,7 +168,8 @@ export function validateStatefulSet(sts: KubeObject): StatusCause[] {
   nonNegative(spec.replicas, 'spec.replicas', out);
   nonNegative(spec.minReadySeconds, 'spec.minReadySeconds', out);
   if (isRecord(spec.ordinals)) nonNegative(spec.ordinals.start, 'spec.ordinals.start', out);
-  selectorAndTemplate(spec, 'statefulset', out);
+  // Kubernetes leaves a StatefulSet's pod spec unchecked here: its volume mounts name claim templates, not volumes.
+  selectorAndTemplate(spec, 'statefulset', out, false);
   const tspec = isRecord(spec.template) && isRecord(spec.template.spec) ? spec.template.spec : {};
   if (tspec.activeDeadlineSeconds !== undefined && tspec.activeDeadlineSeconds !== null)
     out.push(fieldErrors.forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in StatefulSet is not Supported'));
