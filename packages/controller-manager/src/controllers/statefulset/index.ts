@@ -303,7 +303,8 @@ export class StatefulSetController implements Controller {
         const claim = await this.ctx.client.get(pvcs, set.metadata.namespace, name);
         const refs = (claim.metadata.ownerReferences ?? []).filter((r) => r.uid !== pod.metadata.uid);
         refs.push(ownerRef(pod, 'v1', 'Pod'));
-        await this.ctx.client.patch(pvcs, set.metadata.namespace, name, { metadata: { ownerReferences: refs } }, 'merge');
+        // An update, not a patch: the controller's bootstrap role may update claims but not patch them.
+        await this.ctx.client.update(pvcs, set.metadata.namespace, { ...claim, metadata: { ...claim.metadata, ownerReferences: refs } });
       } catch (e) {
         if (!isNotFound(e)) throw e;
       }

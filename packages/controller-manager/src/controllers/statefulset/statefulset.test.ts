@@ -149,4 +149,28 @@ describe('statefulset-controller', () => {
     expect((await env.api.get<Pod>(R.pods, 'default', 'web-1')).spec.containers[0]?.image).toBe('nginx:2.0');
     expect((await env.api.get<Pod>(R.pods, 'default', 'web-0')).spec.containers[0]?.image).toBe('nginx:1.0');
   });
+
+  it('claims www-web-N are created before their pods; retention policy Delete hands them to the set and, on scale down, to the pod', async () => {
+    const env = await start();
+    const set = await env.api.create(
+      R.statefulsets,
+      'default',
+      sts(2, {
+        volumeClaimTemplates: [{ metadata: { name: 'www', labels: { tier: 'data' } }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+        persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' },
+      }),
+    );
+    await settle(200);
+    const claims = env.api.all(R.persistentvolumeclaims, 'default');
+    expect(claims.map((c) => c.metadata.name).sort()).toEqual(['www-web-0', 'www-web-1']);
+    expect(claims[0]?.metadata.labels).toEqual({ tier: 'data', app: 'nginx' });
+    expect(claims[0]?.metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: set.metadata.uid }]);
+    const web1 = await env.api.get<Pod>(R.pods, 'default', 'web-1');
+    expect(web1.spec.volumes).toEqual([{ name: 'www', persistentVolumeClaim: { claimName: 'www-web-1' } }]);
+    const cur = await get(env);
+    await env.api.update(R.statefulsets, 'default', { ...cur, spec: { ...cur.spec, replicas: 1 } });
+    await settle(200);
+    const claim1 = await env.api.get(R.persistentvolumeclaims, 'default', 'www-web-1');
+    expect(claim1.metadata.ownerReferences?.map((r) => `${r.kind}/${r.name}`)).toEqual(['StatefulSet/web', 'Pod/web-1']);
+  });
 });
