@@ -202,7 +202,7 @@ describe.skipIf(skip)('DaemonSets and StatefulSets with kubectl', () => {
     expect(ok(await k('rollout', 'history', 'sts/web'))).toMatch(/^2\s+<none>$/m);
   }, 150_000);
 
-  it('the controller-manager leader killed mid-rollout: no pod outside web-0..2, none skipped, the rollout completes', async () => {
+  it('the controller-manager leader killed mid-rollout: no pod outside web-0..2, none skipped, the rollout completes; rollout undo', async () => {
     const holder = ok(await k('get', 'lease', '-n', 'kube-system', 'kube-controller-manager', '-o', 'jsonpath={.spec.holderIdentity}')).trim();
     const leader = holder.split('_')[0] ?? '';
     expect(leader).toMatch(/^controller-manager-\d$/);
@@ -230,5 +230,13 @@ describe.skipIf(skip)('DaemonSets and StatefulSets with kubectl', () => {
     // At most one ordinal is missing at any moment (maxUnavailable 1) and never web-0 while web-2 is down.
     for (const names of seen) expect(names.length).toBeGreaterThanOrEqual(2);
     expect((await pods('app=nginx')).map((p) => p.metadata.name).sort()).toEqual(['web-0', 'web-1', 'web-2']);
-  }, 120_000);
+
+    // kubectl computes the undo from the ControllerRevisions and patches the template back.
+    expect(ok(await k('rollout', 'undo', 'sts/web'))).toContain('statefulset.apps/web rolled back');
+    expect(ok(await k('rollout', 'status', 'sts/web', '--timeout=60s'))).toContain('partitioned roll out complete: 3 new pods have been updated...');
+    await waitFor('nginx-slim:0.24 back on every pod', async () => {
+      const im = (await pods('app=nginx')).filter((p) => !p.metadata.deletionTimestamp).map((p) => p.spec.containers[0]?.image);
+      return im.length === 3 && im.every((i) => i === 'registry.k8s.io/nginx-slim:0.24');
+    }, 60_000, 300);
+  }, 150_000);
 });
