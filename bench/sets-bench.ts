@@ -21,7 +21,14 @@ const flags = benchFlags(
 await runBench('sets', async (work) => {
   const env = await startEnv();
   work.defer(() => env.stop());
-  await env.startManager('kcm-0', ['--kube-api-qps=500', '--kube-api-burst=1000', '--controllers=statefulset,daemonset']);
+  const manager = await env.startManager('kcm-0', ['--kube-api-qps=500', '--kube-api-burst=1000', '--controllers=statefulset,daemonset']);
+  let stopping = false;
+  work.defer(async () => {
+    stopping = true;
+  });
+  void manager.exited.then((code) => {
+    if (!stopping) console.error(`kube-controller-manager exited (${code}):\n${manager.output().slice(-4000)}`);
+  });
   await waitFor('a leader', () => holderName(env.client), 60_000);
 
   const stsPods = new PodTracker(env.client, 'default', true);
