@@ -5,18 +5,11 @@ import type { KubeObject, LabelSelector, StatusCause } from '@kemu/api';
 import { asArray, child, fieldErrors, isRecord, jsonEqual } from './field.ts';
 import { validateAnnotations, validateLabels, validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
 import { validatePodSpec } from './pod.ts';
-import { validateLabelSelector } from './apps.ts';
+import { intOrPercent, nonNegative, validateLabelSelector } from './apps.ts';
 import { goLabelSelector, goMap } from './goformat.ts';
-import { regexError } from './names.ts';
 import { validatePersistentVolumeClaimSpec } from './storage.ts';
 
 type Rec = Record<string, unknown>;
-
-function nonNegative(v: unknown, path: string, out: StatusCause[]): void {
-  if (v === undefined || v === null) return;
-  if (typeof v !== 'number' || !Number.isInteger(v)) out.push(fieldErrors.invalid(path, v, 'must be an integer'));
-  else if (v < 0) out.push(fieldErrors.invalid(path, v, 'must be greater than or equal to 0'));
-}
 
 /** Selector (required, not empty, valid), template labels it matches, the pod template, restartPolicy Always. */
 function selectorAndTemplate(spec: Rec, kindWord: string, out: StatusCause[], podSpec: boolean): void {
@@ -47,24 +40,6 @@ function selectorAndTemplate(spec: Rec, kindWord: string, out: StatusCause[], po
   const tspec = isRecord(tpl.spec) ? tpl.spec : {};
   if (tspec.restartPolicy !== undefined && tspec.restartPolicy !== 'Always')
     out.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', tspec.restartPolicy, ['Always']));
-}
-
-const PERCENT_RE = /^[0-9]+%$/;
-
-/** An int-or-percent that must be ≥ 0 and ≤ 100%; its number (percent or count), undefined when absent/bad. */
-function intOrPercent(v: unknown, path: string, out: StatusCause[]): number | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v === 'number') {
-    nonNegative(v, path, out);
-    return v;
-  }
-  if (typeof v === 'string' && PERCENT_RE.test(v)) {
-    const n = Number(v.slice(0, -1));
-    if (n > 100) out.push(fieldErrors.invalid(path, v, 'must not be greater than 100%'));
-    return n;
-  }
-  out.push(fieldErrors.invalid(path, v, regexError("a valid percent string must be a numeric string followed by an ending '%'", '[0-9]+%', '1%', '93%')));
-  return undefined;
 }
 
 function daemonSetStrategy(strategy: unknown, out: StatusCause[]): void {
