@@ -57,6 +57,84 @@ export interface ReplicaSet extends KubeObject {
   status?: ReplicaSetStatus;
 }
 
+export interface RollingUpdateDaemonSet {
+  maxUnavailable?: IntOrString;
+  maxSurge?: IntOrString;
+}
+
+export interface DaemonSetSpec {
+  selector: LabelSelector;
+  template: PodTemplateSpec;
+  updateStrategy?: { type?: 'RollingUpdate' | 'OnDelete'; rollingUpdate?: RollingUpdateDaemonSet };
+  minReadySeconds?: number;
+  revisionHistoryLimit?: number;
+}
+
+export interface DaemonSetStatus {
+  currentNumberScheduled: number;
+  numberMisscheduled: number;
+  desiredNumberScheduled: number;
+  numberReady: number;
+  observedGeneration?: number;
+  updatedNumberScheduled?: number;
+  numberAvailable?: number;
+  numberUnavailable?: number;
+  collisionCount?: number;
+  conditions?: Condition[];
+}
+
+export interface DaemonSet extends KubeObject {
+  spec: DaemonSetSpec;
+  status?: DaemonSetStatus;
+}
+
+/** A claim template of a StatefulSet (a core/v1 PersistentVolumeClaim without status). */
+export interface PersistentVolumeClaimTemplate {
+  metadata: { name?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: Record<string, unknown>;
+}
+
+export interface StatefulSetSpec {
+  replicas?: number;
+  selector: LabelSelector;
+  template: PodTemplateSpec;
+  volumeClaimTemplates?: PersistentVolumeClaimTemplate[];
+  serviceName?: string;
+  podManagementPolicy?: 'OrderedReady' | 'Parallel';
+  updateStrategy?: {
+    type?: 'RollingUpdate' | 'OnDelete';
+    rollingUpdate?: { partition?: number; maxUnavailable?: IntOrString };
+  };
+  revisionHistoryLimit?: number;
+  minReadySeconds?: number;
+  persistentVolumeClaimRetentionPolicy?: { whenDeleted?: 'Retain' | 'Delete'; whenScaled?: 'Retain' | 'Delete' };
+  ordinals?: { start?: number };
+}
+
+export interface StatefulSetStatus {
+  observedGeneration?: number;
+  replicas: number;
+  readyReplicas?: number;
+  currentReplicas?: number;
+  updatedReplicas?: number;
+  currentRevision?: string;
+  updateRevision?: string;
+  collisionCount?: number;
+  conditions?: Condition[];
+  availableReplicas?: number;
+}
+
+export interface StatefulSet extends KubeObject {
+  spec: StatefulSetSpec;
+  status?: StatefulSetStatus;
+}
+
+/** apps/v1 ControllerRevision: `data` is the patch that restores the owner's template. */
+export interface ControllerRevision extends KubeObject {
+  data?: unknown;
+  revision: number;
+}
+
 /** autoscaling/v1 Scale. */
 export interface Scale extends KubeObject {
   spec?: { replicas?: number };

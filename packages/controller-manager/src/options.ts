@@ -5,6 +5,7 @@ import { CSR_SIGNING_FLAGS, validateCsrSigningOptions } from './controllers/cert
 import { IDENTITY_FLAGS } from './identity-options.ts';
 import { BATCH_FLAGS } from './controllers/batch-options.ts';
 import { POLICY_FLAGS } from './policy-options.ts';
+import { APPS_SETS_FLAGS } from './apps-options.ts';
 
 export const FLAGS = {
   master: { type: 'string', default: '', usage: 'The address of the Kubernetes API server (overrides any value in kubeconfig).' },
@@ -69,6 +70,7 @@ export const FLAGS = {
   ...IDENTITY_FLAGS,
   ...BATCH_FLAGS,
   ...POLICY_FLAGS,
+  ...APPS_SETS_FLAGS,
 } as const;
 
 export type ControllerManagerOptions = Omit<FlagValues<typeof FLAGS>, '_'>;

@@ -6,6 +6,8 @@ import { namespaceDescriptor } from './controllers/namespace.ts';
 import { garbageCollectorDescriptor } from './controllers/garbagecollector.ts';
 import { replicaSetDescriptor, replicationControllerDescriptor } from './controllers/replicaset.ts';
 import { deploymentDescriptor } from './controllers/deployment/index.ts';
+import { daemonSetDescriptor } from './controllers/daemonset/index.ts';
+import { statefulSetDescriptor } from './controllers/statefulset/index.ts';
 import { nodeIpamDescriptor } from './controllers/nodeipam.ts';
 import { nodeLifecycleDescriptor } from './controllers/nodelifecycle.ts';
 import { endpointsDescriptor } from './controllers/endpoints.ts';
@@ -58,6 +60,8 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   replicationControllerDescriptor,
   disruptionDescriptor,
   resourceQuotaDescriptor,
+  daemonSetDescriptor,
+  statefulSetDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */

@@ -8,6 +8,7 @@ import { nodePrinter } from './nodes.ts';
 import * as core from './core.ts';
 import { eventPrinter, eventsV1Printer } from './events.ts';
 import { deploymentPrinter, replicaSetPrinter } from './apps.ts';
+import { controllerRevisionPrinter, daemonSetPrinter, statefulSetPrinter } from './apps-sets.ts';
 import { clusterRoleBindingPrinter, roleBindingPrinter } from './rbac.ts';
 import { certificateSigningRequestPrinter } from './certificates.ts';
 import { endpointSlicePrinter, leasePrinter, priorityClassPrinter } from './misc.ts';
@@ -39,6 +40,9 @@ const PRINTERS = new Map<string, TablePrinter>([
   [key(R.certificatesigningrequests), certificateSigningRequestPrinter],
   [key(R.jobs), jobPrinter],
   [key(R.cronjobs), cronJobPrinter],
+  [key(R.daemonsets), daemonSetPrinter],
+  [key(R.statefulsets), statefulSetPrinter],
+  [key(R.controllerrevisions), controllerRevisionPrinter],
   [key(R.persistentvolumes), storage.persistentVolumePrinter],
   [key(R.persistentvolumeclaims), storage.persistentVolumeClaimPrinter],
   [key(R.storageclasses), storage.storageClassPrinter],

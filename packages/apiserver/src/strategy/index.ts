@@ -7,6 +7,7 @@ import { buildStrategy } from './common.ts';
 import { podStrategy } from './pods.ts';
 import { deploymentStrategy } from './deployments.ts';
 import { replicaSetStrategy } from './replicasets.ts';
+import { controllerRevisionStrategy, daemonSetStrategy, statefulSetStrategy } from './apps-sets.ts';
 import { serviceStrategy } from './services.ts';
 import { namespaceStrategy } from './namespaces.ts';
 import { nodeStrategy } from './nodes.ts';
@@ -77,6 +78,9 @@ const STRATEGIES: ResourceStrategy[] = [
   certificateSigningRequestStrategy,
   jobStrategy,
   cronJobStrategy,
+  daemonSetStrategy,
+  statefulSetStrategy,
+  controllerRevisionStrategy,
   persistentVolumeStrategy,
   persistentVolumeClaimStrategy,
   storageClassStrategy,

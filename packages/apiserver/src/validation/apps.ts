@@ -8,7 +8,7 @@ import { validatePodSpec } from './pod.ts';
 import { regexError } from './names.ts';
 import { goMap, goLabelSelector } from './goformat.ts';
 
-function nonNegative(v: unknown, path: string, out: StatusCause[]): void {
+export function nonNegative(v: unknown, path: string, out: StatusCause[]): void {
   if (v === undefined || v === null) return;
   if (typeof v !== 'number' || !Number.isInteger(v)) out.push(fieldErrors.invalid(path, v, 'must be an integer'));
   else if (v < 0) out.push(fieldErrors.invalid(path, v, 'must be greater than or equal to 0'));
@@ -71,7 +71,7 @@ function validateSelectorAndTemplate(spec: Record<string, unknown>, kindWord: st
 
 const PERCENT_RE = /^[0-9]+%$/;
 
-function intOrPercent(v: unknown, path: string, out: StatusCause[]): number | undefined {
+export function intOrPercent(v: unknown, path: string, out: StatusCause[]): number | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v === 'number') {
     nonNegative(v, path, out);

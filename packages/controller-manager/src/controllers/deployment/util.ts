@@ -54,7 +54,7 @@ function normalize(v: unknown, dropZero: boolean): unknown {
   return v;
 }
 
-function fnv32a(bytes: Uint8Array, h = 0x811c9dc5): number {
+export function fnv32a(bytes: Uint8Array, h = 0x811c9dc5): number {
   for (const b of bytes) {
     h ^= b;
     h = Math.imul(h, 0x01000193) >>> 0;
