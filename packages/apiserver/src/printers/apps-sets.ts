@@ -1,21 +1,8 @@
 // kubectl get daemonsets / statefulsets / controllerrevisions (printDaemonSet, printStatefulSet,
 // printControllerRevision), with the wide Containers, Images (and Selector for DaemonSets) columns.
-import { formatLabelSelector } from '@kemu/api';
-import type { LabelSelector } from '@kemu/api';
 import type { TablePrinter } from '../strategy/types.ts';
 import { since } from './duration.ts';
-import { ageCol, col, int, list, nameCol, obj, str } from './util.ts';
-
-function containerColumns(spec: Record<string, unknown>): string[] {
-  const containers = list(obj(obj(spec.template).spec).containers);
-  return [containers.map((c) => str(c.name)).join(','), containers.map((c) => str(c.image)).join(',')];
-}
-
-/** labels.FormatLabels: "k=v,k2=v2" sorted by key, "<none>" when empty. */
-function formatLabels(m: Record<string, unknown>): string {
-  const keys = Object.keys(m).sort();
-  return keys.length === 0 ? '<none>' : keys.map((k) => `${k}=${str(m[k])}`).join(',');
-}
+import { ageCol, col, containerColumns, formatLabels, int, nameCol, obj, templateColumns } from './util.ts';
 
 export const daemonSetPrinter: TablePrinter = {
   columns: [
@@ -43,8 +30,7 @@ export const daemonSetPrinter: TablePrinter = {
       int(st.numberAvailable),
       formatLabels(obj(obj(obj(spec.template).spec).nodeSelector)),
       since(ds.metadata.creationTimestamp, now),
-      ...containerColumns(spec),
-      formatLabelSelector(spec.selector === undefined ? undefined : (obj(spec.selector) as LabelSelector)),
+      ...templateColumns(spec),
     ];
   },
 };
@@ -54,7 +40,7 @@ export const statefulSetPrinter: TablePrinter = {
   cells(sts, now) {
     const spec = obj(sts.spec);
     const st = obj(sts.status);
-    return [sts.metadata.name ?? '', `${int(st.readyReplicas)}/${int(spec.replicas)}`, since(sts.metadata.creationTimestamp, now), ...containerColumns(spec)];
+    return [sts.metadata.name ?? '', `${int(st.readyReplicas)}/${int(spec.replicas)}`, since(sts.metadata.creationTimestamp, now), ...containerColumns(obj(spec.template).spec)];
   },
 };
 

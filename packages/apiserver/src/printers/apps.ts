@@ -1,18 +1,7 @@
 // kubectl get deployments / replicasets, with the wide Containers, Images, Selector columns.
-import { formatLabelSelector } from '@kemu/api';
-import type { LabelSelector } from '@kemu/api';
 import type { TablePrinter } from '../strategy/types.ts';
 import { since } from './duration.ts';
-import { ageCol, col, int, list, nameCol, obj, str } from './util.ts';
-
-function templateColumns(spec: Record<string, unknown>): string[] {
-  const containers = list(obj(obj(spec.template).spec).containers);
-  return [
-    containers.map((c) => str(c.name)).join(','),
-    containers.map((c) => str(c.image)).join(','),
-    formatLabelSelector(spec.selector === undefined ? undefined : (obj(spec.selector) as LabelSelector)),
-  ];
-}
+import { ageCol, col, int, nameCol, obj, templateColumns } from './util.ts';
 
 export const deploymentPrinter: TablePrinter = {
   columns: [

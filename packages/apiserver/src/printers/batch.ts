@@ -1,18 +1,8 @@
 // kubectl get jobs / cronjobs (printJob, printCronJob), with the wide Containers, Images, Selector columns.
-import { formatLabelSelector } from '@kemu/api';
-import type { KubeObject, LabelSelector } from '@kemu/api';
+import type { KubeObject } from '@kemu/api';
 import type { TablePrinter } from '../strategy/types.ts';
 import { humanDuration, since } from './duration.ts';
-import { ageCol, col, int, list, nameCol, obj, str } from './util.ts';
-
-function wideColumns(jobSpec: Record<string, unknown>): string[] {
-  const containers = list(obj(obj(jobSpec.template).spec).containers);
-  return [
-    containers.map((c) => str(c.name)).join(','),
-    containers.map((c) => str(c.image)).join(','),
-    formatLabelSelector(jobSpec.selector === undefined ? undefined : (obj(jobSpec.selector) as LabelSelector)),
-  ];
-}
+import { ageCol, col, int, list, nameCol, obj, str, templateColumns } from './util.ts';
 
 const WIDE = [col('Containers', 'string', 1), col('Images', 'string', 1), col('Selector', 'string', 1)];
 
@@ -48,7 +38,7 @@ export const jobPrinter: TablePrinter = {
   cells(job, now) {
     const spec = obj(job.spec);
     const st = obj(job.status);
-    return [job.metadata.name ?? '', jobStatus(job), completions(spec, int(st.succeeded)), jobDuration(st, now), since(job.metadata.creationTimestamp, now), ...wideColumns(spec)];
+    return [job.metadata.name ?? '', jobStatus(job), completions(spec, int(st.succeeded)), jobDuration(st, now), since(job.metadata.creationTimestamp, now), ...templateColumns(spec)];
   },
 };
 
@@ -67,7 +57,7 @@ export const cronJobPrinter: TablePrinter = {
       list(st.active).length,
       last ? since(last, now) : '<none>',
       since(cj.metadata.creationTimestamp, now),
-      ...wideColumns(obj(obj(spec.jobTemplate).spec)),
+      ...templateColumns(obj(obj(spec.jobTemplate).spec)),
     ];
   },
 };

@@ -1,7 +1,7 @@
 // kubectl get for namespaces, services, endpoints, configmaps, secrets, serviceaccounts, componentstatuses.
 import type { TablePrinter } from '../strategy/types.ts';
 import { since } from './duration.ts';
-import { ageCol, col, int, list, listWithMore, nameCol, obj, str } from './util.ts';
+import { ageCol, col, formatLabels, int, list, listWithMore, nameCol, obj, str } from './util.ts';
 
 export const namespacePrinter: TablePrinter = {
   columns: [nameCol, col('Status'), ageCol],
@@ -32,12 +32,6 @@ function servicePorts(spec: Record<string, unknown>): string {
     return int(p.nodePort) > 0 ? `${int(p.port)}:${int(p.nodePort)}/${proto}` : `${int(p.port)}/${proto}`;
   });
   return ports.length === 0 ? '<none>' : ports.join(',');
-}
-
-/** labels.FormatLabels: "k=v,..." sorted by key, "<none>" when empty. */
-export function formatLabels(m: unknown): string {
-  const entries = Object.entries(obj(m)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return entries.length === 0 ? '<none>' : entries.map(([k, v]) => `${k}=${str(v)}`).join(',');
 }
 
 export const servicePrinter: TablePrinter = {

@@ -4,7 +4,7 @@ import { formatLabelSelector, formatTime } from '@kemu/api';
 import type { LabelSelector } from '@kemu/api';
 import type { TablePrinter } from '../strategy/types.ts';
 import { since } from './duration.ts';
-import { ageCol, col, int, list, nameCol, obj, str } from './util.ts';
+import { ageCol, col, containerColumns, formatLabels, int, list, nameCol, obj, str } from './util.ts';
 
 const intOrString = (v: unknown): string => (typeof v === 'number' ? String(v) : typeof v === 'string' ? v : 'N/A');
 
@@ -15,19 +15,6 @@ export const podDisruptionBudgetPrinter: TablePrinter = {
     return [pdb.metadata.name ?? '', intOrString(spec.minAvailable), intOrString(spec.maxUnavailable), int(obj(pdb.status).disruptionsAllowed), since(pdb.metadata.creationTimestamp, now)];
   },
 };
-
-/** labels.FormatLabels: sorted k=v pairs, "<none>" when empty. */
-function formatLabels(m: unknown): string {
-  const entries = Object.entries(obj(m))
-    .map(([k, v]) => `${k}=${str(v)}`)
-    .sort();
-  return entries.length === 0 ? '<none>' : entries.join(',');
-}
-
-function containersAndImages(podSpec: unknown): [string, string] {
-  const containers = list(obj(podSpec).containers);
-  return [containers.map((c) => str(c.name)).join(','), containers.map((c) => str(c.image)).join(',')];
-}
 
 export const replicationControllerPrinter: TablePrinter = {
   columns: [
@@ -49,7 +36,7 @@ export const replicationControllerPrinter: TablePrinter = {
       int(st.replicas),
       int(st.readyReplicas),
       since(rc.metadata.creationTimestamp, now),
-      ...containersAndImages(obj(spec.template).spec),
+      ...containerColumns(obj(spec.template).spec),
       formatLabels(spec.selector),
     ];
   },
@@ -59,7 +46,7 @@ export const podTemplatePrinter: TablePrinter = {
   columns: [nameCol, col('Containers'), col('Images'), col('Pod Labels')],
   cells(pt) {
     const tpl = obj(pt.template);
-    return [pt.metadata.name ?? '', ...containersAndImages(tpl.spec), formatLabels(obj(tpl.metadata).labels)];
+    return [pt.metadata.name ?? '', ...containerColumns(tpl.spec), formatLabels(obj(tpl.metadata).labels)];
   },
 };
 

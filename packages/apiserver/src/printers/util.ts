@@ -1,4 +1,5 @@
 // Narrowing helpers and column shorthands for the printers.
+import { formatLabelSelector, type LabelSelector } from '@kemu/api';
 import type { TableColumn } from '../strategy/types.ts';
 
 export type Obj = Record<string, unknown>;
@@ -36,4 +37,26 @@ export function listWithMore(items: string[], max: number, empty: string): strin
   const shown = items.slice(0, max).join(',');
   if (items.length > max) return `${shown} + ${items.length - max} more...`;
   return shown === '' ? empty : shown;
+}
+
+/** labels.FormatLabels: "k=v,..." sorted by key, "<none>" when empty. */
+export function formatLabels(m: unknown): string {
+  const entries = Object.entries(obj(m)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return entries.length === 0 ? '<none>' : entries.map(([k, v]) => `${k}=${str(v)}`).join(',');
+}
+
+/** The wide Containers and Images columns of a pod spec. */
+export function containerColumns(podSpec: unknown): [string, string] {
+  const containers = list(obj(podSpec).containers);
+  return [containers.map((c) => str(c.name)).join(','), containers.map((c) => str(c.image)).join(',')];
+}
+
+/** A spec's LabelSelector as kubectl prints it ("<none>" when unset or empty). */
+export function selectorColumn(spec: Obj): string {
+  return formatLabelSelector(spec.selector === undefined ? undefined : (obj(spec.selector) as LabelSelector));
+}
+
+/** Containers, Images and Selector: the wide columns of a workload with a pod template and a LabelSelector. */
+export function templateColumns(spec: Obj): string[] {
+  return [...containerColumns(obj(spec.template).spec), selectorColumn(spec)];
 }
