@@ -1,46 +1,13 @@
 // DaemonSet, StatefulSet and ControllerRevision validation (pkg/apis/apps/validation): selector and template,
 // update strategies, the fields of a StatefulSet spec that may change, revisions' immutable data.
-import { labelSelectorAsSelector, selectorMatches } from '@kemu/api';
-import type { KubeObject, LabelSelector, StatusCause } from '@kemu/api';
+import type { KubeObject, StatusCause } from '@kemu/api';
 import { asArray, child, fieldErrors, isRecord, jsonEqual } from './field.ts';
-import { validateAnnotations, validateLabels, validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
-import { validatePodSpec } from './pod.ts';
-import { intOrPercent, nonNegative, validateLabelSelector } from './apps.ts';
-import { goLabelSelector, goMap } from './goformat.ts';
+import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
+import { intOrPercent, nonNegative, validateSelectorAndTemplate } from './apps.ts';
+import { goLabelSelector } from './goformat.ts';
 import { validatePersistentVolumeClaimSpec } from './storage.ts';
 
 type Rec = Record<string, unknown>;
-
-/** Selector (required, not empty, valid), template labels it matches, the pod template, restartPolicy Always. */
-function selectorAndTemplate(spec: Rec, kindWord: string, out: StatusCause[], podSpec: boolean): void {
-  const sel = spec.selector;
-  let parsed: ReturnType<typeof labelSelectorAsSelector> | undefined;
-  if (sel === undefined || sel === null) out.push(fieldErrors.required('spec.selector'));
-  else {
-    const errs = validateLabelSelector(sel, 'spec.selector');
-    out.push(...errs);
-    if (isRecord(sel)) {
-      const n = Object.keys(isRecord(sel.matchLabels) ? sel.matchLabels : {}).length + (asArray(sel.matchExpressions)?.length ?? 0);
-      if (n === 0) out.push(fieldErrors.invalid('spec.selector', goLabelSelector(sel), `empty selector is invalid for ${kindWord}`));
-      else if (errs.length === 0) parsed = labelSelectorAsSelector(sel as LabelSelector);
-    }
-  }
-  const tpl = spec.template;
-  if (!isRecord(tpl)) {
-    out.push(fieldErrors.required('spec.template'));
-    return;
-  }
-  const meta = isRecord(tpl.metadata) ? tpl.metadata : {};
-  const labels = isRecord(meta.labels) ? (meta.labels as Record<string, string>) : {};
-  if (parsed && !selectorMatches(parsed, labels))
-    out.push(fieldErrors.invalid('spec.template.metadata.labels', goMap(labels), '`selector` does not match template `labels`'));
-  out.push(...validateLabels(meta.labels, 'spec.template.metadata.labels'));
-  out.push(...validateAnnotations(meta.annotations, 'spec.template.metadata.annotations'));
-  if (podSpec) out.push(...validatePodSpec(tpl.spec, 'spec.template.spec'));
-  const tspec = isRecord(tpl.spec) ? tpl.spec : {};
-  if (tspec.restartPolicy !== undefined && tspec.restartPolicy !== 'Always')
-    out.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', tspec.restartPolicy, ['Always']));
-}
 
 function daemonSetStrategy(strategy: unknown, out: StatusCause[]): void {
   const path = 'spec.updateStrategy';
@@ -68,7 +35,7 @@ export function validateDaemonSet(ds: KubeObject): StatusCause[] {
   const out = validateObjectMeta(ds.metadata, { namespaced: true });
   if (!isRecord(ds.spec)) return [...out, fieldErrors.required('spec')];
   const spec = ds.spec;
-  selectorAndTemplate(spec, 'daemonset', out, true);
+  out.push(...validateSelectorAndTemplate(spec, 'daemonset', { templateRequired: true }));
   const tspec = isRecord(spec.template) && isRecord(spec.template.spec) ? spec.template.spec : {};
   if (tspec.activeDeadlineSeconds !== undefined && tspec.activeDeadlineSeconds !== null)
     out.push(fieldErrors.invalid('spec.template.spec.activeDeadlineSeconds', tspec.activeDeadlineSeconds, 'activeDeadlineSeconds must be nil for daemonset'));
@@ -144,7 +111,7 @@ export function validateStatefulSet(sts: KubeObject): StatusCause[] {
   nonNegative(spec.minReadySeconds, 'spec.minReadySeconds', out);
   if (isRecord(spec.ordinals)) nonNegative(spec.ordinals.start, 'spec.ordinals.start', out);
   // Kubernetes leaves a StatefulSet's pod spec unchecked here: its volume mounts name claim templates, not volumes.
-  selectorAndTemplate(spec, 'statefulset', out, false);
+  out.push(...validateSelectorAndTemplate(spec, 'statefulset', { templateRequired: true, podSpec: false }));
   const tspec = isRecord(spec.template) && isRecord(spec.template.spec) ? spec.template.spec : {};
   if (tspec.activeDeadlineSeconds !== undefined && tspec.activeDeadlineSeconds !== null)
     out.push(fieldErrors.forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in StatefulSet is not Supported'));

@@ -33,8 +33,16 @@ export function validateLabelSelector(sel: unknown, path: string): StatusCause[]
   return out;
 }
 
-/** Shared by Deployment and ReplicaSet: selector, template labels ⊇ selector, template pod spec. */
-function validateSelectorAndTemplate(spec: Record<string, unknown>, kindWord: string, templateRequired: boolean): StatusCause[] {
+export interface TemplateRules {
+  templateRequired: boolean;
+  /** Validate the template's pod spec (a StatefulSet's is not). */
+  podSpec?: boolean;
+  /** The kind named in the activeDeadlineSeconds refusal; none: not checked. */
+  deadlineKind?: string;
+}
+
+/** Shared by the workloads: selector (not empty), template labels ⊇ selector, template pod spec, restartPolicy Always. */
+export function validateSelectorAndTemplate(spec: Record<string, unknown>, kindWord: string, rules: TemplateRules): StatusCause[] {
   const out: StatusCause[] = [];
   const sel = spec.selector;
   let parsed: ReturnType<typeof labelSelectorAsSelector> | undefined;
@@ -50,7 +58,7 @@ function validateSelectorAndTemplate(spec: Record<string, unknown>, kindWord: st
   }
   const tpl = spec.template;
   if (tpl === undefined || tpl === null) {
-    if (templateRequired) out.push(fieldErrors.required('spec.template'));
+    if (rules.templateRequired) out.push(fieldErrors.required('spec.template'));
     return out;
   }
   if (!isRecord(tpl)) return [...out, fieldErrors.invalid('spec.template', tpl, 'must be an object')];
@@ -60,12 +68,12 @@ function validateSelectorAndTemplate(spec: Record<string, unknown>, kindWord: st
     out.push(fieldErrors.invalid('spec.template.metadata.labels', goMap(labels), '`selector` does not match template `labels`'));
   out.push(...validateLabels(meta.labels, 'spec.template.metadata.labels'));
   out.push(...validateAnnotations(meta.annotations, 'spec.template.metadata.annotations'));
-  out.push(...validatePodSpec(tpl.spec, 'spec.template.spec'));
+  if (rules.podSpec !== false) out.push(...validatePodSpec(tpl.spec, 'spec.template.spec'));
   const tspec = isRecord(tpl.spec) ? tpl.spec : {};
   if (tspec.restartPolicy !== undefined && tspec.restartPolicy !== 'Always')
     out.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', tspec.restartPolicy, ['Always']));
-  if (tspec.activeDeadlineSeconds !== undefined && tspec.activeDeadlineSeconds !== null)
-    out.push(fieldErrors.forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in ReplicaSet is not Supported'));
+  if (rules.deadlineKind && tspec.activeDeadlineSeconds !== undefined && tspec.activeDeadlineSeconds !== null)
+    out.push(fieldErrors.forbidden('spec.template.spec.activeDeadlineSeconds', `activeDeadlineSeconds in ${rules.deadlineKind} is not Supported`));
   return out;
 }
 
@@ -113,7 +121,7 @@ export function validateDeployment(d: KubeObject): StatusCause[] {
   if (!isRecord(d.spec)) return [...out, fieldErrors.required('spec')];
   const spec = d.spec;
   nonNegative(spec.replicas, 'spec.replicas', out);
-  out.push(...validateSelectorAndTemplate(spec, 'deployment', true));
+  out.push(...validateSelectorAndTemplate(spec, 'deployment', { templateRequired: true, deadlineKind: 'ReplicaSet' }));
   validateStrategy(spec.strategy, out);
   nonNegative(spec.minReadySeconds, 'spec.minReadySeconds', out);
   nonNegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit', out);
@@ -132,7 +140,7 @@ export function validateReplicaSet(rs: KubeObject): StatusCause[] {
   if (!isRecord(rs.spec)) return [...out, fieldErrors.required('spec')];
   nonNegative(rs.spec.replicas, 'spec.replicas', out);
   nonNegative(rs.spec.minReadySeconds, 'spec.minReadySeconds', out);
-  out.push(...validateSelectorAndTemplate(rs.spec, 'deployment', false));
+  out.push(...validateSelectorAndTemplate(rs.spec, 'deployment', { templateRequired: false, deadlineKind: 'ReplicaSet' }));
   return out;
 }
 
