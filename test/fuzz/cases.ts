@@ -79,6 +79,46 @@ export function validObject(r: ResourceInfo, name = TARGET): Record<string, unkn
     case 'RoleBinding':
     case 'ClusterRoleBinding':
       return { ...base, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'jane' }] };
+    case 'Job':
+      return { ...base, spec: { template: { spec: { ...podSpec, restartPolicy: 'Never' } } } };
+    case 'CronJob':
+      return { ...base, spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: { ...podSpec, restartPolicy: 'OnFailure' } } } } } };
+    case 'DaemonSet':
+      return { ...base, spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: podSpec } } };
+    case 'StatefulSet':
+      return { ...base, spec: { replicas: 1, serviceName: name, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: podSpec } } };
+    case 'ControllerRevision':
+      return { ...base, revision: 1, data: {} };
+    case 'ReplicationController':
+      return { ...base, spec: { replicas: 1, selector: { app: name }, template: { metadata: { labels: { app: name } }, spec: podSpec } } };
+    case 'PodTemplate':
+      return { ...base, template: { metadata: { labels: { app: name } }, spec: podSpec } };
+    case 'LimitRange':
+      return { ...base, spec: { limits: [{ type: 'Container', default: { cpu: '500m' } }] } };
+    case 'ResourceQuota':
+      return { ...base, spec: { hard: { pods: '100' } } };
+    case 'PodDisruptionBudget':
+      return { ...base, spec: { minAvailable: 1, selector: { matchLabels: { app: name } } } };
+    case 'PersistentVolume':
+      return { ...base, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/fuzz' } } };
+    case 'PersistentVolumeClaim':
+      return { ...base, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
+    case 'StorageClass':
+      return { ...base, provisioner: 'example.com/fuzz' };
+    case 'CSIDriver':
+      return { ...base, spec: {} };
+    case 'CSINode':
+      return { ...base, spec: { drivers: [] } };
+    case 'VolumeAttachment':
+      return { ...base, spec: { attacher: 'fuzz.example.com', nodeName: 'n', source: { persistentVolumeName: 'pv' } } };
+    case 'Ingress':
+      return { ...base, spec: { defaultBackend: { service: { name: 'web', port: { number: 80 } } } } };
+    case 'IngressClass':
+      return { ...base, spec: { controller: 'example.com/fuzz' } };
+    case 'NetworkPolicy':
+      return { ...base, spec: { podSelector: {} } };
+    case 'RuntimeClass':
+      return { ...base, handler: 'runc' };
     case 'CertificateSigningRequest':
       return { ...base, spec: { request: FUZZ_CSR, signerName: 'example.com/fuzz', usages: ['client auth'] } };
     default:
