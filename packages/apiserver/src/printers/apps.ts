@@ -1,7 +1,7 @@
 // kubectl get deployments / replicasets, with the wide Containers, Images, Selector columns.
 import type { TablePrinter } from '../strategy/types.ts';
 import { since } from './duration.ts';
-import { ageCol, col, int, nameCol, obj, templateColumns } from './util.ts';
+import { ageCol, col, int, nameCol, obj, REPLICA_COLUMNS, replicaCells, templateColumns } from './util.ts';
 
 export const deploymentPrinter: TablePrinter = {
   columns: [
@@ -29,26 +29,6 @@ export const deploymentPrinter: TablePrinter = {
 };
 
 export const replicaSetPrinter: TablePrinter = {
-  columns: [
-    nameCol,
-    col('Desired', 'integer'),
-    col('Current', 'integer'),
-    col('Ready', 'integer'),
-    ageCol,
-    col('Containers', 'string', 1),
-    col('Images', 'string', 1),
-    col('Selector', 'string', 1),
-  ],
-  cells(rs, now) {
-    const spec = obj(rs.spec);
-    const st = obj(rs.status);
-    return [
-      rs.metadata.name ?? '',
-      int(spec.replicas),
-      int(st.replicas),
-      int(st.readyReplicas),
-      since(rs.metadata.creationTimestamp, now),
-      ...templateColumns(spec),
-    ];
-  },
+  columns: REPLICA_COLUMNS,
+  cells: (rs, now) => [...replicaCells(rs, now), ...templateColumns(obj(rs.spec))],
 };

@@ -4,7 +4,7 @@ import { formatLabelSelector, formatTime } from '@kemu/api';
 import type { LabelSelector } from '@kemu/api';
 import type { TablePrinter } from '../strategy/types.ts';
 import { since } from './duration.ts';
-import { ageCol, col, containerColumns, formatLabels, int, list, nameCol, obj, str } from './util.ts';
+import { ageCol, col, containerColumns, formatLabels, int, list, nameCol, obj, REPLICA_COLUMNS, replicaCells, str } from './util.ts';
 
 const intOrString = (v: unknown): string => (typeof v === 'number' ? String(v) : typeof v === 'string' ? v : 'N/A');
 
@@ -17,29 +17,9 @@ export const podDisruptionBudgetPrinter: TablePrinter = {
 };
 
 export const replicationControllerPrinter: TablePrinter = {
-  columns: [
-    nameCol,
-    col('Desired', 'integer'),
-    col('Current', 'integer'),
-    col('Ready', 'integer'),
-    ageCol,
-    col('Containers', 'string', 1),
-    col('Images', 'string', 1),
-    col('Selector', 'string', 1),
-  ],
-  cells(rc, now) {
-    const spec = obj(rc.spec);
-    const st = obj(rc.status);
-    return [
-      rc.metadata.name ?? '',
-      int(spec.replicas),
-      int(st.replicas),
-      int(st.readyReplicas),
-      since(rc.metadata.creationTimestamp, now),
-      ...containerColumns(obj(spec.template).spec),
-      formatLabels(spec.selector),
-    ];
-  },
+  columns: REPLICA_COLUMNS,
+  // A ReplicationController's selector is a plain label map.
+  cells: (rc, now) => [...replicaCells(rc, now), ...containerColumns(obj(obj(rc.spec).template).spec), formatLabels(obj(rc.spec).selector)],
 };
 
 export const podTemplatePrinter: TablePrinter = {

@@ -1,6 +1,7 @@
 // Narrowing helpers and column shorthands for the printers.
-import { formatLabelSelector, type LabelSelector } from '@kemu/api';
-import type { TableColumn } from '../strategy/types.ts';
+import { formatLabelSelector, type KubeObject, type LabelSelector } from '@kemu/api';
+import type { TableCell, TableColumn } from '../strategy/types.ts';
+import { since } from './duration.ts';
 
 export type Obj = Record<string, unknown>;
 
@@ -59,4 +60,23 @@ export function selectorColumn(spec: Obj): string {
 /** Containers, Images and Selector: the wide columns of a workload with a pod template and a LabelSelector. */
 export function templateColumns(spec: Obj): string[] {
   return [...containerColumns(obj(spec.template).spec), selectorColumn(spec)];
+}
+
+/** The columns kubectl prints for a ReplicaSet or ReplicationController (the wide ones last). */
+export const REPLICA_COLUMNS: TableColumn[] = [
+  nameCol,
+  col('Desired', 'integer'),
+  col('Current', 'integer'),
+  col('Ready', 'integer'),
+  ageCol,
+  col('Containers', 'string', 1),
+  col('Images', 'string', 1),
+  col('Selector', 'string', 1),
+];
+
+/** Name, Desired, Current, Ready and Age of a replica controller; the caller adds the wide columns. */
+export function replicaCells(o: KubeObject, now: number): TableCell[] {
+  const spec = obj(o.spec);
+  const st = obj(o.status);
+  return [o.metadata.name ?? '', int(spec.replicas), int(st.replicas), int(st.readyReplicas), since(o.metadata.creationTimestamp, now)];
 }

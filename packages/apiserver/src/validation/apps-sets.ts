@@ -3,7 +3,7 @@
 import type { KubeObject, StatusCause } from '@kemu/api';
 import { asArray, child, fieldErrors, isRecord, jsonEqual } from './field.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
-import { intOrPercent, nonNegative, validateSelectorAndTemplate } from './apps.ts';
+import { intOrPercent, nonNegative, selectorImmutable, validateSelectorAndTemplate } from './apps.ts';
 import { goLabelSelector } from './goformat.ts';
 import { validatePersistentVolumeClaimSpec } from './storage.ts';
 
@@ -43,13 +43,6 @@ export function validateDaemonSet(ds: KubeObject): StatusCause[] {
   nonNegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit', out);
   daemonSetStrategy(spec.updateStrategy, out);
   return out;
-}
-
-function selectorImmutable(obj: KubeObject, old: KubeObject): StatusCause[] {
-  const sel = isRecord(obj.spec) ? obj.spec.selector : undefined;
-  const oldSel = isRecord(old.spec) ? old.spec.selector : undefined;
-  if (jsonEqual(sel, oldSel)) return [];
-  return [fieldErrors.immutable('spec.selector', isRecord(sel) ? goLabelSelector(sel) : null)];
 }
 
 export function validateDaemonSetUpdate(ds: KubeObject, old: KubeObject): StatusCause[] {

@@ -144,7 +144,8 @@ export function validateReplicaSet(rs: KubeObject): StatusCause[] {
   return out;
 }
 
-function selectorImmutable(obj: KubeObject, old: KubeObject): StatusCause[] {
+/** spec.selector may not change (Deployments, ReplicaSets, DaemonSets, StatefulSets). */
+export function selectorImmutable(obj: KubeObject, old: KubeObject): StatusCause[] {
   const sel = isRecord(obj.spec) ? obj.spec.selector : undefined;
   const oldSel = isRecord(old.spec) ? old.spec.selector : undefined;
   if (jsonEqual(sel, oldSel)) return [];
