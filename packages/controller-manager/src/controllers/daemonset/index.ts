@@ -127,9 +127,12 @@ export class DaemonSetController implements Controller {
     if (ds.metadata.deletionTimestamp) return;
     const nodes = this.nodeInformer.store.list();
     const { hash, revisions, current } = await this.constructHistory(ds);
+    // The expectations before the pods (as Kubernetes): one observed while podsByNode awaits must not vouch for
+    // a pod list taken before it.
+    const satisfied = this.expectations.satisfied(dsKey);
     const nodeToPods = await this.podsByNode(ds, selector);
     const generation = ds.metadata.annotations?.[TEMPLATE_GENERATION_ANNOTATION];
-    if (!this.expectations.satisfied(dsKey)) {
+    if (!satisfied) {
       this.worker.addAfter(dsKey, this.expectations.msUntilExpired(dsKey));
       await this.updateStatus(ds, nodes, nodeToPods, hash, generation);
       return;

@@ -231,6 +231,9 @@ export class JobController implements Controller {
     if (job.spec.managedBy && job.spec.managedBy !== JOB_CONTROLLER_NAME) return;
     const selector = jobSelector(job);
     if (!selector) return;
+    // Read the expectations before the pods, as Kubernetes' syncJob does: a creation observed while this sync
+    // awaits would otherwise satisfy them although the pod list taken here lacks it (a duplicate index).
+    const satisfied = this.expectations.satisfied(key);
     const pods = await this.podsOf(job, selector);
     if (isJobFinished(job)) {
       // Everything is counted: let the remaining pods go.
@@ -342,7 +345,7 @@ export class JobController implements Controller {
     const ads = job.spec.activeDeadlineSeconds;
     const started = parseTime(job.status?.startTime);
     if (ads !== undefined && !Number.isNaN(started)) this.worker.addAfter(key, Math.max(0, started + ads * 1000 - now) + 10);
-    if (!this.expectations.satisfied(key)) {
+    if (!satisfied) {
       this.worker.addAfter(key, this.expectations.msUntilExpired(key));
       return;
     }

@@ -105,6 +105,32 @@ describe('job-controller', () => {
     expect(env.recorder.events).toContainEqual({ object: 'Job/flaky', type: 'Warning', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' });
   });
 
+  it('Indexed: creations observed while a sync awaits do not vouch for the pod list it read before (no duplicate index)', async () => {
+    const env = await start();
+    const pods = env.informers.get<Pod>(R.pods);
+    pods.hold();
+    await env.api.create(R.jobs, 'default', jobObj('race', { completionMode: 'Indexed', completions: 3, parallelism: 3 }));
+    await settle();
+    expect(env.api.all<Pod>(R.pods, 'default')).toHaveLength(3);
+    // The next sync reads the (still empty) pod cache, then writes status; the creations arrive during that write.
+    let armed = true;
+    env.api.failWith = (call) => {
+      const active = (call.body as Job | undefined)?.status?.active;
+      if (armed && call.verb === 'update/status' && call.resource === 'jobs' && active !== 7) {
+        armed = false;
+        pods.release();
+      }
+      return undefined;
+    };
+    const cur = await getJob(env, 'race');
+    await env.api.updateStatus(R.jobs, 'default', { ...cur, status: { ...cur.status, active: 7 } });
+    await settle();
+    expect(armed).toBe(false);
+    // Exactly the three first creations: none made (and then deleted as surplus) from the stale list.
+    expect(env.api.calls.filter((c) => c.verb === 'create' && c.resource === 'pods')).toHaveLength(3);
+    expect(env.api.calls.filter((c) => c.verb === 'delete' && c.resource === 'pods')).toHaveLength(0);
+  });
+
   it('Indexed: one pod per index with the index annotation, label, env and hostname; completedIndexes', async () => {
     const env = await start();
     await env.api.create(R.jobs, 'default', jobObj('idx', { completionMode: 'Indexed', completions: 3, parallelism: 3 }));
