@@ -1,7 +1,7 @@
 // Bad input against every resource and verb through fastify.inject(): each request must get a 4xx (never a
 // 5xx, never a hang) with a metav1.Status body, the server keeps answering /readyz, and nothing pollutes
 // Object.prototype. FUZZ_SEED changes the random part; the seed is in every failure message.
-import { RESOURCES } from '@kemu/api';
+import { RESOURCES, type ResourceInfo } from '@kemu/api';
 import { createApiServer, ensureSystemNamespaces, type ApiServer } from '@kemu/apiserver';
 import { silentLogger } from '@kemu/base';
 import { MemoryBackend } from '@kemu/store';
@@ -18,6 +18,17 @@ const KNOWN_GAPS: readonly RegExp[] = [];
 /** Resources without storage ignore these list options, as Kubernetes' componentstatuses does. */
 const IGNORED_LIST_OPTIONS: Record<string, RegExp> = { componentstatuses: /^LIST \?(limit=1&)?(resourceVersion|continue)=/ };
 const PER_REQUEST_MS = 5_000;
+
+/**
+ * Huge (over 64 KiB) and deeply nested bodies are refused by the shared decoding path before any per-kind code
+ * runs, so they are sent to one resource per API group (plus pods) and not to all ~90: they are most of this
+ * file's time. FUZZ_FULL=1 sends them everywhere.
+ */
+const FULL = process.env.FUZZ_FULL === '1';
+const HEAVY_BYTES = 64 * 1024;
+const heavy = (c: BadRequest): boolean => (c.body?.length ?? 0) > HEAVY_BYTES || /deep|nested|-level|levels/i.test(c.name);
+const representatives = new Set<ResourceInfo>([...new Map(RESOURCES.map((r) => [r.group, r])).values()].concat(RESOURCES.filter((r) => r.kind === 'Pod')));
+const casesToSend = (r: ResourceInfo): BadRequest[] => (FULL || representatives.has(r) ? casesFor(r) : casesFor(r).filter((c) => !heavy(c)));
 
 let srv: ApiServer;
 const protoKeysBefore = Object.getOwnPropertyNames(Object.prototype).sort();
@@ -95,10 +106,14 @@ function knownGap(c: BadRequest, o: Outcome | 'hang'): boolean {
   return KNOWN_GAPS.some((re) => re.test(label));
 }
 
+/** Watches that end by their timeoutSeconds (a second each): sent side by side with the rest, not waited in turn. */
+const timedWatch = (c: BadRequest): boolean => c.method === 'GET' && /[?&]watch=/.test(c.url) && /[?&]timeoutSeconds=\d/.test(c.url);
+
 async function run(cases: BadRequest[]): Promise<string[]> {
   const failures: string[] = [];
+  const early = new Map(cases.filter(timedWatch).map((c) => [c, send(c)] as const));
   for (const c of cases) {
-    const o = await send(c);
+    const o = await (early.get(c) ?? send(c));
     const v = violation(c, o);
     if (!v) continue;
     if (knownGap(c, o)) {
@@ -114,7 +129,7 @@ async function run(cases: BadRequest[]): Promise<string[]> {
 describe('bad input never crashes, hangs or 500s', () => {
   for (const r of RESOURCES) {
     it(`${r.group || 'core'}/${r.plural}: every verb and subresource`, async () => {
-      const cases = casesFor(r);
+      const cases = casesToSend(r);
       expect(cases.length).toBeGreaterThan(20);
       expect(await run(cases)).toEqual([]);
     });
