@@ -1,11 +1,13 @@
 // statefulset-controller (pkg/controller/statefulset): pods <set>-<ordinal> with stable hostnames and claims,
 // created in ordinal order and removed in reverse (OrderedReady: one at a time, each waiting for the one before
 // to be Running and Ready; Parallel: all at once); RollingUpdate from the highest ordinal down to the partition,
-// at most maxUnavailable at a time (default 1), or OnDelete; the template's history as ControllerRevisions with
+// one at a time (maxUnavailable at a time with the MaxUnavailableStatefulSet gate), or OnDelete; the template's history as ControllerRevisions with
 // currentRevision/updateRevision; persistentVolumeClaimRetentionPolicy through owner references.
 import { R, findResource, type ControllerRevision, type KubeObject, type OwnerReference, type PersistentVolumeClaimTemplate, type Pod, type StatefulSet, type StatefulSetStatus } from '@kemu/api';
 import { isAlreadyExists, isNotFound, unwrapDeleted, type SharedInformer } from '@kemu/client';
+import type { FeatureGates } from '@kemu/base';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../../controller.ts';
+import { featureGates, type ControllerManagerGate } from '../../features.ts';
 import { KeyedWorker } from '../base.ts';
 import { controllerRef } from '../podcontrol.ts';
 import { claimCandidates, ensureControllerIndex, getControllerOf, isPodAvailable, isPodReady } from '../pods.ts';
@@ -44,8 +46,10 @@ export class StatefulSetController implements Controller {
   private readonly podInformer: SharedInformer<Pod>;
   private readonly crInformer: SharedInformer<ControllerRevision>;
   private readonly worker: KeyedWorker;
+  private readonly gates: FeatureGates<ControllerManagerGate>;
 
   constructor(private readonly ctx: ControllerContext) {
+    this.gates = featureGates(ctx.options);
     this.setInformer = ctx.informers.informerFor<StatefulSet>(R.statefulsets);
     this.podInformer = ctx.informers.informerFor<Pod>(R.pods);
     this.crInformer = ctx.informers.informerFor<ControllerRevision>(R.controllerrevisions);
@@ -208,21 +212,35 @@ export class StatefulSetController implements Controller {
     }
 
     if (!rolling) return seen;
-    // Replace pods not at the update revision, highest ordinal first, down to the partition, keeping at most
-    // maxUnavailable of them unhealthy at once.
-    const maxUnavailable = Math.max(1, scaledValue(set.spec.updateStrategy?.rollingUpdate?.maxUnavailable, count, false, 1));
-    let unavailable = replicas.filter((p, i) => i >= partition && (!p || !healthy(p))).length;
+    if (this.gates.enabled('MaxUnavailableStatefulSet')) return this.rollWithMaxUnavailable(set, replicas, update, partition, healthy, seen);
+    // Without the gate maxUnavailable is ignored: the highest ordinal not at the update revision is deleted,
+    // and the roll waits for each updated pod to be available before going lower.
     for (let i = count - 1; i >= partition; i--) {
       const pod = replicas[i];
-      if (!pod) continue;
-      if (revisionOf(pod) !== update.metadata.name && !isTerminating(pod)) {
-        if (healthy(pod) && unavailable >= maxUnavailable) return seen;
+      if (pod && revisionOf(pod) !== update.metadata.name && !isTerminating(pod)) {
         await this.deletePod(set, pod);
-        if (healthy(pod)) unavailable++;
-        if (unavailable >= maxUnavailable) return seen;
-        continue;
+        return seen;
       }
-      if (!healthy(pod) && maxUnavailable <= 1) return seen;
+      if (!pod || !healthy(pod)) return seen;
+    }
+    return seen;
+  }
+
+  /**
+   * updateStatefulSetAfterInvariantEstablished (MaxUnavailableStatefulSet): with u of the replicas unavailable,
+   * delete up to maxUnavailable - u pods not at the update revision, highest ordinal first, down to the partition.
+   */
+  private async rollWithMaxUnavailable(set: StatefulSet, replicas: (Pod | undefined)[], update: ControllerRevision, partition: number, healthy: (p: Pod) => boolean, seen: Pod[]): Promise<Pod[]> {
+    const count = replicas.length;
+    const maxUnavailable = Math.max(1, scaledValue(set.spec.updateStrategy?.rollingUpdate?.maxUnavailable, count, false, 1));
+    const unavailable = replicas.filter((p) => !p || !healthy(p)).length;
+    if (unavailable >= maxUnavailable) return seen;
+    let toDelete = maxUnavailable - unavailable;
+    for (let i = count - 1; i >= partition && toDelete > 0; i--) {
+      const pod = replicas[i];
+      if (!pod || revisionOf(pod) === update.metadata.name || isTerminating(pod)) continue;
+      await this.deletePod(set, pod);
+      toDelete--;
     }
     return seen;
   }

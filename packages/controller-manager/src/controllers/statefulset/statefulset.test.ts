@@ -24,8 +24,8 @@ function sts(replicas: number, extra: Partial<StatefulSet['spec']> = {}): Statef
 const envs: FakeEnv[] = [];
 afterEach(() => envs.splice(0).forEach((e) => e.abort.abort()));
 
-async function start(kubelet = true) {
-  const env = fakeContext();
+async function start(kubelet = true, argv: string[] = []) {
+  const env = fakeContext(argv);
   envs.push(env);
   if (kubelet) fakeKubelet(env.api, env.clock);
   const c = new StatefulSetController(env.ctx);
@@ -173,4 +173,22 @@ describe('statefulset-controller', () => {
     const claim1 = await env.api.get(R.persistentvolumeclaims, 'default', 'www-web-1');
     expect(claim1.metadata.ownerReferences?.map((r) => `${r.kind}/${r.name}`)).toEqual(['StatefulSet/web', 'Pod/web-1']);
   });
+
+  for (const [gate, deleted] of [
+    ['MaxUnavailableStatefulSet=false', ['web-3']],
+    ['MaxUnavailableStatefulSet=true', ['web-3', 'web-2']],
+  ] as const) {
+    it(`rollingUpdate.maxUnavailable: 2 with ${gate} deletes ${deleted.join(' and ')} first`, async () => {
+      const env = await start(false, [`--feature-gates=${gate}`]);
+      const rollingUpdate = { partition: 0, maxUnavailable: 2 };
+      await env.api.create(R.statefulsets, 'default', sts(4, { podManagementPolicy: 'Parallel', updateStrategy: { type: 'RollingUpdate', rollingUpdate } }));
+      await settle();
+      for (const n of ['web-0', 'web-1', 'web-2', 'web-3']) await ready(env, n);
+      const cur = await get(env);
+      cur.spec.template.spec.containers[0]!.image = 'nginx:2.0';
+      await env.api.update(R.statefulsets, 'default', cur);
+      await settle(200);
+      expect(eventsOf(env, 'SuccessfulDelete')).toEqual(deleted.map((n) => `delete Pod ${n} in StatefulSet web successful`));
+    });
+  }
 });
