@@ -74,6 +74,22 @@ export function exceededResources(a: ResourceList, hard: ResourceList): string[]
   return out.sort();
 }
 
+/** quota.SubtractWithNonNegativeResult: a - b per name of a, never below zero. */
+export function subtractNonNegative(a: ResourceList, b: ResourceList): ResourceList {
+  const out: ResourceList = {};
+  for (const [k, v] of Object.entries(a)) {
+    const x = toQ(v);
+    const y = b[k] === undefined ? 0 : toQ(b[k]!).milli;
+    out[k] = formatMilli(Math.max(0, x.milli - y), x.binary);
+  }
+  return out;
+}
+
+/** quota.RemoveZeros. */
+export function removeZeros(l: ResourceList): ResourceList {
+  return Object.fromEntries(Object.entries(l).filter(([, v]) => toQ(v).milli !== 0));
+}
+
 /** The same values compared as quantities ("1000m" equals "1"). */
 export function resourceListsEqual(a: ResourceList, b: ResourceList): boolean {
   const ka = Object.keys(a);
@@ -165,11 +181,54 @@ export function podUsage(pod: KubeObject, now: number): ResourceList {
   return { ...out, ...computeUsage(podResources(spec, 'requests'), podResources(spec, 'limits')) };
 }
 
+const STORAGE_CLASS_SUFFIX = '.storageclass.storage.k8s.io/';
+const BETA_STORAGE_CLASS = 'volume.beta.kubernetes.io/storage-class';
+
+/** The class a claim asks for (the beta annotation wins, as GetPersistentVolumeClaimClass), or ''. */
+function claimClass(o: KubeObject): string {
+  const beta = o.metadata.annotations?.[BETA_STORAGE_CLASS];
+  if (beta !== undefined) return beta;
+  const c = obj(o.spec).storageClassName;
+  return typeof c === 'string' ? c : '';
+}
+
+/**
+ * The pvc evaluator's usage: requests.storage (the larger of the request and status.allocatedResources, so a
+ * shrunk request after a failed expansion is still charged) and the same per storage class.
+ */
+function claimUsage(o: KubeObject): ResourceList {
+  const out: ResourceList = {};
+  const request = obj(obj(obj(o.spec).resources).requests).storage;
+  const allocated = obj(obj(o.status).allocatedResources).storage;
+  let storage: string | undefined;
+  if (typeof request === 'string' || typeof request === 'number') storage = String(request);
+  if ((typeof allocated === 'string' || typeof allocated === 'number') && (storage === undefined || toQ(allocated).milli > toQ(storage).milli)) storage = String(allocated);
+  if (storage !== undefined) out['requests.storage'] = storage;
+  const cls = claimClass(o);
+  if (cls !== '') {
+    out[`${cls}${STORAGE_CLASS_SUFFIX}persistentvolumeclaims`] = '1';
+    if (storage !== undefined) out[`${cls}${STORAGE_CLASS_SUFFIX}requests.storage`] = storage;
+  }
+  return out;
+}
+
+const isClaims = (r: { group: string; plural: string }) => r.group === '' && r.plural === 'persistentvolumeclaims';
+
+/**
+ * Whether the quota admission charges an UPDATE of this resource (the evaluator's Handles): services (a type
+ * change to NodePort or LoadBalancer) and claims (a larger storage request); pods and counted objects are
+ * charged on create only.
+ */
+export function quotaChargesUpdates(r: { group: string; plural: string }): boolean {
+  return r.group === '' && (r.plural === 'services' || r.plural === 'persistentvolumeclaims');
+}
+
 /** The usage one object adds: pods by their evaluator, every other kind its object count (and classic name). */
 export function objectUsage(r: ResourceInfo, o: KubeObject, now: number): ResourceList {
   if (r.group === '' && r.plural === 'pods') return podUsage(o, now);
   const out: ResourceList = { [objectCountName(r)]: '1' };
   if (r.group === '' && LEGACY_COUNTS[r.plural]) out[LEGACY_COUNTS[r.plural]!] = '1';
+  if (isClaims(r)) Object.assign(out, claimUsage(o));
   if (r.group === '' && r.plural === 'services') {
     const type = obj(o.spec).type;
     if (type === 'LoadBalancer') out['services.loadbalancers'] = '1';
@@ -185,6 +244,7 @@ export function matchingResources(r: ResourceInfo, names: string[]): string[] {
     if (n === objectCountName(r)) return true;
     if (pods) return POD_COMPUTE_RESOURCES.has(n) || n.startsWith('requests.');
     if (r.group === '' && LEGACY_COUNTS[r.plural] === n) return true;
+    if (isClaims(r)) return n === 'requests.storage' || (n.includes(STORAGE_CLASS_SUFFIX) && /\/(requests\.storage|persistentvolumeclaims)$/.test(n));
     return r.group === '' && r.plural === 'services' && (n === 'services.loadbalancers' || n === 'services.nodeports');
   });
 }

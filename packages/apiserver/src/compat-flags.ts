@@ -4,7 +4,7 @@
 // set logged once as not in effect (docs/apiserver.md lists them). A flag moves out of here when kemu
 // implements it.
 import fs from 'node:fs';
-import type { Logger } from '@kemu/base';
+import { FEATURE_GATES_FLAG, featureGatesError, type Logger } from '@kemu/base';
 import { readCertAndKey } from '@kemu/pki';
 
 export const COMPAT_FLAGS = {
@@ -15,7 +15,7 @@ export const COMPAT_FLAGS = {
   'enable-swagger-ui': { type: 'bool', default: false, usage: 'Enables swagger ui on the apiserver at /swagger-ui (removed from Kubernetes; accepted for older unit files).' },
   'apiserver-count': { type: 'int', default: 1, usage: 'The number of apiservers running in the cluster, must be a positive number. (In use when --endpoint-reconciler-type=master-count is enabled.)' },
   'runtime-config': { type: 'stringArray', default: [], usage: 'A set of key=value pairs that enable or disable built-in APIs.' },
-  'feature-gates': { type: 'stringArray', default: [], usage: 'A set of key=value pairs that describe feature gates for alpha/experimental features.' },
+  ...FEATURE_GATES_FLAG,
   'cors-allowed-origins': { type: 'stringArray', default: [], usage: 'List of allowed origins for CORS, comma separated. An allowed origin can be a regular expression to support subdomain matching.' },
   'external-hostname': { type: 'string', default: '', usage: 'The hostname to use when generating externalized URLs for this master (e.g. Swagger API Docs or OpenID Discovery).' },
   'storage-media-type': { type: 'string', default: 'application/vnd.kubernetes.protobuf', usage: 'The media type to use to store objects in storage.' },
@@ -70,19 +70,6 @@ export function readError(file: string, e: unknown): string {
   return code === 'EISDIR' ? `read ${file}: ${why}` : `open ${file}: ${why}`;
 }
 
-function featureGateError(pairs: readonly string[]): string | undefined {
-  for (const p of pairs) {
-    const eq = p.indexOf('=');
-    const key = (eq < 0 ? p : p.slice(0, eq)).trim();
-    if (eq < 0) return `missing bool value for ${key}`;
-    const v = p.slice(eq + 1).trim();
-    // Go's strconv.ParseBool.
-    if (!['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v))
-      return `invalid value of ${key}=${v}, err: strconv.ParseBool: parsing "${v}": invalid syntax`;
-  }
-  return undefined;
-}
-
 /** A client certificate/key pair kube-apiserver loads at start-up (only when both are given, as Kubernetes uses it). */
 export function checkClientPair(cert: string, key: string): FlagFailure | undefined {
   if (cert === '' || key === '') return undefined;
@@ -104,8 +91,8 @@ export function checkClientPair(cert: string, key: string): FlagFailure | undefi
 
 /** The first failure kube-apiserver would stop on, or undefined when the flags are fine. */
 export function checkCompatFlags(f: CompatFlagValues): FlagFailure | undefined {
-  const gates = featureGateError(f['feature-gates']);
-  if (gates) return { code: 2, message: `invalid argument "${f['feature-gates'].join(',')}" for "--feature-gates" flag: ${gates}` };
+  const gates = featureGatesError(f['feature-gates']);
+  if (gates) return { code: 2, message: gates };
   if (f['apiserver-count'] <= 0) return { code: 1, message: `--apiserver-count should be a positive number, but value '${f['apiserver-count']}' provided` };
   if (!MEDIA_TYPES.includes(f['storage-media-type']))
     return { code: 1, message: `--storage-media-type "${f['storage-media-type']}" invalid, allowed values: ${MEDIA_TYPES.join(', ')}` };

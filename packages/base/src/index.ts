@@ -8,3 +8,4 @@ export * from './signals.ts';
 export * from './clock.ts';
 export { goQuote } from './log-format.ts';
 export * from './ip.ts';
+export * from './feature-gates.ts';

@@ -6,7 +6,7 @@ import os from 'node:os';
 import fs from 'node:fs';
 import { Registry } from 'prom-client';
 import { RestClient, loadClientConfig, leaderElectedRun, EventRecorder, secureServing } from '@kemu/client';
-import { createLogger, type LoggingFormat, newMetricsRegistry, parseCommandLine, startHealthServer, realClock } from '@kemu/base';
+import { createLogger, featureGatesError, type LoggingFormat, newMetricsRegistry, parseCommandLine, startHealthServer, realClock } from '@kemu/base';
 import { FLAGS, validateOptions, type ControllerManagerOptions } from './options.ts';
 import { selectControllers, ControllerSelectionError } from './registry.ts';
 import { ControllerStartError, runControllers } from './manager.ts';
@@ -24,6 +24,9 @@ async function main(): Promise<void> {
   const { _: positional, ...options } = parseCommandLine(PROGRAM, FLAGS);
   if (positional.length > 0) fail(`unknown command "${positional[0]}" for "${PROGRAM}"`, 2);
   const opts: ControllerManagerOptions = options;
+  // A malformed --feature-gates is a flag parse error (pflag's words, exit 2), as in kube-apiserver.
+  const gates = featureGatesError(opts['feature-gates']);
+  if (gates) fail(gates, 2);
   const errs = validateOptions(opts);
   if (errs.length > 0) fail(errs.join('\n'), 1);
   let descriptors;

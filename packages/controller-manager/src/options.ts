@@ -1,5 +1,5 @@
 // kube-controller-manager's flags: Kubernetes' names and 1.31 defaults (durations in milliseconds).
-import { LOGGING_FORMAT_FLAG, loggingFormatError, parseFlags, type FlagValues } from '@kemu/base';
+import { FEATURE_GATES_FLAG, LOGGING_FORMAT_FLAG, loggingFormatError, parseFlags, type FlagValues } from '@kemu/base';
 import { leaderElectionFlags, servingFlags } from '@kemu/client';
 import { CSR_SIGNING_FLAGS, validateCsrSigningOptions } from './controllers/certificates/options.ts';
 import { IDENTITY_FLAGS } from './identity-options.ts';
@@ -71,6 +71,7 @@ export const FLAGS = {
   ...BATCH_FLAGS,
   ...POLICY_FLAGS,
   ...APPS_SETS_FLAGS,
+  ...FEATURE_GATES_FLAG,
 } as const;
 
 export type ControllerManagerOptions = Omit<FlagValues<typeof FLAGS>, '_'>;

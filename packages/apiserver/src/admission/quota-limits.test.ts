@@ -6,7 +6,7 @@ import type { ApiServer } from '../server.ts';
 let srv: ApiServer;
 beforeAll(async () => {
   srv = await startMemoryApiServer();
-  for (const ns of ['lr', 'rq', 'rq2']) await call('POST', '/api/v1/namespaces', { metadata: { name: ns } });
+  for (const ns of ['lr', 'rq', 'rq2', 'rq3']) await call('POST', '/api/v1/namespaces', { metadata: { name: ns } });
 });
 afterAll(async () => srv.close());
 
@@ -68,5 +68,29 @@ describe('ResourceQuota', () => {
     const r2 = await call('POST', '/api/v1/namespaces/rq2/pods', pod('z', { limits: { cpu: '2' }, requests: { memory: '512Mi' } }));
     expect(r2.body.message).toBe('pods "z" is forbidden: exceeded quota: q, requested: limits.cpu=2, used: limits.cpu=500m, limited: limits.cpu=2');
     expect((await call('GET', '/api/v1/namespaces/rq2/resourcequotas/q')).body.status.used).toEqual({ 'limits.cpu': '500m', 'requests.memory': '512Mi' });
+  });
+
+  it('charges updates by what they add: a service turned NodePort, a claim asking for more storage', async () => {
+    await quota('rq3', { 'services.nodeports': '0', 'requests.storage': '5Gi', 'standard.storageclass.storage.k8s.io/requests.storage': '3Gi' }, { 'services.nodeports': '0', 'requests.storage': '0', 'standard.storageclass.storage.k8s.io/requests.storage': '0' });
+    const svc = await call('POST', '/api/v1/namespaces/rq3/services', { metadata: { name: 's' }, spec: { ports: [{ port: 80 }] } });
+    expect(svc.status).toBe(201);
+    const np = await call('PUT', '/api/v1/namespaces/rq3/services/s', { ...svc.body, spec: { ...svc.body.spec, type: 'NodePort' } });
+    expect(np.status).toBe(403);
+    expect(np.body.message).toBe('services "s" is forbidden: exceeded quota: q, requested: services.nodeports=1, used: services.nodeports=0, limited: services.nodeports=0');
+
+    await call('POST', '/apis/storage.k8s.io/v1/storageclasses', { metadata: { name: 'standard' }, provisioner: 'example.com/x', allowVolumeExpansion: true });
+    const pvc = await call('POST', '/api/v1/namespaces/rq3/persistentvolumeclaims', { metadata: { name: 'data' }, spec: { storageClassName: 'standard', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '2Gi' } } } });
+    expect(pvc.status).toBe(201);
+    expect((await call('GET', '/api/v1/namespaces/rq3/resourcequotas/q')).body.status.used).toMatchObject({ 'requests.storage': '2Gi', 'standard.storageclass.storage.k8s.io/requests.storage': '2Gi' });
+    const bound = await call('PUT', '/api/v1/namespaces/rq3/persistentvolumeclaims/data/status', { ...pvc.body, status: { phase: 'Bound', capacity: { storage: '2Gi' } } });
+    expect(bound.status).toBe(200);
+    const grow = await call('PUT', '/api/v1/namespaces/rq3/persistentvolumeclaims/data', { ...bound.body, spec: { ...bound.body.spec, resources: { requests: { storage: '4Gi' } } } });
+    expect(grow.status).toBe(403);
+    expect(grow.body.message).toBe(
+      'persistentvolumeclaims "data" is forbidden: exceeded quota: q, requested: standard.storageclass.storage.k8s.io/requests.storage=2Gi, used: standard.storageclass.storage.k8s.io/requests.storage=2Gi, limited: standard.storageclass.storage.k8s.io/requests.storage=3Gi',
+    );
+    const small = await call('PUT', '/api/v1/namespaces/rq3/persistentvolumeclaims/data', { ...bound.body, spec: { ...bound.body.spec, resources: { requests: { storage: '3Gi' } } } });
+    expect(small.status).toBe(200);
+    expect((await call('GET', '/api/v1/namespaces/rq3/resourcequotas/q')).body.status.used).toMatchObject({ 'requests.storage': '3Gi', 'standard.storageclass.storage.k8s.io/requests.storage': '3Gi' });
   });
 });

@@ -1,5 +1,6 @@
-// ResourceQuota (plugin/pkg/admission/resourcequota): a create is charged against every quota of its namespace
-// that covers it. A quota whose status.hard names a resource the object uses refuses it when used + requested
+// ResourceQuota (plugin/pkg/admission/resourcequota): a create (and an update of a service or a claim, by what it
+// adds: a type turned NodePort/LoadBalancer, a larger storage request) is charged against every quota of its
+// namespace that covers it. A quota whose status.hard names a resource the object uses refuses it when used + requested
 // would pass hard ("exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2"), when a container
 // leaves out a cpu/memory request or limit the quota tracks ("must specify limits.cpu for: x"), or when the
 // controller has not yet counted the usage ("status unknown for quota"). Admitted usage is added to
@@ -16,7 +17,10 @@ import {
   podQuotaConstraints,
   prettyPrintResourceList,
   qualifiedResource,
+  quotaChargesUpdates,
   quotaMatches,
+  removeZeros,
+  subtractNonNegative,
   type ResourceQuota,
 } from '@kemu/api';
 import type { AdmissionAttributes, AdmissionContext, AdmissionPlugin } from './types.ts';
@@ -28,11 +32,10 @@ function refuse(attrs: AdmissionAttributes, why: string): StatusError {
   return errors.forbidden(`${qualifiedResource(attrs.resource)} "${name}" is forbidden: ${why}`);
 }
 
-/** One pass: the quotas to update, or a refusal. */
+/** One pass (checkRequest): the quotas to update, or a refusal. */
 async function evaluate(attrs: AdmissionAttributes, ctx: AdmissionContext, quotas: ResourceQuota[]): Promise<ResourceQuota[]> {
   const o = attrs.object!;
-  const usage = objectUsage(attrs.resource, o, Date.now());
-  const updates: ResourceQuota[] = [];
+  const interesting: ResourceQuota[] = [];
   for (const q of quotas) {
     if (!quotaMatches(q, attrs.resource, o)) continue;
     const hard = q.status?.hard ?? {};
@@ -43,12 +46,25 @@ async function evaluate(attrs: AdmissionAttributes, ctx: AdmissionContext, quota
       if (missing) throw refuse(attrs, `failed quota: ${q.metadata.name ?? ''}: ${missing}`);
     }
     const used = q.status?.used ?? {};
-    const unknown = restricted.filter((n) => used[n] === undefined).sort();
-    if (unknown.length > 0) throw refuse(attrs, `status unknown for quota: ${q.metadata.name ?? ''}, resources: ${unknown.join(',')}`);
-    const requested = maskResourceList(usage, restricted);
+    if (restricted.some((n) => used[n] === undefined)) throw refuse(attrs, `status unknown for quota: ${q.metadata.name ?? ''}, resources: ${[...restricted].sort().join(',')}`);
+    interesting.push(q);
+  }
+  if (interesting.length === 0) return [];
+  const now = Date.now();
+  let delta = objectUsage(attrs.resource, o, now);
+  // An update is charged what it adds over the stored object.
+  const old = attrs.operation === 'UPDATE' ? attrs.oldObject : undefined;
+  if (old?.metadata.resourceVersion) delta = subtractNonNegative(delta, objectUsage(attrs.resource, old, now));
+  delta = removeZeros(delta);
+  if (Object.keys(delta).length === 0) return [];
+  const updates: ResourceQuota[] = [];
+  for (const q of interesting) {
+    const hard = q.status?.hard ?? {};
+    const used = q.status?.used ?? {};
+    const requested = maskResourceList(delta, Object.keys(hard));
     if (Object.keys(requested).length === 0) continue;
     const newUsed = addResourceLists(used, requested);
-    const exceeded = exceededResources(maskResourceList(newUsed, restricted), hard);
+    const exceeded = exceededResources(maskResourceList(newUsed, Object.keys(requested)), hard);
     if (exceeded.length > 0) {
       throw refuse(
         attrs,
@@ -63,9 +79,10 @@ async function evaluate(attrs: AdmissionAttributes, ctx: AdmissionContext, quota
 export const resourceQuotaPlugin: AdmissionPlugin = {
   name: 'ResourceQuota',
   async validate(attrs, ctx) {
-    // Creates of namespaced objects on their main resource are charged (Kubernetes also re-evaluates updates
-    // whose usage grows; kemu's usage only changes on create).
-    if (attrs.operation !== 'CREATE' || attrs.subresource || !attrs.namespace || !attrs.object || !ctx.listObjects) return;
+    // Creates of namespaced objects on their main resource are charged, and updates of services and claims by
+    // what they add.
+    const charged = attrs.operation === 'CREATE' || (attrs.operation === 'UPDATE' && quotaChargesUpdates(attrs.resource));
+    if (!charged || attrs.subresource || !attrs.namespace || !attrs.object || !ctx.listObjects) return;
     // Most namespaces have no quota: the cache says so cheaply; a namespace with quotas is read from the store.
     if ((await ctx.listObjects(R.resourcequotas, attrs.namespace)).length === 0) return;
     for (let attempt = 0; ; attempt++) {

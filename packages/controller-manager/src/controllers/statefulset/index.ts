@@ -1,11 +1,13 @@
 // statefulset-controller (pkg/controller/statefulset): pods <set>-<ordinal> with stable hostnames and claims,
 // created in ordinal order and removed in reverse (OrderedReady: one at a time, each waiting for the one before
 // to be Running and Ready; Parallel: all at once); RollingUpdate from the highest ordinal down to the partition,
-// at most maxUnavailable at a time (default 1), or OnDelete; the template's history as ControllerRevisions with
+// one at a time (maxUnavailable at a time with the MaxUnavailableStatefulSet gate), or OnDelete; the template's history as ControllerRevisions with
 // currentRevision/updateRevision; persistentVolumeClaimRetentionPolicy through owner references.
-import { R, findResource, type ControllerRevision, type KubeObject, type OwnerReference, type PersistentVolumeClaimTemplate, type Pod, type StatefulSet, type StatefulSetStatus } from '@kemu/api';
+import { R, type ControllerRevision, type KubeObject, type PersistentVolumeClaim, type PersistentVolumeClaimTemplate, type Pod, type StatefulSet, type StatefulSetStatus } from '@kemu/api';
 import { isAlreadyExists, isNotFound, unwrapDeleted, type SharedInformer } from '@kemu/client';
+import type { FeatureGates } from '@kemu/base';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../../controller.ts';
+import { featureGates, type ControllerManagerGate } from '../../features.ts';
 import { KeyedWorker } from '../base.ts';
 import { controllerRef } from '../podcontrol.ts';
 import { claimCandidates, ensureControllerIndex, getControllerOf, isPodAvailable, isPodReady } from '../pods.ts';
@@ -25,6 +27,7 @@ import {
   truncateHistory,
 } from '../history.ts';
 import { claimName, newStatefulPod, ordinalOf, revisionOf, startOrdinal } from './identity.ts';
+import { claimOwnerRefs, claimOwnerUpToDate, hasStaleOwnerRef } from './claims.ts';
 
 const API_VERSION = 'apps/v1';
 const KIND = 'StatefulSet';
@@ -34,32 +37,39 @@ const isTerminating = (p: Pod) => p.metadata.deletionTimestamp !== undefined && 
 const isFailedOrSucceeded = (p: Pod) => p.status?.phase === 'Failed' || p.status?.phase === 'Succeeded';
 const runningAndReady = (p: Pod) => p.status?.phase === 'Running' && isPodReady(p);
 
-function ownerRef(owner: KubeObject, apiVersion: string, kind: string): OwnerReference {
-  return { apiVersion, kind, name: owner.metadata.name ?? '', uid: owner.metadata.uid ?? '' };
-}
+// Kubernetes' statefulSetResyncPeriod: every set is synced again this often (a claim deleted under a pending
+// pod is re-created on the next pass).
+const RESYNC_MS = 30_000;
 
 export class StatefulSetController implements Controller {
   readonly name = 'statefulset-controller';
   private readonly setInformer: SharedInformer<StatefulSet>;
   private readonly podInformer: SharedInformer<Pod>;
   private readonly crInformer: SharedInformer<ControllerRevision>;
+  private readonly claimInformer: SharedInformer<PersistentVolumeClaim>;
   private readonly worker: KeyedWorker;
+  private readonly gates: FeatureGates<ControllerManagerGate>;
 
   constructor(private readonly ctx: ControllerContext) {
+    this.gates = featureGates(ctx.options);
     this.setInformer = ctx.informers.informerFor<StatefulSet>(R.statefulsets);
     this.podInformer = ctx.informers.informerFor<Pod>(R.pods);
     this.crInformer = ctx.informers.informerFor<ControllerRevision>(R.controllerrevisions);
+    this.claimInformer = ctx.informers.informerFor<PersistentVolumeClaim>(R.persistentvolumeclaims);
     ensureControllerIndex(this.podInformer);
     this.worker = new KeyedWorker(ctx, {
       name: this.name,
       workers: ctx.options['concurrent-statefulset-syncs'],
       sync: (k) => this.sync(k),
-    }).waitFor(this.setInformer, this.podInformer, this.crInformer);
-    this.setInformer.addEventHandler({
-      onAdd: (s) => this.worker.enqueue(s),
-      onUpdate: (_o, s) => this.worker.enqueue(s),
-      onDelete: () => undefined,
-    });
+    }).waitFor(this.setInformer, this.podInformer, this.crInformer, this.claimInformer);
+    this.setInformer.addEventHandler(
+      {
+        onAdd: (s) => this.worker.enqueue(s),
+        onUpdate: (_o, s) => this.worker.enqueue(s),
+        onDelete: () => undefined,
+      },
+      RESYNC_MS,
+    );
     this.podInformer.addEventHandler({
       onAdd: (p) => this.podEvent(p),
       onUpdate: (_o, p) => this.podEvent(p),
@@ -174,9 +184,9 @@ export class StatefulSetController implements Controller {
     for (let i = 0; i < count; i++) {
       const ordinal = start + i;
       let pod = replicas[i];
-      if (pod && isFailedOrSucceeded(pod) && !isTerminating(pod)) {
+      if (pod && isFailedOrSucceeded(pod)) {
         // A finished pod is replaced (Kubernetes deletes it and creates it again).
-        await this.deletePod(set, pod);
+        if (!isTerminating(pod)) await this.deletePod(set, pod);
         if (monotonic) return seen;
         continue;
       }
@@ -186,83 +196,149 @@ export class StatefulSetController implements Controller {
         const revision = useCurrent ? current : update;
         const template = (useCurrent ? templateOfRevision(current) : undefined) ?? set.spec.template;
         pod = newStatefulPod(set, template, ordinal, revision.metadata.name ?? '', controllerRef(set, API_VERSION, KIND));
+        // PodClaimIsStale: a claim still owned by an earlier pod of this name waits for the garbage collector.
+        if (this.claimIsStale(set, pod)) {
+          if (monotonic) return seen;
+          continue;
+        }
         const created = await this.createPod(set, pod);
         if (created) seen.push(created);
         if (monotonic) return seen;
         continue;
       }
-      if (isTerminating(pod)) {
-        if (monotonic) return seen;
-        continue;
+      // A pending pod gets back a claim deleted under it.
+      if (pod.status?.phase === 'Pending') {
+        await this.createClaims(set, pod);
+        await this.fixClaimOwners(set, pod, false);
       }
+      if (isTerminating(pod) && monotonic) return seen;
       if (!healthy(pod) && monotonic) return seen;
+      if (!isTerminating(pod)) await this.fixClaimOwners(set, pod, false);
     }
+
+    // Claims of the pods about to be removed change hands first (whenScaled: Delete gives them to the pod).
+    for (const pod of condemned) await this.fixClaimOwners(set, pod, true);
 
     for (const pod of condemned) {
       if (isTerminating(pod)) {
         if (monotonic) return seen;
         continue;
       }
-      await this.deletePod(set, pod, true);
+      await this.deletePod(set, pod);
       if (monotonic) return seen;
     }
 
     if (!rolling) return seen;
-    // Replace pods not at the update revision, highest ordinal first, down to the partition, keeping at most
-    // maxUnavailable of them unhealthy at once.
-    const maxUnavailable = Math.max(1, scaledValue(set.spec.updateStrategy?.rollingUpdate?.maxUnavailable, count, false, 1));
-    let unavailable = replicas.filter((p, i) => i >= partition && (!p || !healthy(p))).length;
+    if (this.gates.enabled('MaxUnavailableStatefulSet')) return this.rollWithMaxUnavailable(set, replicas, update, partition, healthy, seen);
+    // Without the gate maxUnavailable is ignored: the highest ordinal not at the update revision is deleted,
+    // and the roll waits for each updated pod to be available before going lower.
     for (let i = count - 1; i >= partition; i--) {
       const pod = replicas[i];
-      if (!pod) continue;
-      if (revisionOf(pod) !== update.metadata.name && !isTerminating(pod)) {
-        if (healthy(pod) && unavailable >= maxUnavailable) return seen;
+      if (pod && revisionOf(pod) !== update.metadata.name && !isTerminating(pod)) {
         await this.deletePod(set, pod);
-        if (healthy(pod)) unavailable++;
-        if (unavailable >= maxUnavailable) return seen;
-        continue;
+        return seen;
       }
-      if (!healthy(pod) && maxUnavailable <= 1) return seen;
+      if (!pod || !healthy(pod)) return seen;
     }
     return seen;
   }
 
-  /** createPersistentVolumeClaims then the pod; an existing pod of that name is left alone (a stale cache). */
-  private async createPod(set: StatefulSet, pod: Pod): Promise<Pod | undefined> {
-    const ns = set.metadata.namespace ?? '';
-    await this.createClaims(set, pod);
-    try {
-      const created = await this.ctx.client.create<Pod>(R.pods, ns, pod);
-      this.ctx.recorder.event(set, 'Normal', 'SuccessfulCreate', `create Pod ${pod.metadata.name ?? ''} in StatefulSet ${set.metadata.name ?? ''} successful`);
-      return created;
-    } catch (e) {
-      if (isAlreadyExists(e)) return undefined;
-      this.ctx.recorder.event(set, 'Warning', 'FailedCreate', `create Pod ${pod.metadata.name ?? ''} in StatefulSet ${set.metadata.name ?? ''} failed error: ${(e as Error).message}`);
-      throw e;
+  /**
+   * updateStatefulSetAfterInvariantEstablished (MaxUnavailableStatefulSet): with u of the replicas unavailable,
+   * delete up to maxUnavailable - u pods not at the update revision, highest ordinal first, down to the partition.
+   */
+  private async rollWithMaxUnavailable(set: StatefulSet, replicas: (Pod | undefined)[], update: ControllerRevision, partition: number, healthy: (p: Pod) => boolean, seen: Pod[]): Promise<Pod[]> {
+    const count = replicas.length;
+    const maxUnavailable = Math.max(1, scaledValue(set.spec.updateStrategy?.rollingUpdate?.maxUnavailable, count, false, 1));
+    const unavailable = replicas.filter((p) => !p || !healthy(p)).length;
+    if (unavailable >= maxUnavailable) return seen;
+    let toDelete = maxUnavailable - unavailable;
+    for (let i = count - 1; i >= partition && toDelete > 0; i--) {
+      const pod = replicas[i];
+      if (!pod || revisionOf(pod) === update.metadata.name || isTerminating(pod)) continue;
+      await this.deletePod(set, pod);
+      toDelete--;
     }
+    return seen;
   }
 
-  /** The claims of a pod from the set's templates (labels: the template's and the selector's matchLabels). */
-  private async createClaims(set: StatefulSet, pod: Pod): Promise<void> {
-    const templates = set.spec.volumeClaimTemplates ?? [];
-    if (templates.length === 0) return;
-    const pvcs = findResource('', 'v1', 'persistentvolumeclaims');
-    if (!pvcs) {
-      this.ctx.logger.warn({ statefulset: set.metadata.name }, 'persistentvolumeclaims are not served; pod created without its claims');
-      return;
+  /** createPersistentVolumeClaims, the pod, then the claims' owners; an existing pod of that name is left alone (a stale cache). */
+  private async createPod(set: StatefulSet, pod: Pod): Promise<Pod | undefined> {
+    const ns = set.metadata.namespace ?? '';
+    const event = (e: unknown) => this.ctx.recorder.event(set, 'Warning', 'FailedCreate', `create Pod ${pod.metadata.name ?? ''} in StatefulSet ${set.metadata.name ?? ''} failed error: ${(e as Error).message}`);
+    try {
+      await this.createClaims(set, pod);
+    } catch (e) {
+      event(e);
+      throw e;
     }
+    let created: Pod;
+    try {
+      created = await this.ctx.client.create<Pod>(R.pods, ns, pod);
+    } catch (e) {
+      if (isAlreadyExists(e)) return undefined;
+      event(e);
+      throw e;
+    }
+    await this.fixClaimOwners(set, created, false);
+    this.ctx.recorder.event(set, 'Normal', 'SuccessfulCreate', `create Pod ${pod.metadata.name ?? ''} in StatefulSet ${set.metadata.name ?? ''} successful`);
+    return created;
+  }
+
+  private claimsOf(set: StatefulSet, pod: Pod): { name: string; template: PersistentVolumeClaimTemplate; claim: PersistentVolumeClaim | undefined }[] {
+    const ns = set.metadata.namespace ?? '';
     const ordinal = ordinalOf(set, pod);
-    const policy = set.spec.persistentVolumeClaimRetentionPolicy;
-    for (const t of templates) {
-      const claim = this.claimFor(set, t, ordinal);
-      if (policy?.whenDeleted === 'Delete') claim.metadata.ownerReferences = [ownerRef(set, API_VERSION, KIND)];
+    return (set.spec.volumeClaimTemplates ?? []).map((template) => {
+      const name = claimName(template, set, ordinal);
+      return { name, template, claim: this.claimInformer.store.get(`${ns}/${name}`) };
+    });
+  }
+
+  private claimIsStale(set: StatefulSet, pod: Pod): boolean {
+    if (set.spec.persistentVolumeClaimRetentionPolicy?.whenScaled !== 'Delete') return false;
+    return this.claimsOf(set, pod).some((c) => c.claim !== undefined && hasStaleOwnerRef(c.claim, pod));
+  }
+
+  /**
+   * createPersistentVolumeClaims: the claims of a pod that do not exist (labels: the template's and the selector's
+   * matchLabels); a claim being deleted is an error until it is gone.
+   */
+  private async createClaims(set: StatefulSet, pod: Pod): Promise<void> {
+    const errors: string[] = [];
+    for (const { name, template, claim } of this.claimsOf(set, pod)) {
+      if (claim) {
+        if (claim.metadata.deletionTimestamp) errors.push(`pvc ${name} is being deleted`);
+        continue;
+      }
+      const fresh = this.claimFor(set, template, ordinalOf(set, pod));
       try {
-        await this.ctx.client.create(pvcs, set.metadata.namespace, claim);
-        this.ctx.recorder.event(set, 'Normal', 'SuccessfulCreate', `create Claim ${claim.metadata.name ?? ''} Pod ${pod.metadata.name ?? ''} in StatefulSet ${set.metadata.name ?? ''} success`);
+        await this.ctx.client.create(R.persistentvolumeclaims, set.metadata.namespace, fresh);
+        this.ctx.recorder.event(set, 'Normal', 'SuccessfulCreate', `create Claim ${name} Pod ${pod.metadata.name ?? ''} in StatefulSet ${set.metadata.name ?? ''} success`);
       } catch (e) {
+        // Created since the cache was read: nothing to do.
         if (isAlreadyExists(e)) continue;
-        this.ctx.recorder.event(set, 'Warning', 'FailedCreate', `create Claim ${claim.metadata.name ?? ''} for Pod ${pod.metadata.name ?? ''} in StatefulSet ${set.metadata.name ?? ''} failed error: ${(e as Error).message}`);
-        throw e;
+        this.ctx.recorder.event(set, 'Warning', 'FailedCreate', `create Claim ${name} for Pod ${pod.metadata.name ?? ''} in StatefulSet ${set.metadata.name ?? ''} failed error: ${(e as Error).message}`);
+        errors.push(`failed to create PVC ${name}: ${(e as Error).message}`);
+      }
+    }
+    // errors.NewAggregate: one message alone, several in brackets.
+    if (errors.length === 1) throw new Error(errors[0]);
+    if (errors.length > 1) throw new Error(`[${errors.join(', ')}]`);
+  }
+
+  /** UpdatePodClaimForRetentionPolicy: each existing claim's owner references as the policy wants them. */
+  private async fixClaimOwners(set: StatefulSet, pod: Pod, scaledDown: boolean): Promise<void> {
+    for (const { name, claim } of this.claimsOf(set, pod)) {
+      if (!claim || claimOwnerUpToDate(claim, set, pod, scaledDown)) continue;
+      const ownerReferences = claimOwnerRefs(claim, set, pod, scaledDown);
+      try {
+        // An update, not a patch: the controller's bootstrap role may update claims but not patch them.
+        await this.ctx.client.update(R.persistentvolumeclaims, set.metadata.namespace, { ...claim, metadata: { ...claim.metadata, ownerReferences } });
+      } catch (e) {
+        if (isNotFound(e)) continue;
+        const err = new Error(`Could not update claim ${name} for delete policy ownerRefs: ${(e as Error).message}`);
+        this.ctx.recorder.event(set, 'Warning', 'FailedUpdate', `update Pod ${pod.metadata.name ?? ''} in StatefulSet ${set.metadata.name ?? ''} failed error: ${err.message}`);
+        throw err;
       }
     }
   }
@@ -279,10 +355,8 @@ export class StatefulSetController implements Controller {
     return claim;
   }
 
-  /** Deletes a pod; a scaled-down pod first hands its claims to the pod when whenScaled is Delete. */
-  private async deletePod(set: StatefulSet, pod: Pod, scaledDown = false): Promise<void> {
+  private async deletePod(set: StatefulSet, pod: Pod): Promise<void> {
     const name = pod.metadata.name ?? '';
-    if (scaledDown && set.spec.persistentVolumeClaimRetentionPolicy?.whenScaled === 'Delete') await this.handClaimsToPod(set, pod);
     try {
       await this.ctx.client.delete(R.pods, pod.metadata.namespace, name, { preconditions: { uid: pod.metadata.uid } });
       this.ctx.recorder.event(set, 'Normal', 'SuccessfulDelete', `delete Pod ${name} in StatefulSet ${set.metadata.name ?? ''} successful`);
@@ -290,24 +364,6 @@ export class StatefulSetController implements Controller {
       if (isNotFound(e)) return;
       this.ctx.recorder.event(set, 'Warning', 'FailedDelete', `delete Pod ${name} in StatefulSet ${set.metadata.name ?? ''} failed error: ${(e as Error).message}`);
       throw e;
-    }
-  }
-
-  private async handClaimsToPod(set: StatefulSet, pod: Pod): Promise<void> {
-    const pvcs = findResource('', 'v1', 'persistentvolumeclaims');
-    if (!pvcs) return;
-    const ordinal = ordinalOf(set, pod);
-    for (const t of set.spec.volumeClaimTemplates ?? []) {
-      const name = claimName(t, set, ordinal);
-      try {
-        const claim = await this.ctx.client.get(pvcs, set.metadata.namespace, name);
-        const refs = (claim.metadata.ownerReferences ?? []).filter((r) => r.uid !== pod.metadata.uid);
-        refs.push(ownerRef(pod, 'v1', 'Pod'));
-        // An update, not a patch: the controller's bootstrap role may update claims but not patch them.
-        await this.ctx.client.update(pvcs, set.metadata.namespace, { ...claim, metadata: { ...claim.metadata, ownerReferences: refs } });
-      } catch (e) {
-        if (!isNotFound(e)) throw e;
-      }
     }
   }
 

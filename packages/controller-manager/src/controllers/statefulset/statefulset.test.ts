@@ -21,11 +21,13 @@ function sts(replicas: number, extra: Partial<StatefulSet['spec']> = {}): Statef
   };
 }
 
+const www = { metadata: { name: 'www', labels: { tier: 'data' } }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
+
 const envs: FakeEnv[] = [];
 afterEach(() => envs.splice(0).forEach((e) => e.abort.abort()));
 
-async function start(kubelet = true) {
-  const env = fakeContext();
+async function start(kubelet = true, argv: string[] = []) {
+  const env = fakeContext(argv);
   envs.push(env);
   if (kubelet) fakeKubelet(env.api, env.clock);
   const c = new StatefulSetController(env.ctx);
@@ -150,27 +152,83 @@ describe('statefulset-controller', () => {
     expect((await env.api.get<Pod>(R.pods, 'default', 'web-0')).spec.containers[0]?.image).toBe('nginx:1.0');
   });
 
-  it('claims www-web-N are created before their pods; retention policy Delete hands them to the set and, on scale down, to the pod', async () => {
+  it('claims www-web-N are created before their pods; retention policy Delete makes the set their controller and, on scale down, the pod', async () => {
     const env = await start();
-    const set = await env.api.create(
-      R.statefulsets,
-      'default',
-      sts(2, {
-        volumeClaimTemplates: [{ metadata: { name: 'www', labels: { tier: 'data' } }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
-        persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' },
-      }),
-    );
+    const set = await env.api.create(R.statefulsets, 'default', sts(2, { volumeClaimTemplates: [www], persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' } }));
     await settle(200);
     const claims = env.api.all(R.persistentvolumeclaims, 'default');
     expect(claims.map((c) => c.metadata.name).sort()).toEqual(['www-web-0', 'www-web-1']);
     expect(claims[0]?.metadata.labels).toEqual({ tier: 'data', app: 'nginx' });
-    expect(claims[0]?.metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: set.metadata.uid }]);
+    expect(claims[0]?.metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: set.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+    expect(eventsOf(env, 'SuccessfulCreate')).toContain('create Claim www-web-1 Pod web-1 in StatefulSet web success');
     const web1 = await env.api.get<Pod>(R.pods, 'default', 'web-1');
     expect(web1.spec.volumes).toEqual([{ name: 'www', persistentVolumeClaim: { claimName: 'www-web-1' } }]);
     const cur = await get(env);
     await env.api.update(R.statefulsets, 'default', { ...cur, spec: { ...cur.spec, replicas: 1 } });
     await settle(200);
     const claim1 = await env.api.get(R.persistentvolumeclaims, 'default', 'www-web-1');
-    expect(claim1.metadata.ownerReferences?.map((r) => `${r.kind}/${r.name}`)).toEqual(['StatefulSet/web', 'Pod/web-1']);
+    expect(claim1.metadata.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Pod', name: 'web-1', uid: web1.metadata.uid, controller: true, blockOwnerDeletion: true }]);
   });
+
+  it('a policy changed to Retain takes the set off the claims', async () => {
+    const env = await start();
+    await env.api.create(R.statefulsets, 'default', sts(1, { volumeClaimTemplates: [www], persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' } }));
+    await settle(200);
+    expect((await env.api.get(R.persistentvolumeclaims, 'default', 'www-web-0')).metadata.ownerReferences?.map((r) => r.kind)).toEqual(['StatefulSet']);
+    const cur = await get(env);
+    await env.api.update(R.statefulsets, 'default', { ...cur, spec: { ...cur.spec, persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' } } });
+    await settle(200);
+    expect((await env.api.get(R.persistentvolumeclaims, 'default', 'www-web-0')).metadata.ownerReferences ?? []).toEqual([]);
+  });
+
+  it('a claim deleted under a pending pod is created again', async () => {
+    const env = await start(false);
+    await env.api.create(R.statefulsets, 'default', sts(1, { volumeClaimTemplates: [www] }));
+    await settle();
+    await env.api.delete(R.persistentvolumeclaims, 'default', 'www-web-0');
+    await settle();
+    expect(env.api.all(R.persistentvolumeclaims, 'default')).toEqual([]);
+    // The scheduler's FailedScheduling status update is what the controller sees next.
+    const p = await env.api.get<Pod>(R.pods, 'default', 'web-0');
+    await env.api.updateStatus(R.pods, 'default', { ...p, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }] } });
+    await settle();
+    expect(env.api.all(R.persistentvolumeclaims, 'default').map((c) => c.metadata.name)).toEqual(['www-web-0']);
+    expect(eventsOf(env, 'SuccessfulCreate').filter((m) => m.startsWith('create Claim'))).toEqual(['create Claim www-web-0 Pod web-0 in StatefulSet web success', 'create Claim www-web-0 Pod web-0 in StatefulSet web success']);
+  });
+
+  it('a claim still owned by an earlier pod of that name holds back the pod (whenScaled: Delete)', async () => {
+    const env = await start(false);
+    await env.api.create(R.persistentvolumeclaims, 'default', {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'www-web-0', namespace: 'default', ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'web-0', uid: 'old-pod', controller: true }] },
+      spec: {},
+    });
+    await env.api.create(R.statefulsets, 'default', sts(1, { volumeClaimTemplates: [www], persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Delete' } }));
+    await settle();
+    expect(names(env)).toEqual([]);
+    await env.api.delete(R.persistentvolumeclaims, 'default', 'www-web-0');
+    const cur = await get(env);
+    await env.api.update(R.statefulsets, 'default', { ...cur, metadata: { ...cur.metadata, labels: { touched: 'yes' } } });
+    await settle();
+    expect(names(env)).toEqual(['web-0']);
+  });
+
+  for (const [gate, deleted] of [
+    ['MaxUnavailableStatefulSet=false', ['web-3']],
+    ['MaxUnavailableStatefulSet=true', ['web-3', 'web-2']],
+  ] as const) {
+    it(`rollingUpdate.maxUnavailable: 2 with ${gate} deletes ${deleted.join(' and ')} first`, async () => {
+      const env = await start(false, [`--feature-gates=${gate}`]);
+      const rollingUpdate = { partition: 0, maxUnavailable: 2 };
+      await env.api.create(R.statefulsets, 'default', sts(4, { podManagementPolicy: 'Parallel', updateStrategy: { type: 'RollingUpdate', rollingUpdate } }));
+      await settle();
+      for (const n of ['web-0', 'web-1', 'web-2', 'web-3']) await ready(env, n);
+      const cur = await get(env);
+      cur.spec.template.spec.containers[0]!.image = 'nginx:2.0';
+      await env.api.update(R.statefulsets, 'default', cur);
+      await settle(200);
+      expect(eventsOf(env, 'SuccessfulDelete')).toEqual(deleted.map((n) => `delete Pod ${n} in StatefulSet web successful`));
+    });
+  }
 });
