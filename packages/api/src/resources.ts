@@ -168,6 +168,8 @@ export const RESOURCES: readonly ResourceInfo[] = [
   res('networking.k8s.io', 'v1', 'IngressClass', 'ingressclasses', false),
   res('networking.k8s.io', 'v1', 'NetworkPolicy', 'networkpolicies', true, { shortNames: ['netpol'] }),
   res('node.k8s.io', 'v1', 'RuntimeClass', 'runtimeclasses', false),
+  res('admissionregistration.k8s.io', 'v1', 'MutatingWebhookConfiguration', 'mutatingwebhookconfigurations', false, { categories: ['api-extensions'] }),
+  res('admissionregistration.k8s.io', 'v1', 'ValidatingWebhookConfiguration', 'validatingwebhookconfigurations', false, { categories: ['api-extensions'] }),
 ];
 
 /** "apps/v1" or "v1" for the core group. */
@@ -244,4 +246,6 @@ export const R = {
   ingressclasses: must('networking.k8s.io', 'ingressclasses'),
   networkpolicies: must('networking.k8s.io', 'networkpolicies'),
   runtimeclasses: must('node.k8s.io', 'runtimeclasses'),
+  mutatingwebhookconfigurations: must('admissionregistration.k8s.io', 'mutatingwebhookconfigurations'),
+  validatingwebhookconfigurations: must('admissionregistration.k8s.io', 'validatingwebhookconfigurations'),
 } as const;

@@ -40,3 +40,4 @@ export const admit = admitWith({});
 export type { AdmissionAttributes, AdmissionContext, AdmissionPlugin, UserInfo } from './types.ts';
 export { SYSTEM_PRIORITY_CLASSES } from './priority.ts';
 export { admissionChain, validateAdmissionFlags, ALL_ORDERED_PLUGINS, DEFAULT_ON_PLUGINS, IMPLEMENTED_PLUGINS } from './plugins.ts';
+export { setMatchConditionEvaluator, type MatchConditionEvaluator } from './webhook/match-conditions.ts';
