@@ -168,6 +168,8 @@ export const RESOURCES: readonly ResourceInfo[] = [
   res('networking.k8s.io', 'v1', 'IngressClass', 'ingressclasses', false),
   res('networking.k8s.io', 'v1', 'NetworkPolicy', 'networkpolicies', true, { shortNames: ['netpol'] }),
   res('node.k8s.io', 'v1', 'RuntimeClass', 'runtimeclasses', false),
+  res('admissionregistration.k8s.io', 'v1', 'ValidatingAdmissionPolicy', 'validatingadmissionpolicies', false, { categories: ['api-extensions'], status: true }),
+  res('admissionregistration.k8s.io', 'v1', 'ValidatingAdmissionPolicyBinding', 'validatingadmissionpolicybindings', false, { categories: ['api-extensions'] }),
 ];
 
 /** "apps/v1" or "v1" for the core group. */
@@ -244,4 +246,6 @@ export const R = {
   ingressclasses: must('networking.k8s.io', 'ingressclasses'),
   networkpolicies: must('networking.k8s.io', 'networkpolicies'),
   runtimeclasses: must('node.k8s.io', 'runtimeclasses'),
+  validatingadmissionpolicies: must('admissionregistration.k8s.io', 'validatingadmissionpolicies'),
+  validatingadmissionpolicybindings: must('admissionregistration.k8s.io', 'validatingadmissionpolicybindings'),
 } as const;

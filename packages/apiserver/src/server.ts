@@ -383,6 +383,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
       headers: req.headers,
       contentType,
       body: undefined,
+      annotate: (k, v) => auditAnnotate(req, k, v),
     };
     const user = requestUser(req.raw);
     if (user) apiReq.user = user;

@@ -16,6 +16,7 @@ import { defaultStorageClassPlugin } from './default-storage-class.ts';
 import { storageObjectInUseProtectionPlugin } from './storage-object-in-use-protection.ts';
 import { limitRangerPlugin } from './limit-ranger.ts';
 import { resourceQuotaPlugin } from './resource-quota.ts';
+import { validatingAdmissionPolicyPlugin } from './validating-admission-policy.ts';
 
 /** kube-apiserver's AllOrderedPlugins: the order plugins run in, whatever order the flags name them. */
 export const ALL_ORDERED_PLUGINS = [
@@ -95,6 +96,7 @@ export const IMPLEMENTED_PLUGINS: ReadonlyMap<string, AdmissionPlugin> = new Map
     defaultStorageClassPlugin,
     storageObjectInUseProtectionPlugin,
     limitRangerPlugin,
+    validatingAdmissionPolicyPlugin,
     resourceQuotaPlugin,
   ].map((p) => [p.name, p]),
 );

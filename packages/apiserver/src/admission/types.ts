@@ -19,6 +19,8 @@ export interface AdmissionAttributes {
   userInfo?: UserInfo;
   /** Sends a warning to the client (a `Warning: 299 - "text"` header). */
   warn?(text: string): void;
+  /** Adds an audit annotation (key → value) to this request's audit event. */
+  annotate?(key: string, value: string): void;
 }
 
 export interface AdmissionContext {
@@ -48,7 +50,7 @@ export interface AdmissionContext {
    * The objects of a resource in a namespace (LimitRanger's LimitRanges, ResourceQuota's quotas): from the watch
    * cache once it is filled, or from the store when `fresh` (a quota's usage must be current to be charged).
    */
-  listObjects?(r: ResourceInfo, namespace: string, fresh?: boolean): Promise<KubeObject[]>;
+  listObjects?(r: ResourceInfo, namespace: string | undefined, fresh?: boolean): Promise<KubeObject[]>;
   /** Writes a ResourceQuota's status (its resourceVersion guards it: a Conflict when it moved on). */
   updateQuotaStatus?(q: ResourceQuota): Promise<void>;
 }

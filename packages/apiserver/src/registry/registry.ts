@@ -20,10 +20,13 @@ export interface WriteOptions {
   warnings?: string[];
   /** The requesting user, for admission (undefined until requests are authenticated). */
   userInfo?: UserInfo;
+  /** Admission's audit annotations land here (the request's audit event). */
+  annotate?: (key: string, value: string) => void;
 }
 
-function admissionExtras(o: WriteOptions): Pick<AdmissionAttributes, 'userInfo' | 'warn'> {
-  return { ...(o.userInfo ? { userInfo: o.userInfo } : {}), warn: (text) => o.warnings?.push(text) };
+function admissionExtras(o: WriteOptions): Pick<AdmissionAttributes, 'userInfo' | 'warn' | 'annotate'> {
+  const annotate = o.annotate;
+  return { ...(o.userInfo ? { userInfo: o.userInfo } : {}), warn: (text) => o.warnings?.push(text), ...(annotate ? { annotate: (k: string, v: string) => annotate(k, v) } : {}) };
 }
 
 /** A create or update of the main resource, as a write guard sees it (after mutating admission, before validation). */

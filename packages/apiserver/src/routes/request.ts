@@ -16,6 +16,8 @@ export interface ApiRequest {
   body: unknown;
   /** Who the request acts as (after authentication and impersonation); undefined only in unit tests. */
   user?: UserInfo;
+  /** Adds an annotation to the request's audit event (admission's audit annotations). */
+  annotate?(key: string, value: string): void;
 }
 
 export interface ApiReply {
@@ -31,8 +33,8 @@ export interface ApiReply {
 }
 
 /** The registry's write option naming who writes (admission and RBAC's escalation check read it). */
-export function asUser(req: Pick<ApiRequest, 'user'>): { userInfo?: UserInfo } {
-  return req.user ? { userInfo: req.user } : {};
+export function asUser(req: Pick<ApiRequest, 'user' | 'annotate'>): { userInfo?: UserInfo; annotate?: (key: string, value: string) => void } {
+  return { ...(req.user ? { userInfo: req.user } : {}), ...(req.annotate ? { annotate: req.annotate } : {}) };
 }
 
 export function header(req: ApiRequest, name: string): string | undefined {

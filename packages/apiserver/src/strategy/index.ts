@@ -19,6 +19,7 @@ import { eventStrategy, eventsV1Strategy } from './events.ts';
 import { leaseStrategy } from './leases.ts';
 import { endpointSliceStrategy } from './endpointslices.ts';
 import { priorityClassStrategy } from './priorityclasses.ts';
+import { validatingAdmissionPolicyBindingStrategy, validatingAdmissionPolicyStrategy } from './admission-policies.ts';
 import { bindingStrategy } from './bindings.ts';
 import { componentStatusStrategy } from './componentstatuses.ts';
 import {
@@ -88,6 +89,8 @@ const STRATEGIES: ResourceStrategy[] = [
   csiNodeStrategy,
   volumeAttachmentStrategy,
   ...POLICY_STRATEGIES,
+  validatingAdmissionPolicyStrategy,
+  validatingAdmissionPolicyBindingStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
