@@ -170,6 +170,8 @@ export const RESOURCES: readonly ResourceInfo[] = [
   res('node.k8s.io', 'v1', 'RuntimeClass', 'runtimeclasses', false),
   res('admissionregistration.k8s.io', 'v1', 'MutatingWebhookConfiguration', 'mutatingwebhookconfigurations', false, { categories: ['api-extensions'] }),
   res('admissionregistration.k8s.io', 'v1', 'ValidatingWebhookConfiguration', 'validatingwebhookconfigurations', false, { categories: ['api-extensions'] }),
+  res('admissionregistration.k8s.io', 'v1', 'ValidatingAdmissionPolicy', 'validatingadmissionpolicies', false, { categories: ['api-extensions'], status: true }),
+  res('admissionregistration.k8s.io', 'v1', 'ValidatingAdmissionPolicyBinding', 'validatingadmissionpolicybindings', false, { categories: ['api-extensions'] }),
 ];
 
 /** "apps/v1" or "v1" for the core group. */
@@ -248,4 +250,6 @@ export const R = {
   runtimeclasses: must('node.k8s.io', 'runtimeclasses'),
   mutatingwebhookconfigurations: must('admissionregistration.k8s.io', 'mutatingwebhookconfigurations'),
   validatingwebhookconfigurations: must('admissionregistration.k8s.io', 'validatingwebhookconfigurations'),
+  validatingadmissionpolicies: must('admissionregistration.k8s.io', 'validatingadmissionpolicies'),
+  validatingadmissionpolicybindings: must('admissionregistration.k8s.io', 'validatingadmissionpolicybindings'),
 } as const;

@@ -17,6 +17,7 @@ import { storageObjectInUseProtectionPlugin } from './storage-object-in-use-prot
 import { limitRangerPlugin } from './limit-ranger.ts';
 import { resourceQuotaPlugin } from './resource-quota.ts';
 import { mutatingAdmissionWebhookPlugin, validatingAdmissionWebhookPlugin } from './webhook/dispatch.ts';
+import { validatingAdmissionPolicyPlugin } from './validating-admission-policy.ts';
 
 /** kube-apiserver's AllOrderedPlugins: the order plugins run in, whatever order the flags name them. */
 export const ALL_ORDERED_PLUGINS = [
@@ -97,6 +98,7 @@ export const IMPLEMENTED_PLUGINS: ReadonlyMap<string, AdmissionPlugin> = new Map
     storageObjectInUseProtectionPlugin,
     limitRangerPlugin,
     mutatingAdmissionWebhookPlugin,
+    validatingAdmissionPolicyPlugin,
     validatingAdmissionWebhookPlugin,
     resourceQuotaPlugin,
   ].map((p) => [p.name, p]),

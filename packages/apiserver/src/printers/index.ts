@@ -16,6 +16,7 @@ import { cronJobPrinter, jobPrinter } from './batch.ts';
 import * as storage from './storage.ts';
 import * as policy from './policy.ts';
 import { webhookConfigurationPrinter } from './admissionregistration.ts';
+import { validatingAdmissionPolicyBindingPrinter, validatingAdmissionPolicyPrinter } from './admission-policies.ts';
 
 const key = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
 
@@ -36,6 +37,8 @@ const PRINTERS = new Map<string, TablePrinter>([
   [key(R.leases), leasePrinter],
   [key(R.endpointslices), endpointSlicePrinter],
   [key(R.priorityclasses), priorityClassPrinter],
+  [key(R.validatingadmissionpolicies), validatingAdmissionPolicyPrinter],
+  [key(R.validatingadmissionpolicybindings), validatingAdmissionPolicyBindingPrinter],
   [key(R.rolebindings), roleBindingPrinter],
   [key(R.clusterrolebindings), clusterRoleBindingPrinter],
   [key(R.certificatesigningrequests), certificateSigningRequestPrinter],

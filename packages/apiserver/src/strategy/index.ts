@@ -19,6 +19,7 @@ import { eventStrategy, eventsV1Strategy } from './events.ts';
 import { leaseStrategy } from './leases.ts';
 import { endpointSliceStrategy } from './endpointslices.ts';
 import { priorityClassStrategy } from './priorityclasses.ts';
+import { validatingAdmissionPolicyBindingStrategy, validatingAdmissionPolicyStrategy } from './admission-policies.ts';
 import { bindingStrategy } from './bindings.ts';
 import { componentStatusStrategy } from './componentstatuses.ts';
 import {
@@ -91,6 +92,8 @@ const STRATEGIES: ResourceStrategy[] = [
   ...POLICY_STRATEGIES,
   mutatingWebhookConfigurationStrategy,
   validatingWebhookConfigurationStrategy,
+  validatingAdmissionPolicyStrategy,
+  validatingAdmissionPolicyBindingStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
