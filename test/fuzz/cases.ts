@@ -121,6 +121,10 @@ export function validObject(r: ResourceInfo, name = TARGET): Record<string, unkn
       return { ...base, handler: 'runc' };
     case 'CertificateSigningRequest':
       return { ...base, spec: { request: FUZZ_CSR, signerName: 'example.com/fuzz', usages: ['client auth'] } };
+    case 'ValidatingAdmissionPolicy':
+      return { ...base, spec: { matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }] }, validations: [{ expression: 'object.spec.replicas <= 5' }] } };
+    case 'ValidatingAdmissionPolicyBinding':
+      return { ...base, spec: { policyName: 'fuzz-target', validationActions: ['Deny'] } };
     default:
       return base;
   }

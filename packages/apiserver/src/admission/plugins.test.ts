@@ -21,9 +21,9 @@ describe('admission plugin registry', () => {
 
   it('names the enabled plugins kemu does not implement as not in effect, in order', () => {
     const { notInEffect } = admissionChain(SEED_003, []);
-    expect(notInEffect).toEqual(expect.arrayContaining(['RuntimeClass', 'ValidatingAdmissionPolicy']));
-    expect(notInEffect).not.toContain('MutatingAdmissionWebhook');
-    expect(notInEffect.indexOf('RuntimeClass')).toBeLessThan(notInEffect.indexOf('ValidatingAdmissionPolicy'));
+    expect(notInEffect).toEqual(expect.arrayContaining(['RuntimeClass', 'DefaultIngressClass']));
+    for (const p of ['MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook']) expect(notInEffect).not.toContain(p);
+    expect(notInEffect.indexOf('RuntimeClass')).toBeLessThan(notInEffect.indexOf('DefaultIngressClass'));
     expect(enabledPluginNames(SEED_003).at(-1)).toBe('ResourceQuota');
   });
 
