@@ -17,7 +17,7 @@ const REASON_CODES: Readonly<Record<string, number>> = { Unauthorized: 401, Forb
 export const VALIDATION_FAILURE_ANNOTATION = 'validation.policy.admission.k8s.io/validation_failure';
 
 /** The `request` variable: the AdmissionRequest fields Kubernetes exposes to CEL. */
-function requestOf(a: AdmissionAttributes): Obj {
+export function requestOf(a: AdmissionAttributes): Obj {
   const r = a.resource;
   const gvk = { group: r.group, version: r.version, kind: r.kind };
   const gvr = { group: r.group, version: r.version, resource: r.plural };

@@ -1,6 +1,8 @@
-// The hook through which a CEL evaluator decides a webhook's matchConditions. Unset, every evaluation is an
-// error, which Kubernetes treats by the webhook's failurePolicy: Fail rejects the request (403), Ignore skips it.
+// The hook through which a CEL evaluator decides a webhook's matchConditions: kemu's CEL by default. Unset, every
+// evaluation is an error, which Kubernetes treats by the webhook's failurePolicy: Fail rejects the request (403),
+// Ignore skips it.
 import type { AdmissionAttributes } from '../types.ts';
+import { celMatchConditions } from './cel-match-conditions.ts';
 
 export interface MatchConditionSpec {
   name: string;
@@ -10,7 +12,7 @@ export interface MatchConditionSpec {
 /** true: all conditions hold (call the webhook); false: one is false (skip it); throws: an evaluation error. */
 export type MatchConditionEvaluator = (conditions: readonly MatchConditionSpec[], attrs: AdmissionAttributes) => boolean | Promise<boolean>;
 
-let evaluator: MatchConditionEvaluator | undefined;
+let evaluator: MatchConditionEvaluator | undefined = celMatchConditions;
 
 export function setMatchConditionEvaluator(fn: MatchConditionEvaluator | undefined): void {
   evaluator = fn;

@@ -1,6 +1,6 @@
 // Admission webhooks through the server, against a real HTTPS webhook on 127.0.0.1: refusals, JSONPatch
 // mutation, warnings, failurePolicy with the webhook down, timeouts, a Service reference through a selector-less
-// Service and its Endpoints, dry run and sideEffects, matchConditions without an evaluator, reinvocation.
+// Service and its Endpoints, dry run and sideEffects, matchConditions in CEL, reinvocation.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiServer } from '../../server.ts';
 import { startMemoryApiServer } from '../../testing/memory-server.ts';
@@ -171,14 +171,19 @@ describe('admission webhooks', () => {
     expect((await req(srv, 'POST', CMS, cm('checked', { checked: 'yes' }))).body.message).toBe('admission webhook "objsel.example.com" denied the request: no');
     expect((await req(srv, 'POST', '/api/v1/namespaces/kube-public/configmaps', cm('x'))).body.message).toBe('admission webhook "nssel.example.com" denied the request: no');
     await req(srv, 'DELETE', `${AR}/validatingwebhookconfigurations/sel`);
-    // No CEL evaluator is wired: an evaluation error, failing closed with 403 unless failurePolicy is Ignore.
-    const conds = { matchConditions: [{ name: 'always', expression: 'true' }] };
+    // matchConditions in CEL: a false condition skips the webhook; an error fails closed (403) unless failurePolicy is Ignore.
+    const conds = { matchConditions: [{ name: 'not-skipped', expression: "object.metadata.name != 'skip-me'" }, { name: 'is-cm', expression: "request.kind.kind == 'ConfigMap'" }] };
     await configure(srv, 'Validating', 'cel', [webhook('cel.example.com', cc, conds)]);
+    expect((await req(srv, 'POST', CMS, cm('skip-me'))).code).toBe(201);
+    expect((await req(srv, 'POST', CMS, cm('c'))).body.message).toBe('admission webhook "cel.example.com" denied the request: no');
+    await req(srv, 'DELETE', `${AR}/validatingwebhookconfigurations/cel`);
+    const broken = { matchConditions: [{ name: 'broken', expression: 'object.metadata.labels.missing == "x"' }] };
+    await configure(srv, 'Validating', 'cel-fail', [webhook('cel.example.com', cc, broken)]);
     const r = await req(srv, 'POST', CMS, cm('c'));
     expect(r.code).toBe(403);
-    expect(r.body.message).toBe('configmaps "c" is forbidden: matchConditions cannot be evaluated: no CEL evaluator is available');
-    await req(srv, 'DELETE', `${AR}/validatingwebhookconfigurations/cel`);
-    await configure(srv, 'Validating', 'cel-ignore', [webhook('cel.example.com', cc, { ...conds, failurePolicy: 'Ignore' })]);
+    expect(r.body.message).toMatch(/^configmaps "c" is forbidden: matchCondition 'broken': expression .* resulted in error: /);
+    await req(srv, 'DELETE', `${AR}/validatingwebhookconfigurations/cel-fail`);
+    await configure(srv, 'Validating', 'cel-ignore', [webhook('cel.example.com', cc, { ...broken, failurePolicy: 'Ignore' })]);
     expect((await req(srv, 'POST', CMS, cm('c'))).code).toBe(201);
   });
 
