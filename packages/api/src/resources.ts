@@ -168,6 +168,11 @@ export const RESOURCES: readonly ResourceInfo[] = [
   res('networking.k8s.io', 'v1', 'IngressClass', 'ingressclasses', false),
   res('networking.k8s.io', 'v1', 'NetworkPolicy', 'networkpolicies', true, { shortNames: ['netpol'] }),
   res('node.k8s.io', 'v1', 'RuntimeClass', 'runtimeclasses', false),
+  res('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition', 'customresourcedefinitions', false, {
+    shortNames: ['crd', 'crds'],
+    categories: ['api-extensions'],
+    status: true,
+  }),
 ];
 
 /** "apps/v1" or "v1" for the core group. */
@@ -244,4 +249,5 @@ export const R = {
   ingressclasses: must('networking.k8s.io', 'ingressclasses'),
   networkpolicies: must('networking.k8s.io', 'networkpolicies'),
   runtimeclasses: must('node.k8s.io', 'runtimeclasses'),
+  customresourcedefinitions: must('apiextensions.k8s.io', 'customresourcedefinitions'),
 } as const;

@@ -15,6 +15,7 @@ import { endpointSlicePrinter, leasePrinter, priorityClassPrinter } from './misc
 import { cronJobPrinter, jobPrinter } from './batch.ts';
 import * as storage from './storage.ts';
 import * as policy from './policy.ts';
+import { customResourceDefinitionPrinter } from './apiextensions.ts';
 
 const key = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
 
@@ -58,6 +59,7 @@ const PRINTERS = new Map<string, TablePrinter>([
   [key(R.ingressclasses), policy.ingressClassPrinter],
   [key(R.networkpolicies), policy.networkPolicyPrinter],
   [key(R.runtimeclasses), policy.runtimeClassPrinter],
+  [key(R.customresourcedefinitions), customResourceDefinitionPrinter],
 ]);
 
 export function printerFor(r: ResourceInfo): TablePrinter | undefined {

@@ -42,6 +42,7 @@ import {
   volumeAttachmentStrategy,
 } from './storage.ts';
 import { POLICY_STRATEGIES } from './policy.ts';
+import { customResourceDefinitionStrategy } from './apiextensions.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { validateObjectMeta } from '../validation/meta.ts';
 import { isValidPathSegmentName } from '../validation/names.ts';
@@ -88,6 +89,7 @@ const STRATEGIES: ResourceStrategy[] = [
   csiNodeStrategy,
   volumeAttachmentStrategy,
   ...POLICY_STRATEGIES,
+  customResourceDefinitionStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
