@@ -43,6 +43,7 @@ import {
 } from './storage.ts';
 import { POLICY_STRATEGIES } from './policy.ts';
 import { customResourceDefinitionStrategy } from './apiextensions.ts';
+import { customResourceStrategy } from '../crd/strategy.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { validateObjectMeta } from '../validation/meta.ts';
 import { isValidPathSegmentName } from '../validation/names.ts';
@@ -113,7 +114,11 @@ export function genericStrategy(resource: ResourceInfo): ResourceStrategy {
   });
 }
 
+const BUILT_IN = new Set<ResourceInfo>(RESOURCES);
+
 export function strategyFor(resource: ResourceInfo): ResourceStrategy {
+  // A custom resource's strategy follows its CRD, which may change: built afresh (callers keep one per entry).
+  if (!BUILT_IN.has(resource)) return customResourceStrategy(resource);
   const k = keyOf(resource);
   let s = cache.get(k);
   if (!s) {
