@@ -117,6 +117,15 @@ describe('custom resources', () => {
     expect(main.body.status).toEqual({ lastScheduleTime: 'now' });
   });
 
+  it("are validated against the version's schema, with Kubernetes' messages", async () => {
+    const bad = await call('POST', CT, ct('bad', { cronSpec: 1, replicas: 'three' }));
+    expect(bad.status).toBe(422);
+    expect(bad.body.message).toBe(
+      'CronTab.stable.example.com "bad" is invalid: [spec.cronSpec: Invalid value: "integer": spec.cronSpec in body must be of type string: "integer", spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"]',
+    );
+    expect(bad.body.details.causes[1]).toEqual({ reason: 'FieldValueInvalid', field: 'spec.replicas', message: 'Invalid value: "string": spec.replicas in body must be of type integer: "string"' });
+  });
+
   it('are deleted', async () => {
     expect((await call('DELETE', `${CT}/a`)).status).toBe(200);
     expect((await call('GET', `${CT}/a`)).status).toBe(404);

@@ -43,7 +43,8 @@ import {
 } from './storage.ts';
 import { POLICY_STRATEGIES } from './policy.ts';
 import { customResourceDefinitionStrategy } from './apiextensions.ts';
-import { customResourceStrategy } from '../crd/strategy.ts';
+import { customResourceStrategy, registerCustomResourceValidator } from '../crd/strategy.ts';
+import { schemaValidatorFactory } from '../crd/schema-validator.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { validateObjectMeta } from '../validation/meta.ts';
 import { isValidPathSegmentName } from '../validation/names.ts';
@@ -115,6 +116,7 @@ export function genericStrategy(resource: ResourceInfo): ResourceStrategy {
 }
 
 const BUILT_IN = new Set<ResourceInfo>(RESOURCES);
+registerCustomResourceValidator(schemaValidatorFactory);
 
 export function strategyFor(resource: ResourceInfo): ResourceStrategy {
   // A custom resource's strategy follows its CRD, which may change: built afresh (callers keep one per entry).
