@@ -81,4 +81,34 @@ describe('three replicas on one store', () => {
     const names = [...first.slice(0, 3), ...second].map((e) => e.object.metadata.name);
     expect(names).toEqual([0, 1, 2, 3, 4].map((i) => `re-a-${i}`).concat([0, 1, 2, 3, 4].map((i) => `re-b-${i}`)));
   });
+
+  it('a CRD created through A is served by B and C within a second, and an object created through B is read on C', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.replicas.example.com' },
+      spec: {
+        group: 'replicas.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', kind: 'Widget', shortNames: ['wg'] },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    };
+    const created = await api(`${A.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`, 'POST', crd);
+    expect(created.status).toBe(201);
+    const since = Date.now();
+    const widgets = '/apis/replicas.example.com/v1/namespaces/default/widgets';
+    for (const r of [B, C]) {
+      while ((await api(`${r.url}${widgets}`, 'GET')).status !== 200) {
+        expect(Date.now() - since).toBeLessThan(1_000);
+        await new Promise((res) => setTimeout(res, 20));
+      }
+    }
+    const w = await api(`${B.url}${widgets}`, 'POST', { apiVersion: 'replicas.example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 3 } });
+    expect(w.status).toBe(201);
+    const read = await api(`${C.url}${widgets}/w1`, 'GET');
+    expect(read.status).toBe(200);
+    expect(read.body.metadata.resourceVersion).toBe(w.body.metadata.resourceVersion);
+    expect((read.body.spec as { size: number }).size).toBe(3);
+  });
 });

@@ -44,7 +44,8 @@ beforeAll(async () => {
     const res = await srv.app.inject({ method: 'POST', url: basePath(r), headers: { 'content-type': 'application/json' }, payload: JSON.stringify(validObject(r)) });
     // Both Event groups are one storage: the events.k8s.io/v1 seed finds the core/v1 one already there.
     const seeded = res.statusCode === 201 || (res.statusCode === 409 && r.kind === 'Event');
-    if (!seeded && r.kind !== 'Binding') throw new Error(`seed ${r.plural}: ${res.statusCode} ${res.body}`);
+    // A CRD's name is <plural>.<group>, which the shared target name is not: its cases test create and decoding.
+    if (!seeded && r.kind !== 'Binding' && r.kind !== 'CustomResourceDefinition') throw new Error(`seed ${r.plural}: ${res.statusCode} ${res.body}`);
   }
 });
 afterAll(async () => srv?.close());

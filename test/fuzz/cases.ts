@@ -119,6 +119,17 @@ export function validObject(r: ResourceInfo, name = TARGET): Record<string, unkn
       return { ...base, spec: { podSelector: {} } };
     case 'RuntimeClass':
       return { ...base, handler: 'runc' };
+    // Valid but for the name, which must be <plural>.<group>: the shared target names cannot name a CRD.
+    case 'CustomResourceDefinition':
+      return {
+        ...base,
+        spec: {
+          group: 'fuzz.example.com',
+          scope: 'Namespaced',
+          names: { plural: name, kind: 'Fuzz' },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+        },
+      };
     case 'CertificateSigningRequest':
       return { ...base, spec: { request: FUZZ_CSR, signerName: 'example.com/fuzz', usages: ['client auth'] } };
     case 'ValidatingAdmissionPolicy':

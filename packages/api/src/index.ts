@@ -19,6 +19,7 @@ export {
   SIGNER_LEGACY_UNKNOWN,
 } from './certificates.ts';
 export * from './resources.ts';
+export * from './served-resources.ts';
 export * from './status.ts';
 export * from './time.ts';
 export * from './quantity.ts';

@@ -172,6 +172,11 @@ export const RESOURCES: readonly ResourceInfo[] = [
   res('admissionregistration.k8s.io', 'v1', 'ValidatingWebhookConfiguration', 'validatingwebhookconfigurations', false, { categories: ['api-extensions'] }),
   res('admissionregistration.k8s.io', 'v1', 'ValidatingAdmissionPolicy', 'validatingadmissionpolicies', false, { categories: ['api-extensions'], status: true }),
   res('admissionregistration.k8s.io', 'v1', 'ValidatingAdmissionPolicyBinding', 'validatingadmissionpolicybindings', false, { categories: ['api-extensions'] }),
+  res('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition', 'customresourcedefinitions', false, {
+    shortNames: ['crd', 'crds'],
+    categories: ['api-extensions'],
+    status: true,
+  }),
 ];
 
 /** "apps/v1" or "v1" for the core group. */
@@ -252,4 +257,5 @@ export const R = {
   validatingwebhookconfigurations: must('admissionregistration.k8s.io', 'validatingwebhookconfigurations'),
   validatingadmissionpolicies: must('admissionregistration.k8s.io', 'validatingadmissionpolicies'),
   validatingadmissionpolicybindings: must('admissionregistration.k8s.io', 'validatingadmissionpolicybindings'),
+  customresourcedefinitions: must('apiextensions.k8s.io', 'customresourcedefinitions'),
 } as const;

@@ -1,6 +1,6 @@
 // Discovery documents built from the resource table: aggregated (apidiscovery.k8s.io/v2, what kubectl
 // asks for first) and legacy (APIVersions, APIGroupList, APIGroup, APIResourceList).
-import { groupVersion, RESOURCES, type ResourceInfo } from '@kemu/api';
+import { groupVersion, servedResources, type ResourceInfo } from '@kemu/api';
 
 export const AGGREGATED_CONTENT_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
@@ -18,7 +18,7 @@ export function wantsAggregated(accept: string | undefined): boolean {
 
 function groups(): { name: string; versions: string[] }[] {
   const out: { name: string; versions: string[] }[] = [];
-  for (const r of RESOURCES) {
+  for (const r of servedResources()) {
     if (r.group === '') continue;
     let g = out.find((x) => x.name === r.group);
     if (!g) out.push((g = { name: r.group, versions: [] }));
@@ -28,7 +28,7 @@ function groups(): { name: string; versions: string[] }[] {
 }
 
 function resourcesOf(group: string, version: string): ResourceInfo[] {
-  return RESOURCES.filter((r) => r.group === group && r.version === version);
+  return servedResources().filter((r) => r.group === group && r.version === version);
 }
 
 function aggregatedResource(r: ResourceInfo): Record<string, unknown> {

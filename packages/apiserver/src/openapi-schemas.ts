@@ -31,6 +31,8 @@ function formatSchema(s: Struct): Schema | undefined {
       return { type: 'object' };
     case 'string-list':
       return { type: 'array', items: { type: 'string' } };
+    case 'json':
+      return { 'x-kubernetes-preserve-unknown-fields': true };
     default:
       return undefined;
   }

@@ -17,6 +17,7 @@ import * as storage from './storage.ts';
 import * as policy from './policy.ts';
 import { webhookConfigurationPrinter } from './admissionregistration.ts';
 import { validatingAdmissionPolicyBindingPrinter, validatingAdmissionPolicyPrinter } from './admission-policies.ts';
+import { customResourceDefinitionPrinter } from './apiextensions.ts';
 
 const key = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
 
@@ -64,6 +65,7 @@ const PRINTERS = new Map<string, TablePrinter>([
   [key(R.runtimeclasses), policy.runtimeClassPrinter],
   [key(R.mutatingwebhookconfigurations), webhookConfigurationPrinter],
   [key(R.validatingwebhookconfigurations), webhookConfigurationPrinter],
+  [key(R.customresourcedefinitions), customResourceDefinitionPrinter],
 ]);
 
 export function printerFor(r: ResourceInfo): TablePrinter | undefined {

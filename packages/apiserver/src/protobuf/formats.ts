@@ -26,6 +26,21 @@ function fieldsV1(d: Decoded): unknown {
   }
 }
 
+function anyJSON(d: Decoded): unknown {
+  if (typeof d.raw === 'string') {
+    try {
+      return JSON.parse(Buffer.from(d.raw, 'base64').toString('utf8')) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+  if (d.schema !== undefined) return d.schema;
+  if (Array.isArray(d.jSONSchemas)) return d.jSONSchemas;
+  if (Array.isArray(d.property)) return d.property;
+  if (typeof d.allows === 'boolean') return d.allows;
+  return undefined;
+}
+
 const TO_JSON: Record<Format, (d: Decoded) => unknown> = {
   'date-time': (d) => rfc3339(d, false),
   'micro-time': (d) => rfc3339(d, true),
@@ -37,6 +52,8 @@ const TO_JSON: Record<Format, (d: Decoded) => unknown> = {
   'fields-v1': fieldsV1,
   // ExtraValue {1 items} is a Go []string.
   'string-list': (d) => (Array.isArray(d.items) ? d.items : []),
+  // apiextensions' JSON {1 raw} and the schema-or-X unions: whichever member is set.
+  json: anyJSON,
 };
 
 /** The JSON of a decoded special-type message; undefined omits the field. */

@@ -1,6 +1,6 @@
 // Parses an /api or /apis path into what it names: a discovery document, or a resource collection,
 // object or subresource (namespaced or cluster-scoped), exactly as Kubernetes lays out its URLs.
-import { errors, RESOURCES, StatusError, type ResourceInfo } from '@kemu/api';
+import { errors, findServedResource, onServedResourcesChange, servedResources, StatusError, type ResourceInfo } from '@kemu/api';
 import { isValidPathSegmentName } from '../validation/names.ts';
 
 export type Target =
@@ -21,12 +21,18 @@ export function pageNotFound(): StatusError {
   return new StatusError('NotFound', 'the server could not find the requested resource');
 }
 
-const GROUPS = new Set(RESOURCES.map((r) => r.group));
-const GROUP_VERSIONS = new Set(RESOURCES.map((r) => `${r.group}/${r.version}`));
-const BY_PATH = new Map(RESOURCES.map((r) => [`${r.group}/${r.version}/${r.plural}`, r]));
+let GROUPS = new Set<string>();
+let GROUP_VERSIONS = new Set<string>();
+function indexGroups(): void {
+  GROUPS = new Set(servedResources().map((r) => r.group));
+  GROUP_VERSIONS = new Set(servedResources().map((r) => `${r.group}/${r.version}`));
+}
+indexGroups();
+// Custom resources come and go with their CustomResourceDefinitions.
+onServedResourcesChange(indexGroups);
 
 function findIn(group: string, version: string, plural: string): ResourceInfo | undefined {
-  return BY_PATH.get(`${group}/${version}/${plural}`);
+  return findServedResource(group, version, plural);
 }
 
 export function parseTarget(pathname: string): Target {

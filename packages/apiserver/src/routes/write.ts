@@ -1,5 +1,5 @@
 // POST, PUT, PATCH (including server-side apply) and DELETE of objects and collections.
-import { errors, groupVersion, qualifiedResource, StatusError, type KubeObject, type Status } from '@kemu/api';
+import { errors, groupVersion, qualifiedResource, RESOURCES, StatusError, type KubeObject, type ResourceInfo, type Status } from '@kemu/api';
 import { APPLY_PATCH, mediaType } from '../body.ts';
 import type { ApiContext } from '../context.ts';
 import { deleteRequest, parseDeleteOptions } from '../registry/delete-plan.ts';
@@ -67,10 +67,15 @@ export async function updateObject(ctx: ApiContext, req: ApiRequest, subresource
   return { code: 200, body: withKind(ctx, req, out), ...warningHeaders(warnings) };
 }
 
-export function checkPatchType(contentType: string | undefined): string {
+/** Custom resources have no patch strategy tags, so Kubernetes serves them no strategic merge patch. */
+const CUSTOM_PATCH_TYPES = PATCH_TYPES.filter((t) => t !== 'application/strategic-merge-patch+json');
+const BUILT_IN = new Set<ResourceInfo>(RESOURCES);
+
+export function checkPatchType(contentType: string | undefined, r?: ResourceInfo): string {
   const mt = mediaType(contentType);
-  if (!PATCH_TYPES.includes(mt)) {
-    throw new StatusError('UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${PATCH_TYPES.join(', ')}`);
+  const types = r && !BUILT_IN.has(r) ? CUSTOM_PATCH_TYPES : PATCH_TYPES;
+  if (!types.includes(mt)) {
+    throw new StatusError('UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${types.join(', ')}`);
   }
   return mt;
 }
@@ -78,7 +83,7 @@ export function checkPatchType(contentType: string | undefined): string {
 export async function patchObject(ctx: ApiContext, req: ApiRequest, subresource?: string): Promise<ApiReply> {
   const t = req.target;
   const name = t.name ?? '';
-  const mt = checkPatchType(req.contentType);
+  const mt = checkPatchType(req.contentType, t.resource);
   if (req.body === undefined) throw errors.badRequest('the body of the request was empty');
   const dryRun = isDryRun(req.query);
   const sub = writesObject(subresource) ? { subresource } : {};

@@ -11,7 +11,7 @@ import { parse } from 'yaml';
 import type { Field, FieldType, Format, KindSchema, ListType, PatchTags, Scalar, Struct } from './types.ts';
 
 const SCALARS = new Set<string>(['string', 'bytes', 'int32', 'int64', 'bool', 'double']);
-const FORMATS = new Set<string>(['date-time', 'micro-time', 'quantity', 'int-or-string', 'fields-v1', 'string-list']);
+const FORMATS = new Set<string>(['date-time', 'micro-time', 'quantity', 'int-or-string', 'fields-v1', 'string-list', 'json']);
 const PATCH = new Set<string>(['merge', 'retainKeys', 'merge,retainKeys']);
 const STRUCT_KEYS = new Set(['anonymous', 'description', 'format', 'atomic', 'unlisted', 'fields']);
 const FIELD_KEYS = new Set(['name', 'type', 'description', 'list', 'keys', 'keyDefaults', 'patch', 'mergeKey', 'atomicMap']);

@@ -7,7 +7,8 @@
 export type Scalar = 'string' | 'bytes' | 'int32' | 'int64' | 'bool' | 'double';
 
 /** Types whose JSON is one value rather than an object of their fields (their own Marshal/UnmarshalJSON). */
-export type Format = 'date-time' | 'micro-time' | 'quantity' | 'int-or-string' | 'fields-v1' | 'string-list';
+/** `json`: any JSON value (apiextensions' JSON, JSONSchemaPropsOrArray, -OrBool, -OrStringArray). */
+export type Format = 'date-time' | 'micro-time' | 'quantity' | 'int-or-string' | 'fields-v1' | 'string-list' | 'json';
 
 /** How server-side apply treats a list (`+listType`); absent means atomic. */
 export type ListType =

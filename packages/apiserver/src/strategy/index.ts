@@ -44,6 +44,9 @@ import {
 } from './storage.ts';
 import { POLICY_STRATEGIES } from './policy.ts';
 import { mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from './admissionregistration.ts';
+import { customResourceDefinitionStrategy } from './apiextensions.ts';
+import { customResourceStrategy, registerCustomResourceValidator } from '../crd/strategy.ts';
+import { schemaValidatorFactory } from '../crd/schema-validator.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { validateObjectMeta } from '../validation/meta.ts';
 import { isValidPathSegmentName } from '../validation/names.ts';
@@ -94,6 +97,7 @@ const STRATEGIES: ResourceStrategy[] = [
   validatingWebhookConfigurationStrategy,
   validatingAdmissionPolicyStrategy,
   validatingAdmissionPolicyBindingStrategy,
+  customResourceDefinitionStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
@@ -117,7 +121,12 @@ export function genericStrategy(resource: ResourceInfo): ResourceStrategy {
   });
 }
 
+const BUILT_IN = new Set<ResourceInfo>(RESOURCES);
+registerCustomResourceValidator(schemaValidatorFactory);
+
 export function strategyFor(resource: ResourceInfo): ResourceStrategy {
+  // A custom resource's strategy follows its CRD, which may change: built afresh (callers keep one per entry).
+  if (!BUILT_IN.has(resource)) return customResourceStrategy(resource);
   const k = keyOf(resource);
   let s = cache.get(k);
   if (!s) {

@@ -3,7 +3,9 @@
 // got from other replicas; it tracks the global revision so watches and lists can wait for it. A view of
 // another resource's storage (events.k8s.io/v1 Events) has a cache of its own, fed by the same store events
 // converted, so its lists, gets and watches (and their resourceVersions) are the stored resource's.
-import { errors, qualifiedResource, RESOURCES, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
+import { errors, qualifiedResource, R, RESOURCES, setCustomResource, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
+import { customResourceInfos } from '../crd/resource-info.ts';
+import { setDefinition } from '../crd/definitions.ts';
 import type { Logger } from '@kemu/base';
 import { CompactedError, type Backend, type Watch, type WatchEvent } from '@kemu/store';
 import { rawWithResourceVersion, REGISTRY_PREFIX } from '../storage.ts';
@@ -31,6 +33,9 @@ export interface CacherOptions {
 export class Cacher {
   readonly caches = new Map<ResourceInfo, ResourceCache>();
   private byPrefix = new Map<string, ResourceInfo>();
+  /** Caches of custom resources by qualified resource, created and dropped as their CRDs come and go. */
+  private readonly customCaches = new Map<string, ResourceCache>();
+  private readonly customByPrefix = new Map<string, ResourceInfo>();
   /** The global revision the caches reflect. */
   rv = 0;
   private waiters: { rv: number; resolve: () => void }[] = [];
@@ -51,7 +56,7 @@ export class Cacher {
   }
 
   cache(r: ResourceInfo): ResourceCache {
-    const c = this.caches.get(r);
+    const c = this.caches.get(r) ?? this.customCaches.get(qualifiedResource(r));
     if (!c) throw errors.internal(`no watch cache for ${qualifiedResource(r)}`);
     return c;
   }
@@ -71,6 +76,10 @@ export class Cacher {
     from = list.revision;
     this.caches.clear();
     for (const r of RESOURCES) this.caches.set(r, new ResourceCache(r, this.historySize, from));
+    for (const q of [...this.customCaches.keys()]) this.dropCustom(q);
+    // Definitions first: their objects' keys may sort before them.
+    const crdPrefix = `${REGISTRY_PREFIX}${qualifiedResource(R.customresourcedefinitions)}/`;
+    for (const kv of list.items) if (kv.key.startsWith(crdPrefix)) this.followDefinition(kv.key, kv.value, from);
     for (const kv of list.items) {
       const r = this.resourceOf(kv.key);
       if (!r) continue;
@@ -121,7 +130,40 @@ export class Cacher {
     if (!key.startsWith(REGISTRY_PREFIX)) return undefined;
     const rest = key.slice(REGISTRY_PREFIX.length);
     const slash = rest.indexOf('/');
-    return slash < 0 ? undefined : this.byPrefix.get(rest.slice(0, slash));
+    if (slash < 0) return undefined;
+    const q = rest.slice(0, slash);
+    return this.byPrefix.get(q) ?? this.customByPrefix.get(q);
+  }
+
+  /** Serve, re-serve or stop serving the custom resource a CRD (key, stored JSON; '' when deleted) defines. */
+  private followDefinition(key: string, value: string, rv: number): void {
+    const qualified = key.slice(key.lastIndexOf('/') + 1);
+    let infos: ResourceInfo[] = [];
+    let crd: KubeObject | undefined;
+    if (value !== '') {
+      try {
+        crd = JSON.parse(value) as KubeObject;
+        infos = customResourceInfos(crd);
+      } catch {
+        infos = [];
+      }
+    }
+    const first = infos[0];
+    if (!first || qualifiedResource(first) !== qualified) {
+      this.dropCustom(qualified);
+      return;
+    }
+    if (!this.customCaches.has(qualified)) this.customCaches.set(qualified, new ResourceCache(first, this.historySize, rv));
+    this.customByPrefix.set(qualified, first);
+    setDefinition(qualified, crd);
+    setCustomResource(qualified, infos);
+  }
+
+  private dropCustom(qualified: string): void {
+    this.customCaches.delete(qualified);
+    this.customByPrefix.delete(qualified);
+    setDefinition(qualified, undefined);
+    setCustomResource(qualified, []);
   }
 
   private applyBatch(events: WatchEvent[]): void {
@@ -142,6 +184,7 @@ export class Cacher {
       };
       apply(this.cache(r), obj);
       for (const v of viewsOfStorage(r)) apply(this.cache(v.view), this.viewed(obj, v.fromStorage));
+      if (r === R.customresourcedefinitions) this.followDefinition(e.kv.key, e.type === 'delete' ? '' : e.kv.value, e.revision);
     }
     for (const [cache, evs] of touched) cache.dispatch(evs);
     this.notifyWaiters();

@@ -1,0 +1,21 @@
+// The CustomResourceDefinition behind each served custom resource, as the watch cache last saw it: its
+// storage version's schema, printer columns and subresources drive the custom resources' strategy.
+import { qualifiedResource, type KubeObject, type ResourceInfo } from '@kemu/api';
+import { asArray, asRecord, isRecord } from '../validation/field.ts';
+
+const definitions = new Map<string, KubeObject>();
+
+export function setDefinition(qualified: string, crd: KubeObject | undefined): void {
+  if (crd) definitions.set(qualified, crd);
+  else definitions.delete(qualified);
+}
+
+export function definitionOf(r: ResourceInfo): KubeObject | undefined {
+  return definitions.get(qualifiedResource(r));
+}
+
+/** The CRD's entry in spec.versions for the served version of r. */
+export function versionOf(r: ResourceInfo): Record<string, unknown> | undefined {
+  const crd = definitionOf(r);
+  return (asArray(asRecord(crd?.spec)?.versions) ?? []).filter(isRecord).find((v) => v.name === r.version);
+}
