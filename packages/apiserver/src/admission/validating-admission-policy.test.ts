@@ -66,6 +66,27 @@ describe('ValidatingAdmissionPolicy', () => {
     expect((await call('POST', '/apis/apps/v1/namespaces/default/deployments', deployment('big', 6))).status).toBe(201);
   });
 
+  it('reports type-checking warnings against the matched kinds in status, without refusing the policy', async () => {
+    const p = await call(
+      'POST',
+      VAP,
+      policy('typo', {
+        matchConstraints: DEPLOYMENT_RULES,
+        validations: [
+          { expression: 'object.spec.replicass > 1' },
+          { expression: "object.spec.template.spec.containers.all(c, c.image.startsWith('nginx'))", messageExpression: 'object.spec.replicas' },
+        ],
+      }),
+    );
+    expect(p.status).toBe(201);
+    const warnings = (p.body.status?.typeChecking as { expressionWarnings?: { fieldRef: string; warning: string }[] }).expressionWarnings;
+    expect(warnings?.map((w) => w.fieldRef)).toEqual(['spec.validations[0].expression', 'spec.validations[1].messageExpression']);
+    expect(warnings?.[0]?.warning).toMatch(/^apps\/v1, Kind=Deployment: ERROR: <input>:1:\d+: .*replicass\n \| object\.spec\.replicass > 1\n \| \.+\^$/);
+    expect(warnings?.[1]?.warning).toBe('apps/v1, Kind=Deployment: ERROR: <input>:1:1: must evaluate to string, but got int');
+    expect(p.body.status?.observedGeneration).toBe(1);
+    await call('DELETE', `${VAP}/typo`);
+  });
+
   it('refuses invalid policies and bindings with Kubernetes field errors', async () => {
     const p = await call('POST', VAP, policy('bad', { matchConstraints: { resourceRules: [] }, validations: [{ expression: 'object.spec.replicas <=' }] }));
     expect(p.status).toBe(422);
