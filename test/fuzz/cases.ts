@@ -119,6 +119,10 @@ export function validObject(r: ResourceInfo, name = TARGET): Record<string, unkn
       return { ...base, spec: { podSelector: {} } };
     case 'RuntimeClass':
       return { ...base, handler: 'runc' };
+    case 'ValidatingAdmissionPolicy':
+      return { ...base, spec: { matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] }, validations: [{ expression: 'true' }] } };
+    case 'ValidatingAdmissionPolicyBinding':
+      return { ...base, spec: { policyName: name, validationActions: ['Deny'] } };
     case 'CertificateSigningRequest':
       return { ...base, spec: { request: FUZZ_CSR, signerName: 'example.com/fuzz', usages: ['client auth'] } };
     default:
