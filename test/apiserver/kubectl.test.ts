@@ -100,6 +100,70 @@ describe('kubectl', () => {
     }
   });
 
+  it('the kubernetes.io ValidatingAdmissionPolicy example: get columns, and a Deployment of 6 replicas denied', async () => {
+    const file = path.join(k.dir, 'vap.yaml');
+    writeFileSync(
+      file,
+      `apiVersion: v1
+kind: Namespace
+metadata:
+  name: vap-test
+  labels: {environment: test}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: "demo-policy.example.com"
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups:   ["apps"]
+      apiVersions: ["v1"]
+      operations:  ["CREATE", "UPDATE"]
+      resources:   ["deployments"]
+  validations:
+    - expression: "object.spec.replicas <= 5"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: "demo-binding-test.example.com"
+spec:
+  policyName: "demo-policy.example.com"
+  validationActions: [Deny]
+  matchResources:
+    namespaceSelector:
+      matchLabels:
+        environment: test
+`,
+    );
+    const applied = await k.kubectl('apply', '-f', file);
+    expect(applied.stdout.trim().split('\n')).toEqual([
+      'namespace/vap-test created',
+      'validatingadmissionpolicy.admissionregistration.k8s.io/demo-policy.example.com created',
+      'validatingadmissionpolicybinding.admissionregistration.k8s.io/demo-binding-test.example.com created',
+    ]);
+    const pols = await k.kubectl('get', 'validatingadmissionpolicies');
+    expect(pols.stdout).toMatch(/^NAME\s+VALIDATIONS\s+PARAMKIND\s+AGE\ndemo-policy\.example\.com\s+1\s+<unset>\s+\d+s\n$/);
+    const binds = await k.kubectl('get', 'validatingadmissionpolicybindings');
+    expect(binds.stdout).toMatch(/^NAME\s+POLICYNAME\s+PARAMREF\s+AGE\ndemo-binding-test\.example\.com\s+demo-policy\.example\.com\s+<unset>\s+\d+s\n$/);
+    const dep = path.join(k.dir, 'vap-dep.yaml');
+    writeFileSync(dep, deployment(6).replace('name: web', 'name: nginx\n  namespace: vap-test'));
+    const deadline = Date.now() + 20_000;
+    let res = await k.kubectl('create', '-f', dep, '--dry-run=server');
+    while (res.code === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      res = await k.kubectl('create', '-f', dep, '--dry-run=server');
+    }
+    expect(res.stderr.trim()).toBe(
+      `The deployments "nginx" is invalid: : ValidatingAdmissionPolicy 'demo-policy.example.com' with binding 'demo-binding-test.example.com' denied request: failed expression: object.spec.replicas <= 5`,
+    );
+    const del = await k.kubectl('delete', 'validatingadmissionpolicybinding', 'demo-binding-test.example.com');
+    expect(del.stdout.trim()).toBe('validatingadmissionpolicybinding.admissionregistration.k8s.io "demo-binding-test.example.com" deleted');
+    expect((await k.kubectl('delete', 'validatingadmissionpolicy', 'demo-policy.example.com')).code).toBe(0);
+  });
+
   it('deletes a bound pod gracefully: kubectl waits until it is gone', async () => {
     const del = k.kubectl('delete', 'pod', 'web-1', '--wait=true');
     // The "kubelet": once the pod is marked, finish it with grace 0.

@@ -8,6 +8,8 @@ import type { ApiServer } from '../server.ts';
 import { startMemoryApiServer } from '../testing/memory-server.ts';
 import { validatingAdmissionPolicyPlugin, VALIDATION_FAILURE_ANNOTATION } from './validating-admission-policy.ts';
 import type { AdmissionAttributes } from './types.ts';
+import type { AuditEvent } from '../audit/event.ts';
+import { parsePolicy } from '../audit/policy.ts';
 
 let srv: ApiServer;
 beforeAll(async () => {
@@ -64,6 +66,27 @@ describe('ValidatingAdmissionPolicy', () => {
     expect((await call('POST', '/apis/apps/v1/namespaces/test/deployments', deployment('nginx', 5))).status).toBe(201);
     // Outside the selected namespace the binding does not apply.
     expect((await call('POST', '/apis/apps/v1/namespaces/default/deployments', deployment('big', 6))).status).toBe(201);
+  });
+
+  it('reports type-checking warnings against the matched kinds in status, without refusing the policy', async () => {
+    const p = await call(
+      'POST',
+      VAP,
+      policy('typo', {
+        matchConstraints: DEPLOYMENT_RULES,
+        validations: [
+          { expression: 'object.spec.replicass > 1' },
+          { expression: "object.spec.template.spec.containers.all(c, c.image.startsWith('nginx'))", messageExpression: 'object.spec.replicas' },
+        ],
+      }),
+    );
+    expect(p.status).toBe(201);
+    const warnings = (p.body.status?.typeChecking as { expressionWarnings?: { fieldRef: string; warning: string }[] }).expressionWarnings;
+    expect(warnings?.map((w) => w.fieldRef)).toEqual(['spec.validations[0].expression', 'spec.validations[1].messageExpression']);
+    expect(warnings?.[0]?.warning).toMatch(/^apps\/v1, Kind=Deployment: ERROR: <input>:1:\d+: .*replicass\n \| object\.spec\.replicass > 1\n \| \.+\^$/);
+    expect(warnings?.[1]?.warning).toBe('apps/v1, Kind=Deployment: ERROR: <input>:1:1: must evaluate to string, but got int');
+    expect(p.body.status?.observedGeneration).toBe(1);
+    await call('DELETE', `${VAP}/typo`);
   });
 
   it('refuses invalid policies and bindings with Kubernetes field errors', async () => {
@@ -163,5 +186,36 @@ describe('ValidatingAdmissionPolicy plugin (in-process)', () => {
     expect(JSON.parse(annotations[VALIDATION_FAILURE_ANNOTATION]!)).toEqual([
       { message: 'name must not be bad', policy: 'audited', binding: 'audited-binding', expressionIndex: 0, validationActions: ['Audit'] },
     ]);
+  });
+});
+
+describe('ValidatingAdmissionPolicy audit annotations through the request pipeline', () => {
+  it('lands the Audit failure and auditAnnotations in the request\'s audit event', async () => {
+    const events: AuditEvent[] = [];
+    const auditPolicy = parsePolicy('apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{group: "", resources: [configmaps]}]\n');
+    const s2 = await startMemoryApiServer({ audit: { policy: auditPolicy, sink: { write: (l) => events.push(JSON.parse(l) as AuditEvent), close: () => undefined }, format: 'json' } });
+    try {
+      const post = (url: string, body: unknown) => s2.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+      await post(
+        VAP,
+        policy('cm-audit', {
+          matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] },
+          validations: [{ expression: "!object.metadata.name.startsWith('bad')", message: 'no bad names' }],
+          auditAnnotations: [{ key: 'owner', valueExpression: "'cm ' + object.metadata.name" }],
+        }),
+      );
+      await post(VAPB, binding('cm-audit', { policyName: 'cm-audit', validationActions: ['Audit'] }));
+      const ev = await waitFor('audited event', async () => {
+        const name = `bad-${events.length}`;
+        const r = await post('/api/v1/namespaces/default/configmaps', { metadata: { name } });
+        expect(r.statusCode).toBe(201);
+        return events.find((e) => e.objectRef?.name === name && e.stage === 'ResponseComplete' && e.annotations?.[VALIDATION_FAILURE_ANNOTATION]);
+      });
+      const name = ev.objectRef?.name ?? '';
+      expect(ev.annotations?.['cm-audit/owner']).toBe(`cm ${name}`);
+      expect(JSON.parse(ev.annotations![VALIDATION_FAILURE_ANNOTATION]!)).toEqual([{ message: 'no bad names', policy: 'cm-audit', binding: 'cm-audit', expressionIndex: 0, validationActions: ['Audit'] }]);
+    } finally {
+      await s2.close();
+    }
   });
 });
