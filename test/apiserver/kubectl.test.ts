@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from './cluster.ts';
 import { startKubectlCluster, type KubectlCluster } from './kubectl-cluster.ts';
+import { startWebhookServer } from '../../packages/apiserver/src/testing/webhook-server.ts';
 
 let k: KubectlCluster;
 
@@ -199,6 +200,42 @@ spec:
     const gone = await k.kubectl('get', 'crontabs');
     // kubectl's cached discovery may still name the resource: then the list itself is a 404.
     expect(gone.stderr).toMatch(/the server doesn't have a resource type "crontabs"|Unable to list "stable\.example\.com\/v1, Resource=crontabs": the server could not find the requested resource/);
+  });
+
+  it('a validating webhook on the machine: get validatingwebhookconfigurations, a create it denies, its warning', async () => {
+    const wh = await startWebhookServer((r) =>
+      r.name === 'refused' ? { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'refused by the test webhook' } } : { allowed: true, warnings: ['seen by the test webhook'] },
+    );
+    const file = path.join(k.dir, 'webhook.yaml');
+    writeFileSync(
+      file,
+      `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: deny-test}
+webhooks:
+- name: deny.test.example.com
+  clientConfig: {url: "${wh.url('/validate')}", caBundle: ${wh.caBundle}}
+  rules: [{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}]
+  namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: hooked}}
+  sideEffects: None
+  admissionReviewVersions: [v1]
+`,
+    );
+    try {
+      expect((await k.kubectl('apply', '-f', file)).stdout.trim()).toBe('validatingwebhookconfiguration.admissionregistration.k8s.io/deny-test created');
+      const get = await k.kubectl('get', 'validatingwebhookconfigurations');
+      expect(get.stdout).toMatch(/^NAME\s+WEBHOOKS\s+AGE\ndeny-test\s+1\s+\d+s\n$/);
+      expect((await k.kubectl('create', 'namespace', 'hooked')).code).toBe(0);
+      const refused = await k.kubectl('create', 'configmap', 'refused', '-n', 'hooked');
+      expect(refused.code).toBe(1);
+      expect(refused.stderr.trim()).toBe('error: failed to create configmap: admission webhook "deny.test.example.com" denied the request: refused by the test webhook');
+      const allowed = await k.kubectl('create', 'configmap', 'allowed', '-n', 'hooked');
+      expect(allowed.stdout.trim()).toBe('configmap/allowed created');
+      expect(allowed.stderr.trim()).toBe('Warning: seen by the test webhook');
+    } finally {
+      await k.kubectl('delete', '-f', file);
+      await wh.close();
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-// Calling a webhook: its URL, or its Service resolved through the Service's Endpoints to one address (so a
+// Calling a webhook: its URL, or its Service resolved through the Service's Endpoints (else its EndpointSlices) to one address (so a
 // selector-less Service with Endpoints on a host address reaches a webhook outside the cluster), over HTTPS
 // verified with clientConfig.caBundle (the Service's DNS name is the TLS server name), with the timeout in the
 // URL's ?timeout= as Kubernetes' REST client sends it. Errors read as Go's net/http ones.
@@ -49,6 +49,16 @@ async function resolveService(svcRef: Obj, ctx: AdmissionContext): Promise<{ hos
     const ip = str(a?.ip);
     if (ip) return { host: ip, port: p.port };
   }
+  // A Service whose endpoints are published only as EndpointSlices (kubernetes.io/service-name).
+  const slices = ((await ctx.listObjects?.(R.endpointslices, ns)) ?? []).filter((s) => s.metadata.labels?.['kubernetes.io/service-name'] === name);
+  for (const slice of slices) {
+    const p = (Array.isArray(slice.ports) ? slice.ports : []).find((x): x is Obj => isObj(x) && (str(x.name) ?? '') === portName);
+    if (!p || typeof p.port !== 'number') continue;
+    const ready = (Array.isArray(slice.endpoints) ? slice.endpoints : []).filter(isObj).filter((e) => !isObj(e.conditions) || e.conditions.ready !== false);
+    const ips = ready.flatMap((e) => (Array.isArray(e.addresses) ? e.addresses.filter((a): a is string => typeof a === 'string') : []));
+    const ip = ips[Math.floor(Math.random() * ips.length)];
+    if (ip) return { host: ip, port: p.port };
+  }
   throw new WebhookCallError(`no endpoints available for service "${name}"`);
 }
 
@@ -93,6 +103,10 @@ function goError(e: NodeJS.ErrnoException, t: WebhookTarget): string {
   }
 }
 
+// One keep-alive pool for every webhook (Node keys its connections by host, port, CA and server name), so a
+// webhook called per request costs no TLS handshake each time, as Kubernetes' cached REST clients.
+const agent = new https.Agent({ keepAlive: true });
+
 /** POSTs body; resolves to the parsed JSON reply; throws WebhookCallError (prefixed "failed to call webhook: "). */
 export function postWebhook(t: WebhookTarget, body: unknown, timeoutSeconds: number): Promise<unknown> {
   const url = new URL(t.url);
@@ -111,7 +125,7 @@ export function postWebhook(t: WebhookTarget, body: unknown, timeoutSeconds: num
         ...(t.ca ? { ca: t.ca } : {}),
         headers: { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': payload.length, host: url.host },
         timeout: timeoutSeconds * 1000,
-        agent: false,
+        agent,
       },
       (res) => {
         const chunks: Buffer[] = [];
