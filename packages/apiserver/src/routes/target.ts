@@ -2,6 +2,7 @@
 // object or subresource (namespaced or cluster-scoped), exactly as Kubernetes lays out its URLs.
 import { errors, RESOURCES, StatusError, type ResourceInfo } from '@kemu/api';
 import { isValidPathSegmentName } from '../validation/names.ts';
+import { METRICS_RESOURCES } from '../metrics-api/resources.ts';
 
 export type Target =
   | { kind: 'root'; prefix: 'api' | 'apis' }
@@ -21,8 +22,9 @@ export function pageNotFound(): StatusError {
   return new StatusError('NotFound', 'the server could not find the requested resource');
 }
 
-const GROUPS = new Set(RESOURCES.map((r) => r.group));
-const GROUP_VERSIONS = new Set(RESOURCES.map((r) => `${r.group}/${r.version}`));
+// metrics.k8s.io has discovery documents here; its resources are answered before targets are parsed.
+const GROUPS = new Set([...RESOURCES, ...METRICS_RESOURCES].map((r) => r.group));
+const GROUP_VERSIONS = new Set([...RESOURCES, ...METRICS_RESOURCES].map((r) => `${r.group}/${r.version}`));
 const BY_PATH = new Map(RESOURCES.map((r) => [`${r.group}/${r.version}/${r.plural}`, r]));
 
 function findIn(group: string, version: string, plural: string): ResourceInfo | undefined {
