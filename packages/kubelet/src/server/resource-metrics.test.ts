@@ -68,6 +68,22 @@ describe('kubelet resource endpoints', () => {
     expect(collector.collect(now).usageCoreNanoSeconds).toBe(before);
   });
 
+  it('counts on from what a container had reported when its annotation changes', () => {
+    const w = worker('edited', { 'kemu.dev/cpu-usage': '1' }, true);
+    const one = new NodeStatsCollector({ name: 'n', memoryCapacityBytes: 0, podWorkers: () => [w] }, T0);
+    expect(one.collect(T0 + 10_000).pods[0]?.usageCoreNanoSeconds).toBe(10e9);
+    const edited = { ...w, current: { ...w.current, metadata: { ...w.current.metadata, annotations: { 'kemu.dev/cpu-usage': '100m' } } } };
+    const two = new NodeStatsCollector({ name: 'n', memoryCapacityBytes: 0, podWorkers: () => [edited] }, T0);
+    expect(two.collect(T0 + 20_000).pods[0]?.usageCoreNanoSeconds).toBe(2e9);
+    let current = w;
+    const c = new NodeStatsCollector({ name: 'n', memoryCapacityBytes: 0, podWorkers: () => [current] }, T0);
+    c.collect(T0 + 10_000);
+    current = edited;
+    expect(c.collect(T0 + 10_000).pods[0]?.usageCoreNanoSeconds).toBe(10e9);
+    expect(c.collect(T0 + 20_000).pods[0]?.usageCoreNanoSeconds).toBe(11e9);
+    expect(c.collect(T0 + 20_000).pods[0]?.usageNanoCores).toBe(1e8);
+  });
+
   it("formats values as Go's FormatFloat 'g'", () => {
     expect([0, 2.5, 123456, 1234567, 0.0001, 0.00001].map(goFloat)).toEqual(['0', '2.5', '123456', '1.234567e+06', '0.0001', '1e-05']);
   });

@@ -1,10 +1,11 @@
 // One emulated node's resource statistics at an instant (what the kubelet's stats provider reads from cAdvisor):
 // its running containers' usage (usage.ts), summed per pod and per node with a small system overhead, as
 // /stats/summary (statsapi.Summary's JSON) and /metrics/resource (resource-metrics.ts) serve them.
-// The node's cumulative CPU keeps the CPU time of containers that have gone, so it never goes backwards.
+// The node's cumulative CPU keeps the CPU time of containers that have gone, so it never goes backwards; a
+// container whose profile changes (its pod's annotation edited) counts on from what it had reported.
 import type { Pod } from '@kemu/api';
 import type { ContainerRunState } from '../pods/lifecycle.ts';
-import { containerUsage, type ContainerUsage } from './usage.ts';
+import { containerProfiles, containerUsage, cpuNanosBetween, type ContainerUsage } from './usage.ts';
 
 /** What the node's system daemons and kernel use besides the pods (a real idle node shows about this). */
 export const NODE_OVERHEAD_CPU_CORES = 0.05;
@@ -51,6 +52,9 @@ export class NodeStatsCollector {
   /** CPU time (ns) of containers no longer running, and the last seen cumulative of those running. */
   private retiredNanos = 0;
   private lastSeen = new Map<string, number>();
+  /** Containers whose profile changed while running: the profile now, since when, and the CPU time until then. */
+  private profiles = new Map<string, string>();
+  private anchors = new Map<string, { profile: string; at: number; baseNanos: number }>();
 
   constructor(
     private readonly node: StatsNodeSource,
@@ -60,6 +64,7 @@ export class NodeStatsCollector {
   collect(now: number): NodeStats {
     const pods: PodStats[] = [];
     const seen = new Map<string, number>();
+    const profiles = new Map<string, string>();
     for (const w of this.node.podWorkers()) {
       const lc = w.lifecycle;
       if (!lc) continue;
@@ -68,8 +73,19 @@ export class NodeStatsCollector {
         if (c.state.kind !== 'running') continue;
         const spec = (w.current.spec.containers ?? []).find((s) => s.name === c.name) ?? { name: c.name };
         const u = containerUsage(w.current, spec, c.state.startedAt, now);
+        const id = c.state.containerID;
+        const profile = JSON.stringify(containerProfiles(w.current, spec).cpu);
+        let anchor = this.anchors.get(id);
+        const last = this.lastSeen.get(id);
+        if (anchor === undefined && last !== undefined && this.profiles.get(id) !== profile) anchor = { profile, at: now, baseNanos: last };
+        else if (anchor !== undefined && anchor.profile !== profile) anchor = { profile, at: now, baseNanos: last ?? anchor.baseNanos };
+        if (anchor) {
+          this.anchors.set(id, anchor);
+          u.usageCoreNanoSeconds = anchor.baseNanos + cpuNanosBetween(w.current, spec, c.state.startedAt, anchor.at, now);
+        }
+        profiles.set(id, profile);
         containers.push(u);
-        seen.set(c.state.containerID, u.usageCoreNanoSeconds);
+        seen.set(id, u.usageCoreNanoSeconds);
       }
       if (containers.length === 0) continue;
       const m = w.current.metadata;
@@ -86,6 +102,8 @@ export class NodeStatsCollector {
     }
     for (const [id, nanos] of this.lastSeen) if (!seen.has(id)) this.retiredNanos += nanos;
     this.lastSeen = seen;
+    this.profiles = profiles;
+    for (const id of this.anchors.keys()) if (!seen.has(id)) this.anchors.delete(id);
     const up = Math.max(0, (now - this.startTime) / 1000);
     return {
       nodeName: this.node.name,

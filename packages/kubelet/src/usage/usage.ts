@@ -110,6 +110,12 @@ export interface ContainerUsage {
   workingSetBytes: number;
 }
 
+/** CPU time (ns) under the container's current profile between two instants (ms) since it started. */
+export function cpuNanosBetween(pod: Pod, container: ContainerSpecLike, startedAt: number, from: number, to: number): number {
+  const { cpu } = containerProfiles(pod, container);
+  return Math.round((integralTo(cpu, (to - startedAt) / 1000) - integralTo(cpu, (from - startedAt) / 1000)) * 1e9);
+}
+
 /** A running container's usage `now` (ms), `startedAt` ms after the epoch. */
 export function containerUsage(pod: Pod, container: ContainerSpecLike, startedAt: number, now: number): ContainerUsage {
   const { cpu, memory } = containerProfiles(pod, container);
