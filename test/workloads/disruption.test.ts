@@ -1,6 +1,7 @@
 // Disruption budgets, quotas and limits on one small lab, as a kubectl 1.32 user meets them: `kubectl drain`
 // blocked by a PodDisruptionBudget until a replacement pod is Ready on the other node, a ResourceQuota
-// refusing the pod past it, LimitRange defaults in `kubectl get pod -o yaml`, and the kinds' Tables.
+// refusing the pod past it, LimitRange defaults in `kubectl get pod -o yaml`, and the kinds' Tables; and
+// `kubectl top` reading the kubelets' emulated usage through metrics.k8s.io.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,4 +96,18 @@ describe.skipIf(skip)('disruption budgets, quotas and limits', () => {
     expect(tables).toMatch(/NAMESPACE\s+NAME\s+AGE\s+REQUEST\s+LIMIT/);
     expect(tables).toMatch(/limits\s+limitrange\/cpu-defaults\s/);
   }, 60_000);
+
+  it('kubectl top pods and nodes show the kubelets\' emulated usage, a kemu.dev/cpu-usage annotation included', async () => {
+    ok(await k('run', 'busy', '--image=nginx', '--annotations=kemu.dev/cpu-usage=250m', '--annotations=kemu.dev/memory-usage=100Mi'));
+    // The apiserver keeps a node's scrape for 15 s: the pod shows up at the latest one resolution after it runs.
+    let top = '';
+    await waitFor('busy in kubectl top pods', async () => {
+      top = (await k('top', 'pods')).stdout;
+      return /\nbusy\s+250m\s+100Mi\s*\n/.test(top);
+    }, 60_000, 1000);
+    expect(top).toMatch(/^NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)\s*\n/);
+    const nodes = ok(await k('top', 'nodes'));
+    expect(nodes).toMatch(/^NAME\s+CPU\(cores\)\s+CPU%\s+MEMORY\(bytes\)\s+MEMORY%\s*\n/);
+    expect(nodes).toMatch(/\nworker-[01]\s+\d+m\s+\d+%\s+\d+Mi\s+\d+%\s*\n/);
+  }, 90_000);
 });

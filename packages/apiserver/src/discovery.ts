@@ -1,6 +1,10 @@
 // Discovery documents built from the resource table: aggregated (apidiscovery.k8s.io/v2, what kubectl
 // asks for first) and legacy (APIVersions, APIGroupList, APIGroup, APIResourceList).
 import { groupVersion, servedResources, type ResourceInfo } from '@kemu/api';
+import { METRICS_RESOURCES } from './metrics-api/resources.ts';
+
+/** The served resources (built-in and custom) and those the apiserver serves without storage (metrics.k8s.io). */
+const served = (): readonly ResourceInfo[] => [...servedResources(), ...METRICS_RESOURCES];
 
 export const AGGREGATED_CONTENT_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
@@ -18,7 +22,7 @@ export function wantsAggregated(accept: string | undefined): boolean {
 
 function groups(): { name: string; versions: string[] }[] {
   const out: { name: string; versions: string[] }[] = [];
-  for (const r of servedResources()) {
+  for (const r of served()) {
     if (r.group === '') continue;
     let g = out.find((x) => x.name === r.group);
     if (!g) out.push((g = { name: r.group, versions: [] }));
@@ -28,7 +32,7 @@ function groups(): { name: string; versions: string[] }[] {
 }
 
 function resourcesOf(group: string, version: string): ResourceInfo[] {
-  return servedResources().filter((r) => r.group === group && r.version === version);
+  return served().filter((r) => r.group === group && r.version === version);
 }
 
 function aggregatedResource(r: ResourceInfo): Record<string, unknown> {

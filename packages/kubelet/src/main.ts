@@ -17,6 +17,8 @@ import { deferredKubeApi, type KubeApi } from './api.ts';
 import { kubeletRoutes, podNodeOf } from './server/container-logs.ts';
 import { podStreamNodeOf, podStreamRoutes, podStreamUpgrades } from './server/pod-streams.ts';
 import { startKubeletHealthz } from './server/healthz.ts';
+import { resourceMetricsRoutes } from './server/resource-metrics.ts';
+import { NodeStatsCollector } from './usage/node-stats.ts';
 import { streamingRoutes, streamingUpgrade, streamNodeOf } from './server/streaming.ts';
 
 const PROGRAM = 'kubelet';
@@ -127,7 +129,12 @@ async function main(): Promise<void> {
     // /portForward, kemu's pod-port proxy and /pods (server/pod-streams.ts).
     const execRoutes = streamingRoutes(apiDeps);
     const podRoutes = podStreamRoutes({ ...apiDeps, listPods: () => [...running.agents.values()].flatMap((a) => a.pods()) });
-    const routes: HealthRoutes = async (req, res, path) => (await logRoutes(req, res, path)) || (await execRoutes(req, res, path)) || podRoutes(req, res, path);
+    // /stats/summary and /metrics/resource (server/resource-metrics.ts): each node's emulated usage.
+    const started = realClock.now();
+    const collectors = [...running.agents.values()].map((a) => ({ ip: a.id.ip, stats: new NodeStatsCollector(a, started) }));
+    const usageRoutes = resourceMetricsRoutes({ nodes: () => collectors, now: () => realClock.now() });
+    const routes: HealthRoutes = async (req, res, path) =>
+      (await logRoutes(req, res, path)) || (await execRoutes(req, res, path)) || (await usageRoutes(req, res, path)) || podRoutes(req, res, path);
     const execUpgrade = streamingUpgrade(apiDeps);
     const podUpgrade = podStreamUpgrades(apiDeps);
     const upgrade: HealthUpgrade = async (req, socket, head, path) => (await execUpgrade(req, socket, head, path)) || podUpgrade(req, socket, head, path);

@@ -155,6 +155,16 @@ export class NodeAgent {
     return this.workers.size;
   }
 
+  /** The workers of the pods this node runs (their emulated containers: /stats/summary, /metrics/resource). */
+  podWorkers(): PodWorker[] {
+    return [...this.workers.values()];
+  }
+
+  /** The memory capacity in bytes (the node's working set is reported against it). */
+  get memoryCapacityBytes(): number {
+    return this.allocatable.memory;
+  }
+
   /** The pods this node runs, as last seen (the kubelet API's /pods). */
   pods(): Pod[] {
     return [...this.workers.values()].map((w) => w.current);
