@@ -89,6 +89,28 @@ describe.skipIf(skip)('exec, attach and cp through the apiserver to the kubelet'
     expect((await kubectl(undefined, 'get', 'pod', 't')).stderr).toContain('pods "t" not found');
   });
 
+  it('kubectl debug -i --target: a debug container sharing the target\'s processes reads piped stdin, then reports its exit', async () => {
+    const r = await kubectl('ps\necho in $(hostname)\nexit 5\n', 'debug', '-i', 'box', '--image=busybox:1.28', '--target=box', '--', 'sh');
+    expect(r.stderr).not.toContain('error');
+    expect(r.stdout).toMatch(/^PID   USER     TIME  COMMAND\n    1 root      0:00 sleep 3600\n +\d+ root      0:00 sh\n +\d+ root      0:00 ps\nin box\n/m);
+    const name = /debugger-\w+/.exec(r.stdout + r.stderr)?.[0] ?? '';
+    expect(name).not.toBe('');
+    await waitFor('the debug container terminated', async () => {
+      const j = await lab?.kubectl('get', 'pod', 'box', '-o', `jsonpath={.status.ephemeralContainerStatuses[?(@.name=="${name}")].state.terminated.exitCode}`);
+      return j?.stdout === '5';
+    }, 30_000, 300);
+    // The pod's own container runs on.
+    expect((await kubectl(undefined, 'get', 'pod', 'box', '-o', 'jsonpath={.status.phase} {.status.containerStatuses[0].restartCount}')).stdout).toBe('Running 0');
+  });
+
+  it('kubectl debug --copy-to: a copy of the pod whose container runs the given shell', async () => {
+    const r = await kubectl('echo copy $(hostname)\nexit 0\n', 'debug', 'box', '-i', '--copy-to=box-copy', '--container=box', '--', 'sh');
+    expect(r.stdout).toContain('copy box-copy\n');
+    const copy = await kubectl(undefined, 'get', 'pod', 'box-copy', '-o', 'jsonpath={.spec.containers[0].command} {.spec.containers[0].stdin}');
+    expect(copy.stdout).toBe('["sh"] true');
+    await kubectl(undefined, 'delete', 'pod', 'box-copy', '--wait=false');
+  });
+
   it('the Python client stream() gets the output and the exit status', async (ctx) => {
     if (noPython) return ctx.skip(noPython);
     const l = lab as Lab;

@@ -121,6 +121,13 @@ export class PodWorker {
     const wasDeleting = this.pod.metadata.deletionTimestamp !== undefined;
     this.pod = pod;
     if (this.done) return;
+    // Debug containers added through pods/ephemeralcontainers start at once (not on a deleted pod).
+    let added = false;
+    if (this.lc && !pod.metadata.deletionTimestamp) for (const c of pod.spec.ephemeralContainers ?? []) added = this.lc.addEphemeral(c) || added;
+    if (added) {
+      this.tick();
+      return;
+    }
     if (pod.metadata.deletionTimestamp && (!wasDeleting || !this.lc?.stopping)) {
       const graceMs = (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30) * 1000;
       this.lc?.requestStop(this.host.clock.now(), graceMs);
@@ -151,7 +158,7 @@ export class PodWorker {
     if (!sink) return;
     // Listed items may lack kind/apiVersion; the reference must name them.
     const ref = { apiVersion: 'v1', kind: 'Pod', metadata: this.pod.metadata };
-    if (c) sink.event(ref, type, reason, message, { fieldPath: containerFieldPath(c.name, c.init) });
+    if (c) sink.event(ref, type, reason, message, { fieldPath: containerFieldPath(c.name, c.init, c.ephemeral) });
     else sink.event(ref, type, reason, message);
   };
 

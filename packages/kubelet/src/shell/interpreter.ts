@@ -11,6 +11,7 @@ import { cat, echo, printf, seq, test, type FileView, type Result } from './buil
 import { dateCommand } from './date.ts';
 import { ContainerFs, ls, mkdir, normalize, rm } from './filesystem.ts';
 import { perl } from './perl.ts';
+import { ps, type ProcessTable } from './ps.ts';
 import { ShellSyntaxError, parse, type AndOr, type Command, type List, type Pipeline, type Redirect, type Word } from './parser.ts';
 
 /** What a process does, in order; `atMs` is virtual time since it started. */
@@ -39,6 +40,8 @@ export interface ShellContext {
    * (`sh: x: not found`, 127) instead of being taken for a server that runs until stopped.
    */
   exec?: boolean;
+  /** The container's processes (its PID namespace), for `ps`. */
+  processes?: ProcessTable;
 }
 
 /** Commands run without a sleep in between before a script is taken to spin (it then runs on silently). */
@@ -455,6 +458,8 @@ class Interpreter implements FileView {
         return yield* this.result(io, seq(args, SEQ_LIMIT));
       case 'perl':
         return yield* this.result(io, perl(args));
+      case 'ps':
+        return yield* this.result(io, ps(this.ctx.processes, argv));
       case 'env':
       case 'printenv': {
         const env = this.environment(assigns);

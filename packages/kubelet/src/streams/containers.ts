@@ -1,13 +1,14 @@
 // The running container an exec or attach is about, and what lives as long as that container instance: its
 // file system (shared by every exec into it) and, for a container whose main process is a shell reading its
 // stdin (`stdin: true`, as `kubectl run -it … -- sh` makes), that shell, which attach sessions talk to.
-import type { Container, Pod } from '@kemu/api';
+import type { Container, EphemeralContainer, Pod } from '@kemu/api';
 import type { LoggedPod } from '../server/container-logs.ts';
 import type { ContainerRuntime } from '../pods/lifecycle.ts';
 import { containerArgv, containerShellContext } from '../pods/program.ts';
 import { SHELLS } from '../pods/command.ts';
 import { ContainerFs } from '../shell/filesystem.ts';
 import { ShellSession, type ShellContext } from '../shell/interpreter.ts';
+import { ProcessTable, imageProcesses } from '../shell/ps.ts';
 
 /** A pod this process runs, with a way to have its worker look at it again at once (a container ended). */
 export interface StreamedPod extends LoggedPod {
@@ -25,6 +26,8 @@ export interface RunningContainer {
 export interface ContainerState {
   fs: ContainerFs;
   context: ShellContext;
+  /** Its PID namespace (a targeting debug container shares its target's). */
+  processes: ProcessTable;
   /** The main process' shell, when it reads stdin (created at the first attach). */
   mainShell?: ShellSession;
 }
@@ -52,17 +55,35 @@ function podContext(pod: Pod) {
 
 /** The named container when it is running, else the kubelet's error (`container not found ("x")`). */
 export function runningContainer(pod: StreamedPod, name: string, states: ContainerStates): RunningContainer | { error: string } {
+  const found = lookup(pod, name);
+  if (!found || found.runtime.state.kind !== 'running') return { error: `container not found (${JSON.stringify(name)})` };
+  const { runtime, spec } = found;
+  const { containerID } = found.runtime.state;
+  return { pod, spec, runtime, containerID, state: stateOf(pod, runtime, spec, states) };
+}
+
+function lookup(pod: StreamedPod, name: string): { runtime: ContainerRuntime; spec: EphemeralContainer } | undefined {
   const lc = pod.lifecycle;
-  const runtime = lc ? [...lc.containers, ...lc.initContainers].find((c) => c.name === name) : undefined;
-  const spec = [...pod.current.spec.containers, ...(pod.current.spec.initContainers ?? [])].find((c) => c.name === name);
-  if (!runtime || !spec || runtime.state.kind !== 'running') return { error: `container not found (${JSON.stringify(name)})` };
-  const { containerID, startedAt } = runtime.state;
-  const state = states.get(containerID, () => {
-    const context = containerShellContext(spec, podContext(pod.current), startedAt, lc?.podIP);
+  const runtime = lc ? [...lc.containers, ...lc.initContainers, ...lc.ephemeralContainers].find((c) => c.name === name) : undefined;
+  const s = pod.current.spec;
+  const spec = [...s.containers, ...(s.initContainers ?? []), ...(s.ephemeralContainers ?? [])].find((c) => c.name === name);
+  return runtime && spec ? { runtime, spec } : undefined;
+}
+
+/** The instance's state, made at its first use: file system, shell context and processes (PID 1: its main process). */
+function stateOf(pod: StreamedPod, runtime: ContainerRuntime, spec: EphemeralContainer, states: ContainerStates): ContainerState {
+  const run = runtime.state;
+  if (run.kind !== 'running') throw new Error('not running');
+  return states.get(run.containerID, () => {
+    // A debug container with a running target joins its process namespace.
+    const target = spec.targetContainerName ? lookup(pod, spec.targetContainerName) : undefined;
+    const processes = target && target.runtime.state.kind === 'running' ? stateOf(pod, target.runtime, target.spec, states).processes : new ProcessTable();
+    const argv = containerArgv(spec, podContext(pod.current));
+    for (const args of argv.length > 0 ? [argv.join(' ')] : imageProcesses(spec.image ?? '')) processes.spawn(args);
+    const context = containerShellContext(spec, podContext(pod.current), run.startedAt, pod.lifecycle?.podIP);
     const fs = new ContainerFs(context.files);
-    return { fs, context: { ...context, fs } };
+    return { fs, processes, context: { ...context, fs, processes } };
   });
-  return { pod, spec, runtime, containerID, state };
 }
 
 /** The main process is a shell reading stdin: `stdin: true` and `sh` with no script (or no command: busybox's is sh). */
