@@ -28,6 +28,8 @@ export interface ContainerState {
   context: ShellContext;
   /** Its PID namespace (a targeting debug container shares its target's). */
   processes: ProcessTable;
+  /** The files each mount path holds (streams/mounts.ts), to drop those its source no longer has. */
+  mounted: Map<string, Set<string>>;
   /** The main process' shell, when it reads stdin (created at the first attach). */
   mainShell?: ShellSession;
 }
@@ -82,7 +84,7 @@ function stateOf(pod: StreamedPod, runtime: ContainerRuntime, spec: EphemeralCon
     for (const args of argv.length > 0 ? [argv.join(' ')] : imageProcesses(spec.image ?? '')) processes.spawn(args);
     const context = containerShellContext(spec, podContext(pod.current), run.startedAt, pod.lifecycle?.podIP);
     const fs = new ContainerFs(context.files);
-    return { fs, processes, context: { ...context, fs, processes } };
+    return { fs, processes, mounted: new Map(), context: { ...context, fs, processes } };
   });
 }
 
