@@ -124,6 +124,17 @@ describe.skipIf(skip)('exec, attach and cp through the apiserver to the kubelet'
     expect(fs.readFileSync(back).equals(bytes)).toBe(true);
   });
 
+  it('kill 1 in a server image ends its main process and the container restarts; sleep as PID 1 ignores it', async () => {
+    expect((await kubectl(undefined, 'run', 'web', '--image=nginx')).code).toBe(0);
+    await waitFor('web running', async () => (await lab?.kubectl('get', 'pod', 'web', '-o', 'jsonpath={.status.phase}'))?.stdout === 'Running', 60_000, 300);
+    expect(await kubectl(undefined, 'exec', 'web', '--', 'kill', '1')).toMatchObject({ code: 0 });
+    await waitFor('web restarted', async () => (await lab?.kubectl('get', 'pod', 'web', '-o', 'jsonpath={.status.containerStatuses[0].restartCount}'))?.stdout === '1', 30_000, 300);
+    expect(await kubectl(undefined, 'exec', 'box', '--', 'kill', '1')).toMatchObject({ code: 0 });
+    const nope = await kubectl(undefined, 'exec', 'box', '--', 'kill', '999');
+    expect([nope.code, nope.stderr]).toEqual([1, "sh: can't kill pid 999: No such process\ncommand terminated with exit code 1\n"]);
+    await kubectl(undefined, 'delete', 'pod', 'web', '--wait=false');
+  });
+
   it('kubectl run -i --rm: the shell reads piped stdin, its exit ends the pod, and --rm deletes it', async () => {
     const r = await kubectl('echo inside $(hostname)\nexit 4\n', 'run', 't', '-i', '--rm', '--image=busybox', '--restart=Never', '--', 'sh');
     expect(r.stdout).toContain('inside t\n');

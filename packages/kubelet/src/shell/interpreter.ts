@@ -13,6 +13,7 @@ import { ContainerFs, ls, mkdir, normalize, rm } from './filesystem.ts';
 import { perl } from './perl.ts';
 import { ps, type ProcessTable } from './ps.ts';
 import { Input, read } from './read.ts';
+import { kill } from './kill.ts';
 import { ShellSyntaxError, parse, type AndOr, type Command, type List, type Pipeline, type Redirect, type Word } from './parser.ts';
 
 /** What a process does, in order; `atMs` is virtual time since it started. */
@@ -461,6 +462,8 @@ class Interpreter implements FileView {
         return yield* this.result(io, perl(args));
       case 'ps':
         return yield* this.result(io, ps(this.ctx.processes, argv));
+      case 'kill':
+        return yield* this.result(io, kill(this.ctx.processes, args));
       case 'env':
       case 'printenv': {
         const env = this.environment(assigns);

@@ -10,19 +10,32 @@ export interface ProcessEntry {
   args: string;
 }
 
+/** A process's response to a signal: true when it handles it (ends or otherwise acts). */
+export type SignalHandler = (signal: number) => boolean;
+
 export class ProcessTable {
   private next = 1;
   private readonly procs = new Map<number, string>();
+  private readonly handlers = new Map<number, SignalHandler>();
 
   /** A new process; its PID. */
-  spawn(args: string): number {
+  spawn(args: string, onSignal?: SignalHandler): number {
     const pid = this.next++;
     this.procs.set(pid, args);
+    if (onSignal) this.handlers.set(pid, onSignal);
     return pid;
+  }
+
+  /** Delivers a signal; false when there is no such process. */
+  signal(pid: number, signal: number): boolean {
+    if (!this.procs.has(pid)) return false;
+    this.handlers.get(pid)?.(signal);
+    return true;
   }
 
   exit(pid: number): void {
     this.procs.delete(pid);
+    this.handlers.delete(pid);
   }
 
   has(pid: number): boolean {

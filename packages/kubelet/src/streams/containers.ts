@@ -4,7 +4,8 @@
 import type { Container, EphemeralContainer, Pod } from '@kemu/api';
 import type { LoggedPod } from '../server/container-logs.ts';
 import type { ContainerRuntime } from '../pods/lifecycle.ts';
-import { containerArgv, containerShellContext } from '../pods/program.ts';
+import { banner, containerArgv, containerShellContext } from '../pods/program.ts';
+import { realClock } from '@kemu/base';
 import { SHELLS } from '../pods/command.ts';
 import { ContainerFs } from '../shell/filesystem.ts';
 import { ShellSession, type ShellContext } from '../shell/interpreter.ts';
@@ -81,11 +82,36 @@ function stateOf(pod: StreamedPod, runtime: ContainerRuntime, spec: EphemeralCon
     const target = spec.targetContainerName ? lookup(pod, spec.targetContainerName) : undefined;
     const processes = target && target.runtime.state.kind === 'running' ? stateOf(pod, target.runtime, target.spec, states).processes : new ProcessTable();
     const argv = containerArgv(spec, podContext(pod.current));
-    for (const args of argv.length > 0 ? [argv.join(' ')] : imageProcesses(spec.image ?? '')) processes.spawn(args);
+    const main = argv.length > 0 ? [argv.join(' ')] : imageProcesses(spec.image ?? '');
+    const handles = servesSignals(spec, argv);
+    const containerID = run.containerID;
+    main.forEach((args, k) =>
+      processes.spawn(args, k === 0 && handles ? (sig) => TERMINATING.has(sig) && endRuntime(pod, runtime, containerID, 0, realClock.now()) : undefined),
+    );
     const context = containerShellContext(spec, podContext(pod.current), run.startedAt, pod.lifecycle?.podIP);
     const fs = new ContainerFs(context.files);
     return { fs, processes, mounted: new Map(), context: { ...context, fs, processes } };
   });
+}
+
+/** Signals a server's main process handles by shutting down (it then exits 0). */
+const TERMINATING = new Set([2, 3, 15]);
+const SERVERS = new Set(['nginx', 'httpd', 'apache2', 'redis-server', 'postgres', 'mysqld', 'mongod', 'memcached']);
+
+/** A server (a well-known image run as is, or one of their programs) handles TERM; sleep, sh and unknown programs do not. */
+function servesSignals(spec: Container, argv: readonly string[]): boolean {
+  if (argv.length === 0) return banner(spec) !== undefined;
+  const first = argv[0] ?? '';
+  return SERVERS.has(first.slice(first.lastIndexOf('/') + 1));
+}
+
+function endRuntime(pod: StreamedPod, runtime: ContainerRuntime, containerID: string, code: number, now: number): boolean {
+  const s = runtime.state;
+  if (s.kind !== 'running' || s.containerID !== containerID) return false;
+  s.exitAt = now;
+  s.exitCode = code;
+  pod.wake?.();
+  return true;
 }
 
 /** The main process is a shell reading stdin: `stdin: true` and `sh` with no script (or no command: busybox's is sh). */
@@ -99,9 +125,5 @@ export function mainReadsStdin(c: RunningContainer): boolean {
 
 /** Ends the running container now with `code` (its main process exited), and has its pod worker notice. */
 export function endContainer(c: RunningContainer, code: number, now: number): void {
-  const s = c.runtime.state;
-  if (s.kind !== 'running' || s.containerID !== c.containerID) return;
-  s.exitAt = now;
-  s.exitCode = code;
-  c.pod.wake?.();
+  endRuntime(c.pod, c.runtime, c.containerID, code, now);
 }

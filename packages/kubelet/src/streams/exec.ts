@@ -16,7 +16,7 @@ import { outcomeMessage } from './protocol.ts';
 /** Programs the emulated shell runs (its builtins and the text tools it emulates), beside the shells. */
 export const EXEC_PROGRAMS: ReadonlySet<string> = new Set([
   ':', 'true', 'false', 'echo', 'printf', 'test', '[', 'exit', 'sleep', 'date', 'hostname', 'cat', 'seq', 'env', 'printenv', 'export', 'unset', 'set',
-  'cd', 'pwd', 'mkdir', 'touch', 'rm', 'ls', 'whoami', 'id', 'uname', 'sync', 'tail', 'exec', 'tar', 'ps',
+  'cd', 'pwd', 'mkdir', 'touch', 'rm', 'ls', 'whoami', 'id', 'uname', 'sync', 'tail', 'exec', 'tar', 'ps', 'kill',
 ]);
 
 /** Commands that read their stdin when given no file (they wait for all of it before running). */
