@@ -81,12 +81,88 @@ describe.skipIf(skip)('exec, attach and cp through the apiserver to the kubelet'
     expect(fs.readFileSync(back, 'utf8')).toBe('hello from the host\n');
   });
 
+  it('kubectl exec sees mounted ConfigMap, Secret, downward API and token files, and a ConfigMap edit later', async () => {
+    expect((await kubectl(undefined, 'create', 'configmap', 'cfg', '--from-literal=key=value-1')).code).toBe(0);
+    expect((await kubectl(undefined, 'create', 'secret', 'generic', 'sec', '--from-literal=password=s3cret')).code).toBe(0);
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'vols', labels: { app: 'vols' } },
+      spec: {
+        containers: [{ name: 'c', image: 'busybox', command: ['sleep', '3600'], volumeMounts: [
+          { name: 'cfg', mountPath: '/etc/config' }, { name: 'sec', mountPath: '/etc/secret', readOnly: true },
+          { name: 'info', mountPath: '/etc/podinfo' }, { name: 'cfg', mountPath: '/app/key.txt', subPath: 'key' },
+        ] }],
+        volumes: [
+          { name: 'cfg', configMap: { name: 'cfg' } },
+          { name: 'sec', secret: { secretName: 'sec' } },
+          { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
+        ],
+      },
+    };
+    expect((await kubectl(JSON.stringify(pod), 'apply', '-f', '-')).code).toBe(0);
+    await waitFor('vols running', async () => (await lab?.kubectl('get', 'pod', 'vols', '-o', 'jsonpath={.status.phase}'))?.stdout === 'Running', 60_000, 300);
+    expect(await kubectl(undefined, 'exec', 'vols', '--', 'cat', '/etc/config/key')).toMatchObject({ code: 0, stdout: 'value-1' });
+    const r = await kubectl('cat /etc/secret/password; echo\ncat /etc/podinfo/labels; echo\ncat /var/run/secrets/kubernetes.io/serviceaccount/namespace; echo\nls /etc/config\n', 'exec', '-i', 'vols', '--', 'sh');
+    expect(r.stdout).toBe('s3cret\napp="vols"\ndefault\nkey\n');
+    const token = await kubectl(undefined, 'exec', 'vols', '--', 'cat', '/var/run/secrets/kubernetes.io/serviceaccount/token');
+    expect(token.stdout).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect((await kubectl(undefined, 'patch', 'configmap', 'cfg', '-p', '{"data":{"key":"value-2"}}')).code).toBe(0);
+    await waitFor('the edit is seen', async () => (await kubectl(undefined, 'exec', 'vols', '--', 'cat', '/etc/config/key')).stdout === 'value-2', 30_000, 500);
+    // A subPath mount is never updated.
+    expect((await kubectl(undefined, 'exec', 'vols', '--', 'cat', '/app/key.txt')).stdout).toBe('value-1');
+  });
+
+  it('kubectl cp round-trips a binary file exactly', async () => {
+    const l = lab as Lab;
+    const bytes = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 131 + 7) & 255));
+    const src = path.join(l.dir, 'blob.bin');
+    fs.writeFileSync(src, bytes);
+    expect(await kubectl(undefined, 'cp', src, 'box:/tmp/blob.bin')).toMatchObject({ code: 0 });
+    const back = path.join(l.dir, 'blob-back.bin');
+    expect(await kubectl(undefined, 'cp', 'box:/tmp/blob.bin', back)).toMatchObject({ code: 0 });
+    expect(fs.readFileSync(back).equals(bytes)).toBe(true);
+  });
+
+  it('kill 1 in a server image ends its main process and the container restarts; sleep as PID 1 ignores it', async () => {
+    expect((await kubectl(undefined, 'run', 'web', '--image=nginx')).code).toBe(0);
+    await waitFor('web running', async () => (await lab?.kubectl('get', 'pod', 'web', '-o', 'jsonpath={.status.phase}'))?.stdout === 'Running', 60_000, 300);
+    expect(await kubectl(undefined, 'exec', 'web', '--', 'kill', '1')).toMatchObject({ code: 0 });
+    await waitFor('web restarted', async () => (await lab?.kubectl('get', 'pod', 'web', '-o', 'jsonpath={.status.containerStatuses[0].restartCount}'))?.stdout === '1', 30_000, 300);
+    expect(await kubectl(undefined, 'exec', 'box', '--', 'kill', '1')).toMatchObject({ code: 0 });
+    const nope = await kubectl(undefined, 'exec', 'box', '--', 'kill', '999');
+    expect([nope.code, nope.stderr]).toEqual([1, "sh: can't kill pid 999: No such process\ncommand terminated with exit code 1\n"]);
+    await kubectl(undefined, 'delete', 'pod', 'web', '--wait=false');
+  });
+
   it('kubectl run -i --rm: the shell reads piped stdin, its exit ends the pod, and --rm deletes it', async () => {
     const r = await kubectl('echo inside $(hostname)\nexit 4\n', 'run', 't', '-i', '--rm', '--image=busybox', '--restart=Never', '--', 'sh');
     expect(r.stdout).toContain('inside t\n');
     expect(r.stdout).toContain('pod "t" deleted');
     expect(r.code).toBe(4);
     expect((await kubectl(undefined, 'get', 'pod', 't')).stderr).toContain('pods "t" not found');
+  });
+
+  it('kubectl debug -i --target: a debug container sharing the target\'s processes reads piped stdin, then reports its exit', async () => {
+    const r = await kubectl('ps\necho in $(hostname)\nexit 5\n', 'debug', '-i', 'box', '--image=busybox:1.28', '--target=box', '--', 'sh');
+    expect(r.stderr).not.toContain('error');
+    expect(r.stdout).toMatch(/^PID   USER     TIME  COMMAND\n    1 root      0:00 sleep 3600\n +\d+ root      0:00 sh\n +\d+ root      0:00 ps\nin box\n/m);
+    const name = /debugger-\w+/.exec(r.stdout + r.stderr)?.[0] ?? '';
+    expect(name).not.toBe('');
+    await waitFor('the debug container terminated', async () => {
+      const j = await lab?.kubectl('get', 'pod', 'box', '-o', `jsonpath={.status.ephemeralContainerStatuses[?(@.name=="${name}")].state.terminated.exitCode}`);
+      return j?.stdout === '5';
+    }, 30_000, 300);
+    // The pod's own container runs on.
+    expect((await kubectl(undefined, 'get', 'pod', 'box', '-o', 'jsonpath={.status.phase} {.status.containerStatuses[0].restartCount}')).stdout).toBe('Running 0');
+  });
+
+  it('kubectl debug --copy-to: a copy of the pod whose container runs the given shell', async () => {
+    const r = await kubectl('echo copy $(hostname)\nexit 0\n', 'debug', 'box', '-i', '--copy-to=box-copy', '--container=box', '--', 'sh');
+    expect(r.stdout).toContain('copy box-copy\n');
+    const copy = await kubectl(undefined, 'get', 'pod', 'box-copy', '-o', 'jsonpath={.spec.containers[0].command} {.spec.containers[0].stdin}');
+    expect(copy.stdout).toBe('["sh"] true');
+    await kubectl(undefined, 'delete', 'pod', 'box-copy', '--wait=false');
   });
 
   it('the Python client stream() gets the output and the exit status', async (ctx) => {

@@ -59,6 +59,12 @@ export interface Container {
   securityContext?: unknown;
   stdin?: boolean;
   tty?: boolean;
+  stdinOnce?: boolean;
+}
+
+/** A debugging container added to a running pod (pods/ephemeralcontainers); it may name a container whose process namespace it shares. */
+export interface EphemeralContainer extends Container {
+  targetContainerName?: string;
 }
 
 export interface Toleration {
@@ -141,6 +147,7 @@ export interface Volume {
 export interface PodSpec {
   containers: Container[];
   initContainers?: Container[];
+  ephemeralContainers?: EphemeralContainer[];
   volumes?: Volume[];
   restartPolicy?: 'Always' | 'OnFailure' | 'Never';
   terminationGracePeriodSeconds?: number;
@@ -216,6 +223,7 @@ export interface PodStatus {
   startTime?: string;
   initContainerStatuses?: ContainerStatus[];
   containerStatuses?: ContainerStatus[];
+  ephemeralContainerStatuses?: ContainerStatus[];
   qosClass?: 'Guaranteed' | 'Burstable' | 'BestEffort';
   nominatedNodeName?: string;
 }

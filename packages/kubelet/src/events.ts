@@ -74,8 +74,8 @@ export function podRef(name: string, namespace: string, uid: string): string {
   return `${name}_${namespace}(${uid})`;
 }
 
-export function containerFieldPath(name: string, init: boolean): string {
-  return `${init ? 'spec.initContainers' : 'spec.containers'}{${name}}`;
+export function containerFieldPath(name: string, init: boolean, ephemeral = false): string {
+  return `${ephemeral ? 'spec.ephemeralContainers' : init ? 'spec.initContainers' : 'spec.containers'}{${name}}`;
 }
 
 /** The reference the kubelet's node events are about (kind Node, uid = the node's name). */

@@ -127,6 +127,7 @@ export class NodeAgent {
       hostIP: () => this.id.ip,
       allocateIP: (preferred) => this.ipam.allocate(preferred),
       releaseIP: (ip) => this.ipam.release(ip),
+      token: (uid, volume) => this.tokens.token(uid, volume),
       released: (uid) => {
         this.admitted.delete(uid);
         this.tokens.podStopped(uid);

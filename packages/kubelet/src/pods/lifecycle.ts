@@ -2,7 +2,7 @@
 // returns when the next one is due, so a FakeClock (or a shared timer) drives it and tests never sleep.
 // Stages follow the kubelet: pull (per imagePullPolicy) → init containers one by one → containers, probed
 // (prober.ts) → exits, liveness kills and restarts with CrashLoopBackOff → graceful stop on deletion → terminal phase.
-import { parseTime, type Container, type ContainerStatus, type PodPhase, type PodSpec, type PodStatus } from '@kemu/api';
+import { parseTime, type Container, type ContainerStatus, type EphemeralContainer, type PodPhase, type PodSpec, type PodStatus } from '@kemu/api';
 import { Message, Reason, podRef, type EventType } from '../events.ts';
 import { EXIT_CODE, RUN_SECONDS, annotation, containerBehaviour, preStopMs, type Behaviour } from './command.ts';
 import { containerProgram, type ContainerProgram } from './program.ts';
@@ -56,6 +56,8 @@ export interface ContainerRuntime {
   init: boolean;
   /** An init container with restartPolicy Always (a sidecar): it keeps running beside the main containers. */
   sidecar: boolean;
+  /** An ephemeral (debug) container: started once, never restarted, no probes; the pod's phase ignores it. */
+  ephemeral?: boolean;
   behaviour: Behaviour;
   state: ContainerRunState;
   lastState?: Terminated;
@@ -113,6 +115,7 @@ const DEADLINE_MESSAGE = 'Pod was active on the node longer than the specified d
 export class PodLifecycle {
   readonly containers: ContainerRuntime[];
   readonly initContainers: ContainerRuntime[];
+  readonly ephemeralContainers: ContainerRuntime[] = [];
   startTime: number;
   private readonly restartPolicy: 'Always' | 'OnFailure' | 'Never';
   private deadlineAt: number | null;
@@ -130,49 +133,63 @@ export class PodLifecycle {
 
   constructor(
     readonly pod: PodIdentity,
-    spec: PodSpec,
-    annotations: Record<string, string> | undefined,
+    private readonly spec: PodSpec,
+    private readonly annotations: Record<string, string> | undefined,
     private readonly env: LifecycleEnv,
     now: number,
     private readonly events?: LifecycleEvents,
   ) {
     this.startTime = now;
     this.restartPolicy = spec.restartPolicy ?? 'Always';
-    const hasInit = (spec.initContainers ?? []).length > 0;
-    const make = (c: Container, init: boolean): ContainerRuntime => {
-      const program = containerProgram(c, {
-        name: pod.name,
-        namespace: pod.namespace,
-        uid: pod.uid,
-        ...(annotations ? { annotations } : {}),
-        ...(spec.hostname ? { hostname: spec.hostname } : {}),
-        ...(spec.subdomain ? { subdomain: spec.subdomain } : {}),
-      });
-      const overridden = annotation(annotations, RUN_SECONDS, c.name) !== undefined || annotation(annotations, EXIT_CODE, c.name) !== undefined;
-      return {
-        name: c.name,
-        image: c.image ?? '',
-        init,
-        sidecar: init && c.restartPolicy === 'Always',
-        behaviour: initBehaviour(containerBehaviour(c, annotations), init && c.restartPolicy !== 'Always'),
-        state: { kind: 'waiting', reason: init || hasInit ? 'PodInitializing' : 'ContainerCreating' },
-        restartCount: 0,
-        nextBackoffMs: 0,
-        // Unset only outside the apiserver (which defaults it): read as IfNotPresent.
-        pullPolicy: c.imagePullPolicy ?? 'IfNotPresent',
-        // Plain init containers have no probes (validation forbids them); sidecars and containers do.
-        prober: new ContainerProber(init && c.restartPolicy !== 'Always' ? [] : (['startup', 'liveness', 'readiness'] as const).map((k) => probePlan(c, k, annotations))),
-        graceMs: (spec.terminationGracePeriodSeconds ?? 30) * 1000,
-        preStopMs: preStopMs(c),
-        program,
-        programExits: program.scripted && !overridden,
-        logs: new ContainerLogs(env.containerLogMaxBytes),
-      };
-    };
-    this.initContainers = (spec.initContainers ?? []).map((c) => make(c, true));
-    this.containers = spec.containers.map((c) => make(c, false));
+    this.initContainers = (spec.initContainers ?? []).map((c) => this.make(c, true));
+    this.containers = spec.containers.map((c) => this.make(c, false));
+    for (const c of spec.ephemeralContainers ?? []) this.addEphemeral(c);
     this.activeDeadlineMs = spec.activeDeadlineSeconds !== undefined ? spec.activeDeadlineSeconds * 1000 : null;
     this.deadlineAt = this.activeDeadlineMs !== null ? now + this.activeDeadlineMs : null;
+  }
+
+  /**
+   * An ephemeral container added through pods/ephemeralcontainers (known ones are ignored). As the kubelet does,
+   * it is started at the next sync, even before initialization completes, and never restarted.
+   */
+  addEphemeral(c: EphemeralContainer): boolean {
+    if (this.terminalPhase || this.ephemeralContainers.some((e) => e.name === c.name)) return false;
+    this.ephemeralContainers.push(this.make(c, false, true));
+    return true;
+  }
+
+  private make(c: Container, init: boolean, ephemeral = false): ContainerRuntime {
+    const { spec, annotations, pod, env } = this;
+    const hasInit = (spec.initContainers ?? []).length > 0;
+    const program = containerProgram(c, {
+      name: pod.name,
+      namespace: pod.namespace,
+      uid: pod.uid,
+      ...(annotations ? { annotations } : {}),
+      ...(spec.hostname ? { hostname: spec.hostname } : {}),
+      ...(spec.subdomain ? { subdomain: spec.subdomain } : {}),
+    });
+    const overridden = annotation(annotations, RUN_SECONDS, c.name) !== undefined || annotation(annotations, EXIT_CODE, c.name) !== undefined;
+    return {
+      name: c.name,
+      image: c.image ?? '',
+      init,
+      sidecar: init && c.restartPolicy === 'Always',
+      ...(ephemeral ? { ephemeral } : {}),
+      behaviour: initBehaviour(containerBehaviour(c, annotations), init && c.restartPolicy !== 'Always'),
+      state: { kind: 'waiting', reason: (init || hasInit) && !ephemeral ? 'PodInitializing' : 'ContainerCreating' },
+      restartCount: 0,
+      nextBackoffMs: 0,
+      // Unset only outside the apiserver (which defaults it): read as IfNotPresent.
+      pullPolicy: c.imagePullPolicy ?? 'IfNotPresent',
+      // Plain init containers have no probes (validation forbids them); sidecars and containers do.
+      prober: new ContainerProber((init && c.restartPolicy !== 'Always') || ephemeral ? [] : (['startup', 'liveness', 'readiness'] as const).map((k) => probePlan(c, k, annotations))),
+      graceMs: (spec.terminationGracePeriodSeconds ?? 30) * 1000,
+      preStopMs: preStopMs(c),
+      program,
+      programExits: program.scripted && !overridden,
+      logs: new ContainerLogs(env.containerLogMaxBytes),
+    };
   }
 
   /**
@@ -214,6 +231,7 @@ export class PodLifecycle {
     };
     apply(this.initContainers, previous.initContainerStatuses);
     apply(this.containers, previous.containerStatuses);
+    apply(this.ephemeralContainers, previous.ephemeralContainerStatuses);
   }
 
   /** True once every init container has completed (sidecars: started). */
@@ -247,7 +265,7 @@ export class PodLifecycle {
   requestStop(now: number, graceMs: number): void {
     if (this.stopping || this.terminalPhase) return;
     this.stopping = true;
-    for (const c of [...this.initContainers, ...this.containers]) {
+    for (const c of [...this.initContainers, ...this.containers, ...this.ephemeralContainers]) {
       if (c.state.kind === 'running') {
         this.events?.(c, 'Normal', Reason.Killing, Message.killing(c.name));
         const needed = c.preStopMs + c.behaviour.stopMs;
@@ -274,6 +292,9 @@ export class PodLifecycle {
       if (t !== undefined && t > now && (next === undefined || t < next)) next = t;
     };
 
+    // Ephemeral containers start even while init containers run (computePodActions).
+    for (const c of this.ephemeralContainers) wake(this.stepContainer(c, now, false));
+
     // Init containers, one at a time; each must succeed (sidecars only need to start).
     for (const c of this.initContainers) {
       if (initDone(c)) {
@@ -296,6 +317,7 @@ export class PodLifecycle {
       const ok = this.containers.every((c) => c.state.kind === 'terminated' && c.state.exitCode === 0);
       this.terminalPhase = ok ? 'Succeeded' : 'Failed';
       this.stopSidecars(now);
+      this.stopEphemeral(now);
       return undefined;
     }
     return next;
@@ -420,6 +442,7 @@ export class PodLifecycle {
   }
 
   private willRestart(c: ContainerRuntime, exitCode: number, initRestartable: boolean): boolean {
+    if (c.ephemeral) return false;
     if (c.sidecar) return true;
     if (c.init) return exitCode !== 0 && initRestartable;
     if (this.restartPolicy === 'Always') return true;
@@ -438,10 +461,22 @@ export class PodLifecycle {
     }
   }
 
+  /** A pod that ended kills the debug containers still running in it (exit 137, as SIGKILL). */
+  private stopEphemeral(now: number): void {
+    for (const c of this.ephemeralContainers) {
+      const s = c.state;
+      if (s.kind === 'running') {
+        c.state = { kind: 'terminated', exitCode: 137, reason: 'Error', startedAt: s.startedAt, finishedAt: now, containerID: s.containerID };
+        c.process?.stop(now);
+        c.process = undefined;
+      }
+    }
+  }
+
   private advanceStopping(now: number): number | undefined {
     let next: number | undefined;
     let probeNext: number | undefined;
-    for (const c of [...this.initContainers, ...this.containers]) {
+    for (const c of [...this.initContainers, ...this.containers, ...this.ephemeralContainers]) {
       const s = c.state;
       if (s.kind !== 'running') continue;
       const at = c.stopAt ?? now;

@@ -69,12 +69,13 @@ function containerStatus(lc: PodLifecycle, c: ContainerRuntime): ContainerStatus
     name: c.name,
     state,
     lastState: c.lastState ? terminatedState(c.lastState) : {},
-    ready: c.init && !c.sidecar ? s.kind === 'terminated' && s.exitCode === 0 : lc.isReady(c),
+    ready: c.ephemeral ? false : c.init && !c.sidecar ? s.kind === 'terminated' && s.exitCode === 0 : lc.isReady(c),
     restartCount: c.restartCount,
     image: normalizeImage(c.image),
     imageID: s.kind === 'waiting' && c.restartCount === 0 ? '' : imageID(c.image),
-    started: lc.isStarted(c),
   };
+  // The prober manager sets `started` for init containers and containers only.
+  if (!c.ephemeral) out.started = lc.isStarted(c);
   if (containerID) out.containerID = containerID;
   return out;
 }
@@ -156,6 +157,7 @@ export function renderStatus(pod: Pod, lc: PodLifecycle, ctx: StatusContext): Po
     status.podIPs = [{ ip: ctx.podIP }];
   }
   if (initStatuses.length) status.initContainerStatuses = initStatuses;
+  if (lc.ephemeralContainers.length) status.ephemeralContainerStatuses = lc.ephemeralContainers.map((c) => containerStatus(lc, c));
   if (lc.reason) status.reason = lc.reason;
   if (lc.message) status.message = lc.message;
   return status;

@@ -3,7 +3,8 @@
 // admission plugin adds) the node asks TokenRequest (serviceaccounts/<sa>/token) for a token bound to the pod
 // (name and uid), with the source's audience and expirationSeconds, when the pod starts; it asks again once the
 // token is older than 80 % of its life or 24 h (less up to 10 s of jitter), and stops when the pod ends. The
-// tokens themselves are not kept (no container reads them): only when to ask next, on the process' timer heap.
+// latest token is kept for the volume's `token` file (what an exec'd `cat` reads); the next request is an entry
+// on the process' timer heap.
 // A pod without such volumes costs nothing. A failed request is logged as the volume's mount failure and
 // retried with back-off; kemu starts the pod's containers anyway (they read no files).
 import { R, StatusError, type Pod } from '@kemu/api';
@@ -26,6 +27,7 @@ interface Entry {
   source: TokenSource;
   timer?: TimerHandle;
   failures: number;
+  token?: string;
 }
 
 interface PodTokens {
@@ -37,7 +39,7 @@ interface PodTokens {
 }
 
 interface TokenRequestStatus {
-  status?: { expirationTimestamp?: string };
+  status?: { expirationTimestamp?: string; token?: string };
   spec?: { expirationSeconds?: number };
 }
 
@@ -94,6 +96,11 @@ export class ServiceAccountTokens {
     for (const e of p.entries) this.deps.timers.cancel(e.timer);
   }
 
+  /** The latest token issued for the pod's projected volume. */
+  token(uid: string, volume: string): string | undefined {
+    return this.pods.get(uid)?.entries.find((e) => e.source.volume === volume)?.token;
+  }
+
   size(): number {
     return this.pods.size;
   }
@@ -112,6 +119,7 @@ export class ServiceAccountTokens {
       const seconds = tr.spec?.expirationSeconds ?? e.source.expirationSeconds;
       const now = this.deps.clock.now();
       e.failures = 0;
+      if (typeof tr.status?.token === 'string') e.token = tr.status.token;
       this.deps.logger.debug({ pod: `${p.namespace}/${p.name}`, volume: e.source.volume, serviceAccount: p.serviceAccount, expires: tr.status?.expirationTimestamp }, 'Fetched service account token');
       next = Number.isFinite(exp) ? Math.max(now + 1000, refreshAt(exp, seconds, (this.deps.random ?? Math.random)() * MAX_JITTER_MS)) : now + seconds * 800;
     } catch (err) {

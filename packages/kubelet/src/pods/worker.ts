@@ -2,7 +2,7 @@
 // pods/<name>/status (one request in flight per pod, the latest state wins), stops it gracefully when the pod
 // is deleted, and finally deletes it with gracePeriodSeconds 0 and a uid precondition, as the kubelet does.
 import { createHash } from 'node:crypto';
-import { R, StatusError, type Condition, type Pod, type PodStatus } from '@kemu/api';
+import { R, StatusError, type Condition, type Container, type Pod, type PodStatus } from '@kemu/api';
 import type { Clock, Logger } from '@kemu/base';
 import type { KubeApi } from '../api.ts';
 import type { TimerHandle, TimerQueue } from '../timers.ts';
@@ -11,6 +11,7 @@ import { readPullSecrets } from '../images/pull-secrets.ts';
 import { PodLifecycle, type ContainerRuntime, type LifecycleEnv } from './lifecycle.ts';
 import { renderStatus } from './status.ts';
 import { configFailures, mountFailures } from './dependencies.ts';
+import { containerMounts, type Mount } from '../volumes/contents.ts';
 
 export interface WorkerHost {
   client: KubeApi;
@@ -28,6 +29,8 @@ export interface WorkerHost {
   released(uid: string): void;
   /** The worker is done for good (the pod was deleted). */
   closed(uid: string): void;
+  /** The latest ServiceAccount token of one of the pod's projected volumes. */
+  token?(uid: string, volume: string): string | undefined;
 }
 
 const RETRY_MS = 1000;
@@ -121,6 +124,13 @@ export class PodWorker {
     const wasDeleting = this.pod.metadata.deletionTimestamp !== undefined;
     this.pod = pod;
     if (this.done) return;
+    // Debug containers added through pods/ephemeralcontainers start at once (not on a deleted pod).
+    let added = false;
+    if (this.lc && !pod.metadata.deletionTimestamp) for (const c of pod.spec.ephemeralContainers ?? []) added = this.lc.addEphemeral(c) || added;
+    if (added) {
+      this.tick();
+      return;
+    }
     if (pod.metadata.deletionTimestamp && (!wasDeleting || !this.lc?.stopping)) {
       const graceMs = (pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30) * 1000;
       this.lc?.requestStop(this.host.clock.now(), graceMs);
@@ -133,6 +143,11 @@ export class PodWorker {
   /** Something outside the lifecycle's own timers changed it (an attached shell ended its container): look now. */
   wake(): void {
     this.tick();
+  }
+
+  /** A container's volumes as they are now (for exec and attach sessions' file system). */
+  mounts(container: Container): Promise<Mount[]> {
+    return containerMounts(this.host.client, this.pod, container, (volume) => this.host.token?.(this.uid, volume));
   }
 
   /** The pod is gone from the API. */
@@ -151,7 +166,7 @@ export class PodWorker {
     if (!sink) return;
     // Listed items may lack kind/apiVersion; the reference must name them.
     const ref = { apiVersion: 'v1', kind: 'Pod', metadata: this.pod.metadata };
-    if (c) sink.event(ref, type, reason, message, { fieldPath: containerFieldPath(c.name, c.init) });
+    if (c) sink.event(ref, type, reason, message, { fieldPath: containerFieldPath(c.name, c.init, c.ephemeral) });
     else sink.event(ref, type, reason, message);
   };
 

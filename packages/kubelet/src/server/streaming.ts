@@ -12,6 +12,7 @@ import { runAttach } from '../streams/attach.ts';
 import { Channels } from '../streams/channels.ts';
 import { ContainerStates, runningContainer, type RunningContainer, type StreamedPod } from '../streams/containers.ts';
 import { runExec } from '../streams/exec.ts';
+import { refreshMounts } from '../streams/mounts.ts';
 import { negotiate, PROTOCOLS } from '../streams/protocol.ts';
 
 export interface StreamingDeps {
@@ -107,7 +108,8 @@ export function streamingUpgrade(deps: StreamingDeps): HealthUpgrade {
     }
     const { q, container } = checked;
     const tty = flag(q, 'tty');
-    wss.handleUpgrade(req, socket, head, (ws) => {
+    // The volumes are read before the upgrade completes: the client sends stdin only after the 101.
+    void refreshMounts(container).then(() => wss.handleUpgrade(req, socket, head, (ws) => {
       const ch = new Channels(ws, protocol, tty);
       const run =
         target.kind === 'exec'
@@ -117,7 +119,7 @@ export function streamingUpgrade(deps: StreamingDeps): HealthUpgrade {
         deps.logger.error({ err: String(e), path }, `Failed to serve ${target.kind}`);
         ws.terminate();
       });
-    });
+    }));
     return true;
   };
 }

@@ -1,5 +1,6 @@
-// An emulated container's file system: regular files (text) by absolute path, and the directories made in it
-// beside the image's usual ones. One instance lives as long as its container instance, so what one
+// An emulated container's file system: regular files by absolute path, and the directories made in it beside
+// the image's usual ones. The shell reads and writes text; a file whose bytes are not valid UTF-8 (copied in by
+// tar, a binary key of a volume) keeps its bytes beside the text, until the shell writes it. One instance lives as long as its container instance, so what one
 // `kubectl exec` writes the next one reads (a restarted container starts afresh, as its writable layer does).
 // Messages are busybox's (ls, mkdir, rm), the shell of the images learners use most.
 import type { Result } from './builtins.ts';
@@ -24,8 +25,26 @@ export function dirname(path: string): string {
   return i <= 0 ? '/' : p.slice(0, i);
 }
 
+/** Files' text by path, with the bytes of those whose text is not their exact content, and their modes. */
+export class FileMap extends Map<string, string> {
+  readonly bytes = new Map<string, Buffer>();
+  readonly modes = new Map<string, number>();
+
+  // A write through the shell makes the file what it wrote (its text).
+  override set(path: string, text: string): this {
+    this.bytes?.delete(path);
+    return super.set(path, text);
+  }
+
+  override delete(path: string): boolean {
+    this.bytes.delete(path);
+    this.modes.delete(path);
+    return super.delete(path);
+  }
+}
+
 export class ContainerFs {
-  readonly files = new Map<string, string>();
+  readonly files = new FileMap();
   readonly dirs = new Set<string>(IMAGE_DIRS);
 
   constructor(files: Record<string, string> = {}) {
@@ -37,6 +56,27 @@ export class ContainerFs {
     const p = normalize(path);
     this.mkdirs(dirname(p));
     this.files.set(p, content);
+  }
+
+  /** Writes a file's exact bytes (and its mode). */
+  writeBytes(path: string, content: Buffer, mode?: number): void {
+    const p = normalize(path);
+    const text = content.toString('utf8');
+    this.write(p, text);
+    if (!Buffer.from(text, 'utf8').equals(content)) this.files.bytes.set(p, Buffer.from(content));
+    if (mode !== undefined) this.files.modes.set(p, mode);
+  }
+
+  /** A file's bytes; undefined when there is no such file. */
+  readBytes(path: string): Buffer | undefined {
+    const p = normalize(path);
+    const text = this.files.get(p);
+    return text === undefined ? undefined : (this.files.bytes.get(p) ?? Buffer.from(text, 'utf8'));
+  }
+
+  /** A file's permission bits (0644 unless set). */
+  mode(path: string): number {
+    return this.files.modes.get(normalize(path)) ?? 0o644;
   }
 
   mkdirs(path: string): void {

@@ -11,6 +11,9 @@ import { cat, echo, printf, seq, test, type FileView, type Result } from './buil
 import { dateCommand } from './date.ts';
 import { ContainerFs, ls, mkdir, normalize, rm } from './filesystem.ts';
 import { perl } from './perl.ts';
+import { ps, type ProcessTable } from './ps.ts';
+import { Input, read } from './read.ts';
+import { kill } from './kill.ts';
 import { ShellSyntaxError, parse, type AndOr, type Command, type List, type Pipeline, type Redirect, type Word } from './parser.ts';
 
 /** What a process does, in order; `atMs` is virtual time since it started. */
@@ -39,6 +42,8 @@ export interface ShellContext {
    * (`sh: x: not found`, 127) instead of being taken for a server that runs until stopped.
    */
   exec?: boolean;
+  /** The container's processes (its PID namespace), for `ps`. */
+  processes?: ProcessTable;
 }
 
 /** Commands run without a sleep in between before a script is taken to spin (it then runs on silently). */
@@ -50,7 +55,7 @@ type Step = { t: 'out'; stream: 'stdout' | 'stderr'; text: string } | { t: 'slee
 type Target = 'stdout' | 'stderr' | 'null' | { file: string; append: boolean } | { buf: string[] };
 interface IO {
   fds: Record<number, Target>;
-  stdin: string;
+  stdin: Input;
 }
 
 class Exit {
@@ -115,7 +120,7 @@ class Interpreter implements FileView {
 
   /** Runs argv (a container's command + args) to its exit status. */
   *main(argv: readonly string[], stdin = ''): Generator<Step, number> {
-    const io: IO = { fds: { 1: 'stdout', 2: 'stderr' }, stdin };
+    const io: IO = { fds: { 1: 'stdout', 2: 'stderr' }, stdin: new Input(stdin) };
     try {
       return yield* this.invoke(argv, {}, io);
     } catch (e) {
@@ -126,7 +131,7 @@ class Interpreter implements FileView {
 
   /** Runs a script in this shell (its variables and directory stay): its status, and whether it ran `exit`. */
   *source(script: string): Generator<Step, { status: number; exited: boolean }> {
-    const io: IO = { fds: { 1: 'stdout', 2: 'stderr' }, stdin: '' };
+    const io: IO = { fds: { 1: 'stdout', 2: 'stderr' }, stdin: new Input('') };
     this.busy = 0;
     let list: List;
     try {
@@ -191,7 +196,7 @@ class Interpreter implements FileView {
       const last = k === p.commands.length - 1;
       const buf: string[] = [];
       s = yield* this.command(cmd, last ? { ...io, stdin } : { fds: { ...io.fds, 1: { buf } }, stdin });
-      stdin = buf.join('');
+      stdin = new Input(buf.join(''));
     }
     return p.negate ? Number(s === 0) : s;
   }
@@ -283,7 +288,7 @@ class Interpreter implements FileView {
     for (const r of redirects) {
       const target = (yield* this.expand(r.target, false)).join(' ');
       if (r.op === '<') {
-        io.stdin = this.file(target) ?? '';
+        io.stdin = new Input(this.file(target) ?? '');
         continue;
       }
       if (r.op === '>&') {
@@ -369,7 +374,7 @@ class Interpreter implements FileView {
         }
         case 'cmd': {
           const buf: string[] = [];
-          this.substStatus = yield* this.subshell(part.script, { fds: { 1: { buf }, 2: 'stderr' }, stdin: '' });
+          this.substStatus = yield* this.subshell(part.script, { fds: { 1: { buf }, 2: 'stderr' }, stdin: new Input('') });
           add(buf.join('').replace(/\n+$/, ''), part.quoted);
           break;
         }
@@ -450,11 +455,15 @@ class Interpreter implements FileView {
       case 'hostname':
         return yield* this.result(io, { out: `${this.ctx.hostname}\n`, status: 0 });
       case 'cat':
-        return yield* this.result(io, cat(args, this, io.stdin));
+        return yield* this.result(io, cat(args, this, args.every((a) => a === '-u') || args.includes('-') ? io.stdin.takeAll() : ''));
       case 'seq':
         return yield* this.result(io, seq(args, SEQ_LIMIT));
       case 'perl':
         return yield* this.result(io, perl(args));
+      case 'ps':
+        return yield* this.result(io, ps(this.ctx.processes, argv));
+      case 'kill':
+        return yield* this.result(io, kill(this.ctx.processes, args));
       case 'env':
       case 'printenv': {
         const env = this.environment(assigns);
@@ -516,9 +525,12 @@ class Interpreter implements FileView {
         return yield* this.result(io, rm(this.fs, args, this.abs));
       case 'ls':
         return yield* this.result(io, ls(this.fs, args, this.abs));
-      case 'read':
-        // No stdin: read finds end of file.
-        return 1;
+      case 'read': {
+        const r = read(args, io.stdin);
+        if (r.prompt) yield* this.write(io, 2, r.prompt);
+        for (const [k, v] of Object.entries(r.vars)) this.vars.set(k, v);
+        return yield* this.result(io, { out: '', ...(r.err ? { err: r.err } : {}), status: r.status });
+      }
       case 'whoami':
         return yield* this.result(io, { out: 'root\n', status: 0 });
       case 'id':

@@ -1,8 +1,10 @@
 // `tar` over the emulated file system, for `kubectl cp` (which runs `tar cf - <path>` and `tar -xmf - -C <dir>`
 // in the container): real ustar archives on stdout/stdin through tar-stream, a maintained streaming packer and
-// parser with no native parts (already in the tree under @kubernetes/client-node's tar-fs). File contents are
-// the emulated file system's text (UTF-8). Busybox's wording for errors; gzip (z) is refused by name.
+// parser with no native parts (already in the tree under @kubernetes/client-node's tar-fs). Members carry the
+// files' exact bytes and modes. `z` gzips (node:zlib); a gzipped archive is also read without it, as busybox's
+// seamless decompression does; bzip2 and xz (j, J) are refused by name. Busybox's wording for errors.
 import { Readable } from 'node:stream';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { extract as tarExtract, pack as tarPack } from 'tar-stream';
 import { normalize, type ContainerFs } from './filesystem.ts';
 
@@ -17,6 +19,7 @@ interface TarArgs {
   file: string | undefined;
   dir: string | undefined;
   paths: string[];
+  gzip?: boolean;
   unsupported?: string;
 }
 
@@ -44,7 +47,8 @@ export function parseTarArgs(args: readonly string[]): TarArgs | string {
       if (f === 'c' || f === 'x' || f === 't') mode = f;
       else if (f === 'f') out.file = rest[++k];
       else if (f === 'C') out.dir = rest[++k];
-      else if (f === 'z' || f === 'j' || f === 'J') out.unsupported = f;
+      else if (f === 'z') out.gzip = true;
+      else if (f === 'j' || f === 'J') out.unsupported = f;
       else if (!'vmoph'.includes(f)) return `tar: invalid option -- '${f}'`;
     }
   }
@@ -62,8 +66,19 @@ export async function tar(fs: ContainerFs, args: readonly string[], stdin: Buffe
   const abs = (p: string, base: string) => normalize(p.startsWith('/') ? p : `${base}/${p}`);
   const dir = parsed.dir !== undefined ? abs(parsed.dir, cwd) : cwd;
   if (parsed.dir !== undefined && !fs.isDir(dir)) return { out: Buffer.alloc(0), err: `tar: can't change directory to '${parsed.dir}': No such file or directory\n`, status: 1 };
-  if (parsed.mode === 'c') return create(fs, parsed.paths, dir);
-  return extract(fs, stdin, dir, parsed.mode === 't');
+  if (parsed.mode === 'c') {
+    const r = await create(fs, parsed.paths, dir);
+    return parsed.gzip ? { ...r, out: gzipSync(r.out) } : r;
+  }
+  let archive = stdin;
+  if (parsed.gzip || (stdin[0] === 0x1f && stdin[1] === 0x8b)) {
+    try {
+      archive = gunzipSync(stdin);
+    } catch {
+      return { out: Buffer.alloc(0), err: 'tar: invalid magic\ntar: short read\n', status: 1 };
+    }
+  }
+  return extract(fs, archive, dir, parsed.mode === 't');
 }
 
 async function create(fs: ContainerFs, paths: readonly string[], dir: string): Promise<TarResult> {
@@ -94,7 +109,7 @@ async function create(fs: ContainerFs, paths: readonly string[], dir: string): P
     for (const m of members) {
       const rel = m.path === full ? name : `${name ? `${name}/` : ''}${m.path.slice(full === '/' ? 1 : full.length + 1)}`;
       if (m.dir) pack.entry({ name: `${rel}/`, type: 'directory', mode: 0o755, mtime: new Date(0) });
-      else pack.entry({ name: rel, type: 'file', mode: 0o644, mtime: new Date(0) }, Buffer.from(fs.files.get(m.path) ?? '', 'utf8'));
+      else pack.entry({ name: rel, type: 'file', mode: fs.mode(m.path), mtime: new Date(0) }, fs.readBytes(m.path) ?? Buffer.alloc(0));
     }
   }
   pack.finalize();
@@ -113,7 +128,7 @@ async function extract(fs: ContainerFs, archive: Buffer, dir: string, listOnly: 
         const target = normalize(`${dir}/${header.name}`);
         if (listOnly) listed.push(header.name);
         else if (header.type === 'directory') fs.mkdirs(target);
-        else if (header.type === 'file' || header.type === 'contiguous-file') fs.write(target, Buffer.concat(parts).toString('utf8'));
+        else if (header.type === 'file' || header.type === 'contiguous-file') fs.writeBytes(target, Buffer.concat(parts), header.mode === undefined ? undefined : header.mode & 0o7777);
         next();
       });
       stream.resume();

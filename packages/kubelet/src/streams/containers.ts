@@ -1,13 +1,15 @@
 // The running container an exec or attach is about, and what lives as long as that container instance: its
 // file system (shared by every exec into it) and, for a container whose main process is a shell reading its
 // stdin (`stdin: true`, as `kubectl run -it … -- sh` makes), that shell, which attach sessions talk to.
-import type { Container, Pod } from '@kemu/api';
+import type { Container, EphemeralContainer, Pod } from '@kemu/api';
 import type { LoggedPod } from '../server/container-logs.ts';
 import type { ContainerRuntime } from '../pods/lifecycle.ts';
-import { containerArgv, containerShellContext } from '../pods/program.ts';
+import { banner, containerArgv, containerShellContext } from '../pods/program.ts';
+import { realClock } from '@kemu/base';
 import { SHELLS } from '../pods/command.ts';
 import { ContainerFs } from '../shell/filesystem.ts';
 import { ShellSession, type ShellContext } from '../shell/interpreter.ts';
+import { ProcessTable, imageProcesses } from '../shell/ps.ts';
 
 /** A pod this process runs, with a way to have its worker look at it again at once (a container ended). */
 export interface StreamedPod extends LoggedPod {
@@ -25,6 +27,10 @@ export interface RunningContainer {
 export interface ContainerState {
   fs: ContainerFs;
   context: ShellContext;
+  /** Its PID namespace (a targeting debug container shares its target's). */
+  processes: ProcessTable;
+  /** The files each mount path holds (streams/mounts.ts), to drop those its source no longer has. */
+  mounted: Map<string, Set<string>>;
   /** The main process' shell, when it reads stdin (created at the first attach). */
   mainShell?: ShellSession;
 }
@@ -52,17 +58,60 @@ function podContext(pod: Pod) {
 
 /** The named container when it is running, else the kubelet's error (`container not found ("x")`). */
 export function runningContainer(pod: StreamedPod, name: string, states: ContainerStates): RunningContainer | { error: string } {
+  const found = lookup(pod, name);
+  if (!found || found.runtime.state.kind !== 'running') return { error: `container not found (${JSON.stringify(name)})` };
+  const { runtime, spec } = found;
+  const { containerID } = found.runtime.state;
+  return { pod, spec, runtime, containerID, state: stateOf(pod, runtime, spec, states) };
+}
+
+function lookup(pod: StreamedPod, name: string): { runtime: ContainerRuntime; spec: EphemeralContainer } | undefined {
   const lc = pod.lifecycle;
-  const runtime = lc ? [...lc.containers, ...lc.initContainers].find((c) => c.name === name) : undefined;
-  const spec = [...pod.current.spec.containers, ...(pod.current.spec.initContainers ?? [])].find((c) => c.name === name);
-  if (!runtime || !spec || runtime.state.kind !== 'running') return { error: `container not found (${JSON.stringify(name)})` };
-  const { containerID, startedAt } = runtime.state;
-  const state = states.get(containerID, () => {
-    const context = containerShellContext(spec, podContext(pod.current), startedAt, lc?.podIP);
+  const runtime = lc ? [...lc.containers, ...lc.initContainers, ...lc.ephemeralContainers].find((c) => c.name === name) : undefined;
+  const s = pod.current.spec;
+  const spec = [...s.containers, ...(s.initContainers ?? []), ...(s.ephemeralContainers ?? [])].find((c) => c.name === name);
+  return runtime && spec ? { runtime, spec } : undefined;
+}
+
+/** The instance's state, made at its first use: file system, shell context and processes (PID 1: its main process). */
+function stateOf(pod: StreamedPod, runtime: ContainerRuntime, spec: EphemeralContainer, states: ContainerStates): ContainerState {
+  const run = runtime.state;
+  if (run.kind !== 'running') throw new Error('not running');
+  return states.get(run.containerID, () => {
+    // A debug container with a running target joins its process namespace.
+    const target = spec.targetContainerName ? lookup(pod, spec.targetContainerName) : undefined;
+    const processes = target && target.runtime.state.kind === 'running' ? stateOf(pod, target.runtime, target.spec, states).processes : new ProcessTable();
+    const argv = containerArgv(spec, podContext(pod.current));
+    const main = argv.length > 0 ? [argv.join(' ')] : imageProcesses(spec.image ?? '');
+    const handles = servesSignals(spec, argv);
+    const containerID = run.containerID;
+    main.forEach((args, k) =>
+      processes.spawn(args, k === 0 && handles ? (sig) => TERMINATING.has(sig) && endRuntime(pod, runtime, containerID, 0, realClock.now()) : undefined),
+    );
+    const context = containerShellContext(spec, podContext(pod.current), run.startedAt, pod.lifecycle?.podIP);
     const fs = new ContainerFs(context.files);
-    return { fs, context: { ...context, fs } };
+    return { fs, processes, mounted: new Map(), context: { ...context, fs, processes } };
   });
-  return { pod, spec, runtime, containerID, state };
+}
+
+/** Signals a server's main process handles by shutting down (it then exits 0). */
+const TERMINATING = new Set([2, 3, 15]);
+const SERVERS = new Set(['nginx', 'httpd', 'apache2', 'redis-server', 'postgres', 'mysqld', 'mongod', 'memcached']);
+
+/** A server (a well-known image run as is, or one of their programs) handles TERM; sleep, sh and unknown programs do not. */
+function servesSignals(spec: Container, argv: readonly string[]): boolean {
+  if (argv.length === 0) return banner(spec) !== undefined;
+  const first = argv[0] ?? '';
+  return SERVERS.has(first.slice(first.lastIndexOf('/') + 1));
+}
+
+function endRuntime(pod: StreamedPod, runtime: ContainerRuntime, containerID: string, code: number, now: number): boolean {
+  const s = runtime.state;
+  if (s.kind !== 'running' || s.containerID !== containerID) return false;
+  s.exitAt = now;
+  s.exitCode = code;
+  pod.wake?.();
+  return true;
 }
 
 /** The main process is a shell reading stdin: `stdin: true` and `sh` with no script (or no command: busybox's is sh). */
@@ -76,9 +125,5 @@ export function mainReadsStdin(c: RunningContainer): boolean {
 
 /** Ends the running container now with `code` (its main process exited), and has its pod worker notice. */
 export function endContainer(c: RunningContainer, code: number, now: number): void {
-  const s = c.runtime.state;
-  if (s.kind !== 'running' || s.containerID !== c.containerID) return;
-  s.exitAt = now;
-  s.exitCode = code;
-  c.pod.wake?.();
+  endRuntime(c.pod, c.runtime, c.containerID, code, now);
 }

@@ -16,7 +16,7 @@ import { outcomeMessage } from './protocol.ts';
 /** Programs the emulated shell runs (its builtins and the text tools it emulates), beside the shells. */
 export const EXEC_PROGRAMS: ReadonlySet<string> = new Set([
   ':', 'true', 'false', 'echo', 'printf', 'test', '[', 'exit', 'sleep', 'date', 'hostname', 'cat', 'seq', 'env', 'printenv', 'export', 'unset', 'set',
-  'cd', 'pwd', 'mkdir', 'touch', 'rm', 'ls', 'whoami', 'id', 'uname', 'sync', 'tail', 'exec', 'tar',
+  'cd', 'pwd', 'mkdir', 'touch', 'rm', 'ls', 'whoami', 'id', 'uname', 'sync', 'tail', 'exec', 'tar', 'ps', 'kill',
 ]);
 
 /** Commands that read their stdin when given no file (they wait for all of it before running). */
@@ -51,6 +51,16 @@ export interface ExecRequest {
 }
 
 export async function runExec(ch: Channels, c: RunningContainer, req: ExecRequest): Promise<void> {
+  // The exec'd process is in the container's process table while it runs (ps shows it).
+  const pid = c.state.processes.spawn(req.argv.join(' '));
+  try {
+    await execIn(ch, c, req);
+  } finally {
+    c.state.processes.exit(pid);
+  }
+}
+
+async function execIn(ch: Channels, c: RunningContainer, req: ExecRequest): Promise<void> {
   const { argv } = req;
   const path = argv[0] ?? '';
   const name = basename(path);
