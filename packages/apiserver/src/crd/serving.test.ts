@@ -130,4 +130,18 @@ describe('custom resources', () => {
     expect((await call('DELETE', `${CT}/a`)).status).toBe(200);
     expect((await call('GET', `${CT}/a`)).status).toBe(404);
   });
+
+  it('go first when their CRD is deleted (customresourcecleanup finalizer), then the CRD and its routes', async () => {
+    expect((await call('GET', `${CT}/b`)).status).toBe(200);
+    const del = await call('DELETE', `${CRDS}/crontabs.stable.example.com`);
+    expect(del.status).toBe(200);
+    expect(del.body.metadata.finalizers).toContain('customresourcecleanup.apiextensions.k8s.io');
+    expect(del.body.metadata.deletionTimestamp).toBeDefined();
+    await waitFor(async () => (await call('GET', `${CRDS}/crontabs.stable.example.com`)).status === 404);
+    expect((await call('GET', CT)).status).toBe(404);
+    expect((await call('GET', '/apis/stable.example.com/v1')).status).toBe(404);
+    // Nothing of the objects is left in the store.
+    const left = await srv.ctx.backend.list('/registry/crontabs.stable.example.com/');
+    expect(left.items).toEqual([]);
+  });
 });
