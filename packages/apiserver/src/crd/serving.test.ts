@@ -2,7 +2,9 @@
 // cache — routes, discovery (legacy and aggregated) with short names and categories — and its objects are
 // created, read, listed with selectors, patched (merge and JSON; strategic merge refused with Kubernetes' 415),
 // printed with the version's columns and deleted; the status subresource keeps spec and status apart.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import type { KubeObject } from '@kemu/api';
 import type { ApiServer } from '../server.ts';
 import { startMemoryApiServer } from '../testing/memory-server.ts';
@@ -143,5 +145,14 @@ describe('custom resources', () => {
     // Nothing of the objects is left in the store.
     const left = await srv.ctx.backend.list('/registry/crontabs.stable.example.com/');
     expect(left.items).toEqual([]);
+  });
+
+  it("serve the README tour's example CRD and CronTab, with its columns", async () => {
+    const example = (f: string) => parse(readFileSync(new URL(`../../../../deploy/examples/${f}`, import.meta.url), 'utf8')) as unknown;
+    expect((await call('POST', CRDS, example('crontab-crd.yaml'))).status).toBe(201);
+    await waitFor(async () => (await call('GET', CT)).status === 200);
+    expect((await call('POST', CT, example('crontab.yaml'))).status).toBe(201);
+    const t = await call('GET', CT, undefined, 'application/json', TABLE);
+    expect(t.body.rows[0].cells.slice(0, 3)).toEqual(['my-new-cron-object', '* * * * */5', 1]);
   });
 });
