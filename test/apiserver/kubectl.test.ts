@@ -198,6 +198,17 @@ spec:
     expect((await k.kubectl('delete', 'ct', 'my-new-cron-object')).stdout.trim()).toBe('crontab.stable.example.com "my-new-cron-object" deleted');
     expect((await k.kubectl('delete', '-f', crdFile)).stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io "crontabs.stable.example.com" deleted');
     const gone = await k.kubectl('get', 'crontabs');
+    // The walkthrough's validation section: the same CRD with a pattern and bounds refuses a bad object.
+    writeFileSync(crdFile, CRONTAB_CRD.replace('                cronSpec:\n                  type: string\n', () => "                cronSpec:\n                  type: string\n                  pattern: '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$'\n").replace('                  type: integer\n', () => '                  type: integer\n                  minimum: 1\n                  maximum: 10\n'));
+    const recreated = await k.kubectl('apply', '-f', crdFile);
+    expect(recreated.stdout.trim(), recreated.stderr).toBe('customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com created');
+    writeFileSync(crFile, 'apiVersion: "stable.example.com/v1"\nkind: CronTab\nmetadata:\n  name: my-new-cron-object\nspec:\n  cronSpec: "* * * *"\n  image: my-awesome-cron-image\n  replicas: 15\n');
+    let invalid = await k.kubectl('apply', '-f', crFile);
+    for (let i = 0; i < 20 && invalid.stderr.includes('resource mapping not found'); i++) invalid = await k.kubectl('apply', '-f', crFile);
+    expect(invalid.stderr).toContain(
+      `The CronTab "my-new-cron-object" is invalid: \n* spec.cronSpec: Invalid value: "* * * *": spec.cronSpec in body should match '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$'\n* spec.replicas: Invalid value: 15: spec.replicas in body should be less than or equal to 10`,
+    );
+    expect((await k.kubectl('delete', '-f', crdFile)).code).toBe(0);
     // kubectl's cached discovery may still name the resource: then the list itself is a 404.
     expect(gone.stderr).toMatch(/the server doesn't have a resource type "crontabs"|Unable to list "stable\.example\.com\/v1, Resource=crontabs": the server could not find the requested resource/);
   });

@@ -51,6 +51,7 @@ import { servePortForwardUpgrade } from './routes/port-forward.ts';
 import { parseProxyPath, serveProxyOrStatus } from './routes/proxy.ts';
 import { VERSION_INFO } from './version.ts';
 import { Cacher } from './watch/cacher.ts';
+import { startCustomResourceCleanup } from './crd/cleanup.ts';
 import { DEFAULT_MAX_WATCH_BUFFER_BYTES, DEFAULT_WATCH_BOOKMARK_INTERVAL_MS, DEFAULT_WATCH_UNRESPONSIVE_TIMEOUT_MS, WatchHub } from './watch/hub.ts';
 import { prepareWatch, serveHttpWatch, trackWatcher, wsSink } from './watch/route.ts';
 
@@ -473,14 +474,17 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
   };
   app.server.on('upgrade', upgrade);
 
+  let stopCrdCleanup: (() => void) | undefined;
   return {
     app,
     ctx,
     upgrade,
     async start() {
       await cacher.start();
+      stopCrdCleanup = startCustomResourceCleanup(cacher, ctx.registry, logger);
     },
     async close() {
+      stopCrdCleanup?.();
       nodeGraph?.stopKeepUp();
       hub.stop();
       cacher.stop();

@@ -2,7 +2,9 @@
 // cache — routes, discovery (legacy and aggregated) with short names and categories — and its objects are
 // created, read, listed with selectors, patched (merge and JSON; strategic merge refused with Kubernetes' 415),
 // printed with the version's columns and deleted; the status subresource keeps spec and status apart.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import type { KubeObject } from '@kemu/api';
 import type { ApiServer } from '../server.ts';
 import { startMemoryApiServer } from '../testing/memory-server.ts';
@@ -129,5 +131,28 @@ describe('custom resources', () => {
   it('are deleted', async () => {
     expect((await call('DELETE', `${CT}/a`)).status).toBe(200);
     expect((await call('GET', `${CT}/a`)).status).toBe(404);
+  });
+
+  it('go first when their CRD is deleted (customresourcecleanup finalizer), then the CRD and its routes', async () => {
+    expect((await call('GET', `${CT}/b`)).status).toBe(200);
+    const del = await call('DELETE', `${CRDS}/crontabs.stable.example.com`);
+    expect(del.status).toBe(200);
+    expect(del.body.metadata.finalizers).toContain('customresourcecleanup.apiextensions.k8s.io');
+    expect(del.body.metadata.deletionTimestamp).toBeDefined();
+    await waitFor(async () => (await call('GET', `${CRDS}/crontabs.stable.example.com`)).status === 404);
+    expect((await call('GET', CT)).status).toBe(404);
+    expect((await call('GET', '/apis/stable.example.com/v1')).status).toBe(404);
+    // Nothing of the objects is left in the store.
+    const left = await srv.ctx.backend.list('/registry/crontabs.stable.example.com/');
+    expect(left.items).toEqual([]);
+  });
+
+  it("serve the README tour's example CRD and CronTab, with its columns", async () => {
+    const example = (f: string) => parse(readFileSync(new URL(`../../../../deploy/examples/${f}`, import.meta.url), 'utf8')) as unknown;
+    expect((await call('POST', CRDS, example('crontab-crd.yaml'))).status).toBe(201);
+    await waitFor(async () => (await call('GET', CT)).status === 200);
+    expect((await call('POST', CT, example('crontab.yaml'))).status).toBe(201);
+    const t = await call('GET', CT, undefined, 'application/json', TABLE);
+    expect(t.body.rows[0].cells.slice(0, 3)).toEqual(['my-new-cron-object', '* * * * */5', 1]);
   });
 });

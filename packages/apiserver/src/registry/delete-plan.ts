@@ -9,6 +9,7 @@ import type { DeletePlan, DeleteRequest } from './registry.ts';
 
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 export const ORPHAN_FINALIZER = 'orphan';
+export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 const DEFAULT_POD_GRACE_SECONDS = 30;
 
 /**
@@ -96,6 +97,18 @@ export function deleteRequest(r: ResourceInfo, opts: DeleteOptions): DeleteReque
           m.deletionGracePeriodSeconds = 0;
         }
         next.status = { ...((next.status as object | undefined) ?? {}), phase: 'Terminating' };
+        return { kind: 'mark', object: next };
+      }
+
+      // A CRD's objects go first: it is marked Terminating with the cleanup finalizer (crd/cleanup.ts).
+      if (r === R.customresourcedefinitions && !m.deletionTimestamp) {
+        m.deletionTimestamp = formatTime(now);
+        m.deletionGracePeriodSeconds = 0;
+        withFinalizers(next, CRD_CLEANUP_FINALIZER, undefined);
+        const status = (isRecord(next.status) ? next.status : {}) as Record<string, unknown>;
+        const conds = (Array.isArray(status.conditions) ? status.conditions : []).filter((c) => !(isRecord(c) && c.type === 'Terminating'));
+        conds.push({ type: 'Terminating', status: 'True', lastTransitionTime: formatTime(now), reason: 'InstanceDeletionPending', message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon' });
+        next.status = { ...status, conditions: conds };
         return { kind: 'mark', object: next };
       }
 
