@@ -1,7 +1,7 @@
 // LimitRanger (plugin/pkg/admission/limitranger): a new pod's containers get the default requests and limits
 // of the namespace's LimitRanges (type Container), recorded in the kubernetes.io/limit-ranger annotation;
 // then min, max and maxLimitRequestRatio (per Container, and summed per Pod) are enforced with Kubernetes'
-// messages.
+// messages. A claim's storage request (created or updated) is held to the PersistentVolumeClaim type's min and max.
 import { errors, parseQuantity, qualifiedResource, R, type LimitRange, type LimitRangeItem, type ResourceList } from '@kemu/api';
 import type { AdmissionAttributes, AdmissionPlugin } from './types.ts';
 import { isObj, podCreate } from './types.ts';
@@ -78,6 +78,38 @@ function ratioConstraint(limitType: string, name: string, enforced: string, req:
   return undefined;
 }
 
+/** maxRequestConstraint: a claim's max is checked against its request (it has no limit). */
+function maxRequestConstraint(limitType: string, name: string, enforced: string, req: ResourceList): string | undefined {
+  if (req[name] === undefined) return `maximum ${name} usage per ${limitType} is ${enforced}.  No request is specified`;
+  if (milli(req[name]!) > milli(enforced)) return `maximum ${name} usage per ${limitType} is ${enforced}, but request is ${String(req[name])}`;
+  return undefined;
+}
+
+/** PersistentVolumeClaimValidateLimitFunc. */
+function checkClaim(item: LimitRangeItem, requests: ResourceList, out: string[]): void {
+  const sorted = (m: ResourceList | undefined) => Object.entries(m ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  for (const [k, v] of sorted(item.min)) {
+    const e = minConstraint('PersistentVolumeClaim', k, String(v), requests, {});
+    if (e) out.push(e);
+  }
+  for (const [k, v] of sorted(item.max)) {
+    const e = maxRequestConstraint('PersistentVolumeClaim', k, String(v), requests);
+    if (e) out.push(e);
+  }
+}
+
+/** A claim create or update on the main resource. */
+function claimWrite(attrs: AdmissionAttributes): Obj | undefined {
+  if ((attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE') || attrs.subresource || attrs.resource.group !== '' || attrs.resource.plural !== 'persistentvolumeclaims') return undefined;
+  return attrs.object as Obj | undefined;
+}
+
+function refuse(attrs: AdmissionAttributes, errs: string[]): never {
+  const o = attrs.object;
+  const name = o?.metadata.name || o?.metadata.generateName || attrs.name;
+  throw errors.forbidden(`${qualifiedResource(attrs.resource)} "${name}" is forbidden: ${errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`}`);
+}
+
 function checkItem(item: LimitRangeItem, limitType: string, req: ResourceList, lim: ResourceList, out: string[]): void {
   const sorted = (m: ResourceList | undefined) => Object.entries(m ?? {}).sort(([a], [b]) => a.localeCompare(b));
   for (const [k, v] of sorted(item.min)) {
@@ -125,6 +157,16 @@ export const limitRangerPlugin: AdmissionPlugin = {
     if (isObj(pod.status) && pod.status.qosClass !== undefined) pod.status.qosClass = podQOSClass(pod.spec);
   },
   async validate(attrs, ctx) {
+    const claim = claimWrite(attrs);
+    if (claim) {
+      const ranges = await limitRanges(attrs, ctx);
+      const errs: string[] = [];
+      const spec = isObj(claim.spec) ? claim.spec : {};
+      const requests = (isObj(spec.resources) && isObj(spec.resources.requests) ? spec.resources.requests : {}) as ResourceList;
+      for (const lr of ranges) for (const item of lr.spec?.limits ?? []) if (item.type === 'PersistentVolumeClaim') checkClaim(item, requests, errs);
+      if (errs.length > 0) refuse(attrs, errs);
+      return;
+    }
     const pod = podCreate(attrs);
     if (!pod) return;
     const errs: string[] = [];
@@ -141,8 +183,6 @@ export const limitRangerPlugin: AdmissionPlugin = {
         }
       }
     }
-    if (errs.length === 0) return;
-    const name = pod.metadata.name || pod.metadata.generateName || attrs.name;
-    throw errors.forbidden(`${qualifiedResource(attrs.resource)} "${name}" is forbidden: ${errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`}`);
+    if (errs.length > 0) refuse(attrs, errs);
   },
 };

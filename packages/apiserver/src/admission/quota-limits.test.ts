@@ -6,7 +6,7 @@ import type { ApiServer } from '../server.ts';
 let srv: ApiServer;
 beforeAll(async () => {
   srv = await startMemoryApiServer();
-  for (const ns of ['lr', 'rq', 'rq2', 'rq3']) await call('POST', '/api/v1/namespaces', { metadata: { name: ns } });
+  for (const ns of ['lr', 'lr2', 'rq', 'rq2', 'rq3']) await call('POST', '/api/v1/namespaces', { metadata: { name: ns } });
 });
 afterAll(async () => srv.close());
 
@@ -35,6 +35,25 @@ describe('LimitRanger', () => {
     const r = await call('POST', '/api/v1/namespaces/lr/pods', pod('p2', { limits: { cpu: '2' } }));
     expect(r.status).toBe(403);
     expect(r.body.message).toBe('pods "p2" is forbidden: maximum cpu usage per Container is 1, but limit is 2');
+  });
+});
+
+describe('LimitRanger on claims', () => {
+  const claim = (name: string, storage?: string) => ({ metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], resources: storage ? { requests: { storage } } : {} } });
+  it('holds a claim to the PersistentVolumeClaim min and max storage', async () => {
+    const lr = await call('POST', '/api/v1/namespaces/lr2/limitranges', { metadata: { name: 'storage' }, spec: { limits: [{ type: 'PersistentVolumeClaim', min: { storage: '1Gi' }, max: { storage: '2Gi' } }] } });
+    expect(lr.status).toBe(201);
+    const big = await call('POST', '/api/v1/namespaces/lr2/persistentvolumeclaims', claim('big', '5Gi'));
+    expect(big.status).toBe(403);
+    expect(big.body.message).toBe('persistentvolumeclaims "big" is forbidden: maximum storage usage per PersistentVolumeClaim is 2Gi, but request is 5Gi');
+    const small = await call('POST', '/api/v1/namespaces/lr2/persistentvolumeclaims', claim('small', '100Mi'));
+    expect(small.body.message).toBe('persistentvolumeclaims "small" is forbidden: minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 100Mi');
+    const ok = await call('POST', '/api/v1/namespaces/lr2/persistentvolumeclaims', claim('ok', '1500Mi'));
+    expect(ok.status).toBe(201);
+    const bound = await call('PUT', '/api/v1/namespaces/lr2/persistentvolumeclaims/ok/status', { ...ok.body, status: { phase: 'Bound', capacity: { storage: '1500Mi' } } });
+    const grow = await call('PUT', '/api/v1/namespaces/lr2/persistentvolumeclaims/ok', { ...bound.body, spec: { ...bound.body.spec, resources: { requests: { storage: '3Gi' } } } });
+    expect(grow.status).toBe(403);
+    expect(grow.body.message).toBe('persistentvolumeclaims "ok" is forbidden: maximum storage usage per PersistentVolumeClaim is 2Gi, but request is 3Gi');
   });
 });
 

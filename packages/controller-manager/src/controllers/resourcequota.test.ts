@@ -39,4 +39,32 @@ describe('resourcequota-controller', () => {
     await settle();
     expect((await env.api.get<ResourceQuota>(R.resourcequotas, 'default', 'q')).status?.used).toMatchObject({ pods: '1', 'requests.cpu': '250m' });
   });
+
+  it('follows the objects it counts as they come, change their charge and go (no resync)', async () => {
+    const env = fakeContext(['--resource-quota-sync-period=0']);
+    envs.push(env);
+    const c = new ResourceQuotaController(env.ctx);
+    env.informers.start(env.abort.signal);
+    void c.run();
+    const hard = { configmaps: '5', 'services.nodeports': '4', 'requests.storage': '10Gi' };
+    await env.api.create(R.resourcequotas, 'default', { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q', namespace: 'default' }, spec: { hard } });
+    await settle();
+    const used = async () => (await env.api.get<ResourceQuota>(R.resourcequotas, 'default', 'q')).status?.used;
+    expect(await used()).toEqual({ configmaps: '0', 'services.nodeports': '0', 'requests.storage': '0' });
+    await env.api.create(R.configmaps, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'default' } });
+    const svc = await env.api.create(R.services, 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: 'default' }, spec: { ports: [{ port: 80 }, { port: 81 }] } });
+    const pvc = await env.api.create(R.persistentvolumeclaims, 'default', {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'd', namespace: 'default' },
+      spec: { resources: { requests: { storage: '1Gi' } } },
+    });
+    await settle();
+    expect(await used()).toEqual({ configmaps: '1', 'services.nodeports': '0', 'requests.storage': '1Gi' });
+    await env.api.update(R.services, 'default', { ...svc, spec: { ...(svc.spec as object), type: 'NodePort' } });
+    await env.api.update(R.persistentvolumeclaims, 'default', { ...pvc, spec: { resources: { requests: { storage: '3Gi' } } } });
+    await env.api.delete(R.configmaps, 'default', 'x');
+    await settle();
+    expect(await used()).toEqual({ configmaps: '0', 'services.nodeports': '2', 'requests.storage': '3Gi' });
+  });
 });

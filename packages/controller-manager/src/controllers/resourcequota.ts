@@ -1,7 +1,9 @@
 // resourcequota-controller (pkg/controller/resourcequota): keeps each ResourceQuota's status — hard from spec,
 // used summed over the namespace's objects for every resource it limits (compute resources of pods, object
-// counts by count/<resource>.<group> and the classic names). Recalculated when a quota changes, when a pod of
-// its namespace changes, and for every quota each --resource-quota-sync-period.
+// counts by count/<resource>.<group> and the classic names). Recalculated when a quota changes, when an object
+// it counts comes or goes in its namespace (or changes what it is charged: a pod's phase, a service's type, a
+// claim's storage), and for every quota each --resource-quota-sync-period. Kubernetes' QuotaMonitor watches
+// every quotable resource from the start; kemu starts a watch for a resource once a quota names it.
 import {
   R,
   RESOURCES,
@@ -13,6 +15,7 @@ import {
   resourceListsEqual,
   type KubeObject,
   type Pod,
+  type ResourceInfo,
   type ResourceList,
   type ResourceQuota,
 } from '@kemu/api';
@@ -25,6 +28,8 @@ export class ResourceQuotaController implements Controller {
   private readonly quotaInformer: SharedInformer<ResourceQuota>;
   private readonly podInformer: SharedInformer<Pod>;
   private readonly worker: KeyedWorker;
+  /** The replenishment watches by resource (group/plural), beside the pod informer. */
+  private readonly monitors = new Map<string, SharedInformer<KubeObject>>();
 
   constructor(private readonly ctx: ControllerContext) {
     this.quotaInformer = ctx.informers.informerFor<ResourceQuota>(R.resourcequotas);
@@ -48,6 +53,25 @@ export class ResourceQuotaController implements Controller {
       onUpdate: (_o, p) => this.namespaceChanged(p),
       onDelete: (obj) => this.namespaceChanged(unwrapDeleted(obj)),
     });
+  }
+
+  /** The informer of a counted resource, started (with its replenishment handlers) the first time it is needed. */
+  private monitor(r: ResourceInfo): SharedInformer<KubeObject> {
+    if (r === R.pods) return this.podInformer as unknown as SharedInformer<KubeObject>;
+    const id = `${r.group}/${r.plural}`;
+    let inf = this.monitors.get(id);
+    if (!inf) {
+      inf = this.ctx.informers.informerFor<KubeObject>(r);
+      this.monitors.set(id, inf);
+      inf.addEventHandler({
+        onAdd: (o) => this.namespaceChanged(o),
+        onUpdate: (old, o) => {
+          if (chargeChanged(r, old, o)) this.namespaceChanged(o);
+        },
+        onDelete: (obj) => this.namespaceChanged(unwrapDeleted(obj)),
+      });
+    }
+    return inf;
   }
 
   private namespaceChanged(o: KubeObject): void {
@@ -80,7 +104,9 @@ export class ResourceQuotaController implements Controller {
       if (!r.namespaced || !r.verbs.includes('list')) continue;
       const names = matchingResources(r, hardNames);
       if (names.length === 0) continue;
-      const objects: KubeObject[] = r === R.pods ? this.podInformer.store.byIndex('namespace', ns) : (await this.ctx.client.list(r, ns)).items;
+      const inf = this.monitor(r);
+      // Until its watch has synced a resource is listed from the server (the sync's adds then recount).
+      const objects: KubeObject[] = inf.hasSynced() ? inf.store.byIndex('namespace', ns) : (await this.ctx.client.list(r, ns)).items;
       for (const o of objects) if (quotaMatches(q, r, o)) used = addResourceLists(used, maskResourceList(objectUsage(r, o, now), names));
     }
     return used;
@@ -97,6 +123,13 @@ export class ResourceQuotaController implements Controller {
     q.status = { hard, used };
     await this.ctx.client.updateStatus(R.resourcequotas, q.metadata.namespace, q);
   }
+}
+
+/** The update filters of Kubernetes' QuotaMonitor: only these updates change what an object is charged. */
+function chargeChanged(r: ResourceInfo, old: KubeObject, cur: KubeObject): boolean {
+  if (r.group !== '' || (r.plural !== 'services' && r.plural !== 'persistentvolumeclaims')) return false;
+  // The time only matters for pods (their deletion grace period), which are not filtered here.
+  return !resourceListsEqual(objectUsage(r, old, 0), objectUsage(r, cur, 0));
 }
 
 export const resourceQuotaDescriptor: ControllerDescriptor = {

@@ -107,6 +107,11 @@ export class FakeInformerFactory {
     if (!inf) {
       inf = new FakeInformer<KubeObject>(r);
       this.informers.set(id, inf);
+      // Created after start (as a real factory starts it at once): filled from the fake API now.
+      if (this.unsubscribe) {
+        inf.seed(this.api.all(r));
+        inf.synced = true;
+      }
     }
     return inf as unknown as FakeInformer<T>;
   }

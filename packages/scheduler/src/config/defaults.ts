@@ -7,7 +7,7 @@ import { EXTENSION_POINTS, emptyPlugins } from './types.ts';
 
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
 
-/** default_plugins.go getDefaultPlugins() (of the volume plugins, kemu has VolumeBinding). */
+/** default_plugins.go getDefaultPlugins() (of the volume plugins, kemu has VolumeBinding and VolumeZone). */
 export function defaultMultiPoint(): PluginRef[] {
   return [
     { name: Names.SchedulingGates },
@@ -19,6 +19,7 @@ export function defaultMultiPoint(): PluginRef[] {
     { name: Names.NodePorts },
     { name: Names.NodeResourcesFit, weight: 1 },
     { name: Names.VolumeBinding },
+    { name: Names.VolumeZone },
     { name: Names.PodTopologySpread, weight: 2 },
     { name: Names.InterPodAffinity, weight: 2 },
     { name: Names.DefaultPreemption },

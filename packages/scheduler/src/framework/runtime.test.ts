@@ -31,6 +31,7 @@ describe('Framework', () => {
       'NodePorts',
       'NodeResourcesFit',
       'VolumeBinding',
+      'VolumeZone',
       'PodTopologySpread',
       'InterPodAffinity',
     ]);
@@ -55,7 +56,7 @@ describe('Framework', () => {
     const f = new Framework(inTreeRegistry(), defaultProfile({ plugins }), deps());
     expect(f.scorePlugins.map((s) => [s.plugin.name, s.weight])).toEqual([['ImageLocality', 9]]);
     expect(f.postFilterPlugins).toEqual([]);
-    expect(f.filterPlugins.length).toBe(9);
+    expect(f.filterPlugins.length).toBe(10);
   });
 
   it('refuses unknown plugins, plugins at points they do not extend, and profiles without a binder', () => {

@@ -9,6 +9,7 @@ export const Names = {
   NodePorts: 'NodePorts',
   NodeResourcesFit: 'NodeResourcesFit',
   VolumeBinding: 'VolumeBinding',
+  VolumeZone: 'VolumeZone',
   NodeResourcesBalancedAllocation: 'NodeResourcesBalancedAllocation',
   ImageLocality: 'ImageLocality',
   PodTopologySpread: 'PodTopologySpread',

@@ -16,6 +16,7 @@ import { PrioritySort } from './priority-sort.ts';
 import { SchedulingGates } from './scheduling-gates.ts';
 import { TaintToleration } from './taint-toleration.ts';
 import { VolumeBinding } from './volume-binding.ts';
+import { VolumeZone } from './volume-zone.ts';
 
 const orUndefined = <T>(a: unknown): T | undefined => (a === undefined || a === null ? undefined : (a as T));
 
@@ -36,5 +37,6 @@ export function inTreeRegistry(): Registry {
     [Names.DefaultPreemption]: (args, h) => new DefaultPreemption(h, orUndefined<DefaultPreemptionArgs>(args)),
     [Names.DefaultBinder]: (_a, h) => new DefaultBinder(h),
     [Names.VolumeBinding]: (_a, h) => new VolumeBinding(h),
+    [Names.VolumeZone]: (_a, h) => new VolumeZone(h),
   });
 }

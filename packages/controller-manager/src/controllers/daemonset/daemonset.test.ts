@@ -126,4 +126,32 @@ describe('daemonset-controller', () => {
     await settle(100);
     expect(pods(env).map((p) => p.spec.containers[0]?.image)).toEqual(['fluentd:2']);
   });
+
+  it('replaces a failed pod with a FailedDaemonPod event, backing off (1s, then 2s) when it fails again', async () => {
+    const env = await start([node('a')], false);
+    await env.api.create(R.daemonsets, 'kube-system', ds());
+    await settle(100);
+    const fail = async () => {
+      const p = pods(env)[0]!;
+      await env.api.updateStatus(R.pods, 'kube-system', { ...p, status: { phase: 'Failed' } });
+      await settle(100);
+      return p.metadata.name;
+    };
+    const first = await fail();
+    expect(pods(env).map((p) => p.metadata.name)).not.toContain(first);
+    expect(pods(env)).toHaveLength(1);
+    expect(env.recorder.events.filter((e) => e.reason === 'FailedDaemonPod').map((e) => `${e.type} ${e.message}`)).toEqual([`Warning Found failed daemon pod kube-system/${first} on node a, will try to kill it`]);
+    const second = await fail();
+    expect(pods(env).map((p) => p.metadata.name)).toEqual([second]);
+    await env.clock.advance(1000);
+    await settle(100);
+    expect(pods(env).map((p) => p.metadata.name)).not.toContain(second);
+    const third = await fail();
+    await env.clock.advance(1000);
+    await settle(100);
+    expect(pods(env).map((p) => p.metadata.name)).toEqual([third]);
+    await env.clock.advance(1000);
+    await settle(100);
+    expect(pods(env).map((p) => p.metadata.name)).not.toContain(third);
+  });
 });

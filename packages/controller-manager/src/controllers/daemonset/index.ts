@@ -14,6 +14,7 @@ import {
 import { isNotFound, unwrapDeleted, type SharedInformer } from '@kemu/client';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../../controller.ts';
 import { KeyedWorker } from '../base.ts';
+import { Backoff } from '../backoff.ts';
 import { Expectations } from '../expectations.ts';
 import { PodControl, controllerRef, definitelyNotApplied } from '../podcontrol.ts';
 import { claimCandidates, ensureControllerIndex, getControllerOf, isPodAvailable, isPodReady } from '../pods.ts';
@@ -58,6 +59,7 @@ export class DaemonSetController implements Controller {
   private readonly crInformer: SharedInformer<ControllerRevision>;
   private readonly worker: KeyedWorker;
   private readonly podControl: PodControl;
+  private readonly failedPodsBackoff = new Backoff(1000, 15 * 60_000);
 
   constructor(private readonly ctx: ControllerContext) {
     this.expectations = new Expectations(ctx.clock);
@@ -224,6 +226,7 @@ export class DaemonSetController implements Controller {
   private async manage(dsKey: string, ds: DaemonSet, nodes: Node[], nodeToPods: Map<string, Pod[]>, hash: string, generation: string | undefined): Promise<void> {
     const create: string[] = [];
     const remove: Pod[] = [];
+    this.failedPodsBackoff.gc(this.ctx.clock.now());
     const desired = nodes.filter((n) => nodeShouldRunDaemonPod(n, ds).shouldRun).length;
     const surge = this.maxSurge(ds, desired) > 0;
     const nodeNames = new Set(nodes.map((n) => n.metadata.name ?? ''));
@@ -233,7 +236,7 @@ export class DaemonSetController implements Controller {
       const pods = (nodeToPods.get(name) ?? []).filter((p) => !p.metadata.deletionTimestamp);
       if (shouldRun) {
         const failed = pods.filter((p) => p.status?.phase === 'Failed');
-        remove.push(...failed);
+        remove.push(...this.failedToDelete(dsKey, ds, name, failed));
         const running = pods.filter((p) => p.status?.phase !== 'Failed').sort(byCreation);
         if (running.length === 0 && failed.length === 0) create.push(name);
         else if (running.length > 1) {
@@ -251,6 +254,26 @@ export class DaemonSetController implements Controller {
     // Pods on nodes that no longer exist.
     for (const [name, pods] of nodeToPods) if (!nodeNames.has(name)) remove.push(...pods.filter((p) => !p.metadata.deletionTimestamp));
     await this.syncNodes(dsKey, ds, remove, create, hash, generation);
+  }
+
+  /**
+   * failedPodsBackoff: a failed pod on a node is deleted (and replaced on a later pass) at most once per back-off
+   * step (1s doubling to 15m), so a kubelet that keeps rejecting the pod is not fought in a hot loop.
+   */
+  private failedToDelete(dsKey: string, ds: DaemonSet, node: string, failed: Pod[]): Pod[] {
+    const out: Pod[] = [];
+    const backoffKey = `${ds.metadata.uid ?? ''}/${ds.status?.observedGeneration ?? 0}/${node}`;
+    for (const pod of failed) {
+      const now = this.ctx.clock.now();
+      if (this.failedPodsBackoff.inBackoffSinceUpdate(backoffKey, now)) {
+        this.worker.addAfter(dsKey, this.failedPodsBackoff.get(backoffKey));
+        continue;
+      }
+      this.failedPodsBackoff.next(backoffKey, now);
+      this.ctx.recorder.event(ds, 'Warning', 'FailedDaemonPod', `Found failed daemon pod ${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''} on node ${node}, will try to kill it`);
+      out.push(pod);
+    }
+    return out;
   }
 
   /** syncNodes: create a pinned pod on each node in create, delete each pod in remove (burst-limited). */

@@ -94,4 +94,25 @@ describe('disruption-controller', () => {
     expect(await status(env)).toMatchObject({ disruptionsAllowed: 0, conditions: [{ type: 'DisruptionAllowed', status: 'False', reason: 'SyncFailed', message: 'found no controllers for pod "x"' }] });
     expect(env.recorder.events.map((e) => e.reason)).toContain('CalculateExpectedPodCountFailed');
   });
+
+  it('sets a DisruptionTarget condition still on a live pod after 2 minutes back to False; a terminating pod keeps it', async () => {
+    const env = await start();
+    const target = { type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting', lastTransitionTime: formatTime(env.clock.now()) } as const;
+    for (const name of ['live', 'going']) {
+      const p = await pod(env, name, true);
+      await env.api.updateStatus(R.pods, 'default', { ...p, status: { ...p.status, conditions: [...(p.status?.conditions ?? []), target] } });
+    }
+    const going = await env.api.get<Pod>(R.pods, 'default', 'going');
+    await env.api.update(R.pods, 'default', { ...going, metadata: { ...going.metadata, finalizers: ['example.com/hold'] } });
+    await env.api.delete(R.pods, 'default', 'going');
+    await settle();
+    const cond = async (n: string) => (await env.api.get<Pod>(R.pods, 'default', n)).status?.conditions?.find((c) => c.type === 'DisruptionTarget');
+    await env.clock.advance(119_000);
+    await settle();
+    expect((await cond('live'))?.status).toBe('True');
+    await env.clock.advance(1_000);
+    await settle();
+    expect(await cond('live')).toEqual({ ...target, status: 'False', lastTransitionTime: formatTime(env.clock.now()) });
+    expect((await cond('going'))?.status).toBe('True');
+  });
 });

@@ -2,7 +2,9 @@
 // (ready pods not being deleted nor recently evicted), desiredHealthy and expectedPods (from minAvailable or
 // maxUnavailable, percentages scaled against the replicas of the pods' controllers), disruptionsAllowed,
 // observedGeneration, the disruptedPods the eviction subresource recorded (dropped once deleted or after two
-// minutes) and the DisruptionAllowed condition. A failed sync sets disruptionsAllowed to 0 (fail safe).
+// minutes) and the DisruptionAllowed condition. A failed sync sets disruptionsAllowed to 0 (fail safe). A pod
+// still not terminating two minutes after it got the DisruptionTarget condition (an eviction whose delete never
+// came) has that condition set back to False.
 import {
   R,
   RESOURCES,
@@ -24,6 +26,10 @@ import { isConflict, isNotFound, unwrapDeleted, type SharedInformer } from '@kem
 import type { Controller, ControllerContext, ControllerDescriptor } from '../../controller.ts';
 import { KeyedWorker } from '../base.ts';
 import { getControllerOf, isPodReady } from '../pods.ts';
+
+const DISRUPTION_TARGET = 'DisruptionTarget';
+/** stalePodDisruptionTimeout: a DisruptionTarget condition on a pod not yet terminating after this is cleared. */
+export const STALE_POD_DISRUPTION_TIMEOUT_MS = 2 * 60_000;
 
 /** DeletionTimeout: an evicted pod not deleted within this is counted again. */
 export const DELETION_TIMEOUT_MS = 2 * 60_000;
@@ -51,6 +57,7 @@ export class DisruptionController implements Controller {
   private readonly pdbInformer: SharedInformer<PodDisruptionBudget>;
   private readonly podInformer: SharedInformer<Pod>;
   private readonly worker: KeyedWorker;
+  private readonly staleWorker: KeyedWorker;
 
   constructor(private readonly ctx: ControllerContext) {
     this.pdbInformer = ctx.informers.informerFor<PodDisruptionBudget>(R.poddisruptionbudgets);
@@ -62,18 +69,57 @@ export class DisruptionController implements Controller {
       onUpdate: (_o, pdb) => this.worker.enqueue(pdb),
       onDelete: (obj) => this.worker.enqueue(obj),
     });
+    this.staleWorker = new KeyedWorker(ctx, { name: 'stale_pod_disruption', workers: 1, sync: (k) => this.syncStalePodDisruption(k) }).waitFor(this.podInformer);
     this.podInformer.addEventHandler({
-      onAdd: (p) => this.podChanged(p),
+      onAdd: (p) => {
+        this.podChanged(p);
+        this.staleCheck(p);
+      },
       onUpdate: (old, p) => {
         this.podChanged(p);
+        this.staleCheck(p);
         if (JSON.stringify(old.metadata.labels ?? {}) !== JSON.stringify(p.metadata.labels ?? {})) this.podChanged(old);
       },
       onDelete: (obj) => this.podChanged(unwrapDeleted(obj)),
     });
   }
 
-  run(): Promise<void> {
-    return this.worker.run();
+  async run(): Promise<void> {
+    await Promise.all([this.worker.run(), this.staleWorker.run()]);
+  }
+
+  /**
+   * nonTerminatingPodHasStaleDisruptionCondition: how long until the pod's True DisruptionTarget condition is stale,
+   * or undefined when it has none to clear (terminating, terminal, or set by the kubelet).
+   */
+  private staleAfter(pod: Pod): number | undefined {
+    if (pod.metadata.deletionTimestamp) return undefined;
+    const cond = pod.status?.conditions?.find((c) => c.type === DISRUPTION_TARGET);
+    if (!cond || cond.status !== 'True' || cond.reason === 'TerminationByKubelet') return undefined;
+    if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return undefined;
+    const since = cond.lastTransitionTime ? this.ctx.clock.now() - Date.parse(cond.lastTransitionTime) : STALE_POD_DISRUPTION_TIMEOUT_MS;
+    return Math.max(0, STALE_POD_DISRUPTION_TIMEOUT_MS - since);
+  }
+
+  private staleCheck(pod: Pod): void {
+    const after = this.staleAfter(pod);
+    if (after !== undefined) this.staleWorker.addAfter(key(pod.metadata.namespace, pod.metadata.name), after);
+  }
+
+  /** syncStalePodDisruption: the stale condition goes back to False (reason and message stay). */
+  async syncStalePodDisruption(k: string): Promise<void> {
+    const pod = this.podInformer.store.get(k);
+    if (!pod) return;
+    const after = this.staleAfter(pod);
+    if (after === undefined) return;
+    if (after > 0) {
+      this.staleWorker.addAfter(k, after);
+      return;
+    }
+    const now = formatTime(this.ctx.clock.now());
+    const conditions = (pod.status?.conditions ?? []).map((c) => (c.type === DISRUPTION_TARGET ? { ...c, status: 'False' as const, lastTransitionTime: now } : c));
+    await this.ctx.client.updateStatus<Pod>(R.pods, pod.metadata.namespace, { ...pod, status: { ...pod.status, conditions } });
+    this.ctx.logger.info({ pod: k }, 'Reset stale DisruptionTarget condition to False');
   }
 
   private podChanged(pod: Pod): void {
