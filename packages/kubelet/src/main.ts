@@ -18,6 +18,8 @@ import { kubeletRoutes, podNodeOf } from './server/container-logs.ts';
 import { podStreamNodeOf, podStreamRoutes, podStreamUpgrades } from './server/pod-streams.ts';
 import { startKubeletHealthz } from './server/healthz.ts';
 import { streamingRoutes, streamingUpgrade, streamNodeOf } from './server/streaming.ts';
+import { KubeProxy } from './proxy/kube-proxy.ts';
+import type { Pod } from '@kemu/api';
 
 const PROGRAM = 'kubelet';
 
@@ -107,6 +109,8 @@ async function main(): Promise<void> {
       this.set(pods);
     },
   });
+  // The emulated kube-proxy (proxy/): Services and EndpointSlices for the traffic of this process' pods.
+  const proxy = new KubeProxy({ client, findPod: (ns, name) => running.findPod(ns, name), clock: realClock, logger, registry });
   // Bad serving or authentication flags stop the kubelet, as Kubernetes' does.
   const nodeName = first.name;
   // --rotate-server-certificates: the first node's kubelet-serving certificate (the process serves one port).
@@ -121,7 +125,7 @@ async function main(): Promise<void> {
   let health: HealthServer | undefined;
   try {
     // The kubelet API (server/): /containerLogs for the pods of every node this process emulates.
-    const apiDeps = { findPod: (ns: string, name: string) => running.findPod(ns, name), clock: realClock, logger };
+    const apiDeps = { findPod: (ns: string, name: string) => running.findPod(ns, name), clock: realClock, logger, network: (pod: Pod) => proxy.networkFor(pod) };
     const logRoutes = kubeletRoutes(apiDeps);
     // /exec and /attach (server/streaming.ts): WebSocket upgrades, and their refusals without one;
     // /portForward, kemu's pod-port proxy and /pods (server/pod-streams.ts).
@@ -144,6 +148,7 @@ async function main(): Promise<void> {
   // An issued serving certificate is served to new connections from then on.
   if (servingRotation) managers.push(servingRotation.manager((p) => serving && health?.setTls?.({ ...serving.tls, cert: p.certPem, key: p.keyPem })));
   for (const m of managers) m.start();
+  void proxy.start(stopping.signal);
   await kubelet.start(stopping.signal);
 }
 

@@ -8,6 +8,7 @@ import { containerArgv, containerShellContext } from '../pods/program.ts';
 import { SHELLS } from '../pods/command.ts';
 import { ContainerFs } from '../shell/filesystem.ts';
 import { ShellSession, type ShellContext } from '../shell/interpreter.ts';
+import type { ShellNetwork } from '../shell/network.ts';
 
 /** A pod this process runs, with a way to have its worker look at it again at once (a container ended). */
 export interface StreamedPod extends LoggedPod {
@@ -35,6 +36,9 @@ const MAX_KEPT = 512;
 export class ContainerStates {
   private readonly byID = new Map<string, ContainerState>();
 
+  /** `network`: what wget and curl in a pod's exec sessions reach (the kubelet's kube-proxy); none: they end silently. */
+  constructor(readonly network?: (pod: Pod) => ShellNetwork) {}
+
   get(id: string, make: () => ContainerState): ContainerState {
     let s = this.byID.get(id);
     if (!s) {
@@ -60,7 +64,8 @@ export function runningContainer(pod: StreamedPod, name: string, states: Contain
   const state = states.get(containerID, () => {
     const context = containerShellContext(spec, podContext(pod.current), startedAt, lc?.podIP);
     const fs = new ContainerFs(context.files);
-    return { fs, context: { ...context, fs } };
+    const network = states.network?.(pod.current);
+    return { fs, context: { ...context, fs, ...(network ? { network } : {}) } };
   });
   return { pod, spec, runtime, containerID, state };
 }
