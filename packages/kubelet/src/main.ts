@@ -19,6 +19,7 @@ import { podStreamNodeOf, podStreamRoutes, podStreamUpgrades } from './server/po
 import { startKubeletHealthz } from './server/healthz.ts';
 import { streamingRoutes, streamingUpgrade, streamNodeOf } from './server/streaming.ts';
 import { KubeProxy } from './proxy/kube-proxy.ts';
+import { nodePortAddresses } from './proxy/flags.ts';
 import type { Pod } from '@kemu/api';
 
 const PROGRAM = 'kubelet';
@@ -110,7 +111,13 @@ async function main(): Promise<void> {
     },
   });
   // The emulated kube-proxy (proxy/): Services and EndpointSlices for the traffic of this process' pods.
-  const proxy = new KubeProxy({ client, findPod: (ns, name) => running.findPod(ns, name), clock: realClock, logger, registry });
+  let nodePortAddrs: string[] = [];
+  try {
+    nodePortAddrs = nodePortAddresses(flags['nodeport-addresses'], first.ip);
+  } catch (e) {
+    fail(`invalid configuration: ${(e as Error).message}`, 1);
+  }
+  const proxy = new KubeProxy({ client, findPod: (ns, name) => running.findPod(ns, name), clock: realClock, logger, registry, nodePortAddresses: nodePortAddrs });
   // Bad serving or authentication flags stop the kubelet, as Kubernetes' does.
   const nodeName = first.name;
   // --rotate-server-certificates: the first node's kubelet-serving certificate (the process serves one port).

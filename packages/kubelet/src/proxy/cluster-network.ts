@@ -3,6 +3,7 @@
 // pod's emulated server over an in-memory connection (servers/pod-servers.ts). Only pods this kubelet process
 // runs can be reached: endpoints on nodes other processes emulate are passed over (see docs/kubelet.md).
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Clock } from '@kemu/base';
 import { connectPod } from '../servers/pod-servers.ts';
 import type { LoggedPod } from '../server/container-logs.ts';
@@ -25,7 +26,7 @@ export interface ClientPod {
   ip?: string;
 }
 
-type Target = { address: string; endpoints: EndpointTarget[]; key: string };
+export type Target = { address: string; endpoints: EndpointTarget[]; key: string };
 
 export class ClusterNetwork {
   constructor(private readonly deps: ClusterNetworkDeps) {}
@@ -61,17 +62,33 @@ export class ClusterNetwork {
     return this.exchange(t, req, signal);
   }
 
-  /** Sends the exchange to one reachable endpoint of the target (in turn), or reports the connection refused. */
-  async exchange(t: Target, req: HttpExchange, signal?: AbortSignal): Promise<HttpOutcome> {
+  /** A connection to the next reachable endpoint of the target (in turn), counted for its pod; undefined: refused. */
+  connect(t: Target): Duplex | undefined {
     const reachable = t.endpoints.flatMap((e) => {
       const w = e.namespace && e.pod ? this.deps.findPod(e.namespace, e.pod) : undefined;
       return w ? [{ e, w }] : [];
     });
     const pick = reachable.length ? reachable[t.key ? this.deps.table.turn(t.key, reachable.length) : 0] : undefined;
-    if (!pick) return { kind: 'error', error: 'refused', address: t.address };
+    if (!pick) return undefined;
     const conn = connectPod(serverView(pick.w, this.deps.clock), pick.e.port);
+    if (conn) this.deps.traffic.add(pick.e.namespace ?? '', pick.e.pod ?? '');
+    return conn;
+  }
+
+  /** The Service port whose nodePort is `nodePort`, as a target (its ready endpoints), or undefined. */
+  nodePortTarget(nodePort: number): Target | undefined {
+    const t = this.deps.table;
+    for (const s of t.allServices()) {
+      const sp = s.spec?.ports?.find((p) => p.nodePort === nodePort && (p.protocol ?? 'TCP') === 'TCP');
+      if (sp) return { address: '', endpoints: t.readyEndpoints(s, sp), key: `${s.metadata.namespace}/${s.metadata.name}:${sp.port}` };
+    }
+    return undefined;
+  }
+
+  /** Sends the exchange to one reachable endpoint of the target, or reports the connection refused. */
+  async exchange(t: Target, req: HttpExchange, signal?: AbortSignal): Promise<HttpOutcome> {
+    const conn = this.connect(t);
     if (!conn) return { kind: 'error', error: 'refused', address: t.address };
-    this.deps.traffic.add(pick.e.namespace ?? '', pick.e.pod ?? '');
     return new Promise<HttpOutcome>((resolve, reject) => {
       const out = http.request({ method: req.method, path: req.path, headers: req.headers, createConnection: () => conn as never, ...(signal ? { signal } : {}) }, (res) => {
         const chunks: Buffer[] = [];

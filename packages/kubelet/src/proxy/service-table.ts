@@ -38,19 +38,22 @@ export class ServiceTable {
   /** Slices by their Service's key, then by slice name. */
   private readonly slices = new Map<string, Map<string, EndpointSlice>>();
   private readonly turns = new Map<string, number>();
+  /** Told after any Service changed (NodePort listeners follow the Services). */
+  onServicesChanged: (() => void) | undefined;
 
   upsertService(s: Service): void {
     const k = key(s.metadata.namespace, s.metadata.name);
     this.deleteService(s);
     this.services.set(k, s);
     for (const ip of this.clusterIPs(s)) this.byClusterIP.set(ip, k);
+    this.onServicesChanged?.();
   }
 
   deleteService(s: Service): void {
     const k = key(s.metadata.namespace, s.metadata.name);
     const old = this.services.get(k);
     if (old) for (const ip of this.clusterIPs(old)) if (this.byClusterIP.get(ip) === k) this.byClusterIP.delete(ip);
-    this.services.delete(k);
+    if (this.services.delete(k)) this.onServicesChanged?.();
   }
 
   /** Drops the Services a re-list no longer has. */
