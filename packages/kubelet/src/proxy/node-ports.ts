@@ -77,6 +77,8 @@ export class NodePorts {
       socket.resetAndDestroy();
       return;
     }
+    // Replies are written in pieces (headers, then body): without this, Nagle holds the body for the client's delayed ACK.
+    socket.setNoDelay(true);
     socket.on('error', () => conn.destroy());
     conn.on('error', () => socket.destroy());
     socket.pipe(conn).pipe(socket);
