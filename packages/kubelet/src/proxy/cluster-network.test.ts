@@ -44,6 +44,8 @@ describe('ClusterNetwork', () => {
       if (r.kind === 'response') expect(r.body).toContain('<title>Welcome to nginx!</title>');
     }
     expect([traffic.count('default', 'web-a'), traffic.count('default', 'web-b')]).toEqual([2, 2]);
+    traffic.prune((_ns, pod) => pod !== 'web-b');
+    expect([traffic.count('default', 'web-a'), traffic.count('default', 'web-b')]).toEqual([2, 0]);
   });
 
   it('endpoints follow the slices: NotReady and removed pods get no traffic, none left is refused', async () => {

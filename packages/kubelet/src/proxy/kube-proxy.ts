@@ -39,7 +39,17 @@ export class KubeProxy {
 
   /** Starts the watches; resolves once Services and EndpointSlices have both been listed. */
   async start(signal: AbortSignal): Promise<void> {
-    signal.addEventListener('abort', () => this.nodePorts.stop(), { once: true });
+    // Counters of pods this process no longer runs are dropped once a minute, so deleted pods leave no series.
+    const prune = setInterval(() => this.traffic.prune((ns, name) => this.deps.findPod(ns, name) !== undefined), 60_000);
+    prune.unref();
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearInterval(prune);
+        this.nodePorts.stop();
+      },
+      { once: true },
+    );
     await watchServices(this.deps.client, this.table, { clock: this.deps.clock, logger: this.deps.logger, signal });
     this.nodePorts.sync();
     this.deps.logger.info({}, 'kube-proxy: Services and EndpointSlices synced');

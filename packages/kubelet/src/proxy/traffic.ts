@@ -29,6 +29,14 @@ export class PodTraffic {
     return this.counts.get(`${namespace}/${pod}`) ?? 0;
   }
 
+  /** Forgets the pods `alive` says are gone (their series go too). */
+  prune(alive: (namespace: string, pod: string) => boolean): void {
+    for (const k of [...this.counts.keys()]) {
+      const [namespace = '', pod = ''] = k.split('/');
+      if (!alive(namespace, pod)) this.forget(namespace, pod);
+    }
+  }
+
   /** Forgets a pod that is gone (its series goes too). */
   forget(namespace: string, pod: string): void {
     this.counts.delete(`${namespace}/${pod}`);
