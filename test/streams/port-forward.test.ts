@@ -1,6 +1,7 @@
 // The connect subresources against a real `kemu up` lab (one of each, one worker) with real kubectl: port-forward
 // to pod/, svc/ and deploy/ forms with an HTTP request through it (the emulated nginx's page), and
-// `kubectl get --raw` / `kubectl proxy` through pods/proxy, services/proxy and nodes/proxy.
+// `kubectl get --raw` / `kubectl proxy` through pods/proxy, services/proxy and nodes/proxy; the emulated
+// kube-proxy: wget/curl from a pod to the Service, a NodePort from the host, endpoints after a scale-down.
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,10 +16,10 @@ let podName = '';
 let nodeName = '';
 const children: ChildProcess[] = [];
 
-function httpGet(port: number, path = '/'): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function httpGet(port: number, path = '/', host = '127.0.0.1'): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     http
-      .get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+      .get({ host, port, path, agent: false }, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (body += c));
@@ -133,4 +134,57 @@ describe.skipIf(skip)('port-forward and the proxies through a lab', () => {
     expect(r.body).toContain('<title>Welcome to nginx!</title>');
     stop(proxy.child);
   }, 30_000);
+
+  // The emulated kube-proxy: a client pod's exec'd wget/curl reach the Service; a NodePort answers on the node's address.
+  it('kubectl exec … -- wget/curl reach the Service by name, FQDN and ClusterIP', async () => {
+    expect((await lab.kubectl('run', 'client', '--image=busybox:1.28', '--restart=Never', '--', 'sleep', '3600')).code).toBe(0);
+    expect((await lab.kubectl('wait', '--for=condition=Ready', 'pod/client', '--timeout=60s')).code).toBe(0);
+    const clusterIP = (await lab.kubectl('get', 'svc', 'web', '-o', 'jsonpath={.spec.clusterIP}')).stdout.trim();
+    for (const url of ['http://web', 'http://web.default.svc.cluster.local', `http://${clusterIP}:80`]) {
+      const r = await lab.kubectl('exec', 'client', '--', 'wget', '-q', '-O-', url);
+      expect([r.code, r.stdout]).toEqual([0, expect.stringContaining('<title>Welcome to nginx!</title>')]);
+    }
+    const curl = await lab.kubectl('exec', 'client', '--', 'sh', '-c', 'curl -sf http://web/missing; echo "status=$?"');
+    expect(curl.stdout).toContain('status=22');
+    const unknown = await lab.kubectl('exec', 'client', '--', 'wget', '-q', '-O-', 'http://nosuch');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("wget: bad address 'nosuch'");
+    expect(unknown.stderr).toContain('command terminated with exit code 1');
+  }, 90_000);
+
+  it('a NodePort Service answers on the node\'s InternalIP, and the kubelet counts the requests per pod', async () => {
+    expect((await lab.kubectl('expose', 'deployment', 'web', '--type=NodePort', '--port=80', '--name=web-np')).code).toBe(0);
+    const nodePort = Number((await lab.kubectl('get', 'svc', 'web-np', '-o', 'jsonpath={.spec.ports[0].nodePort}')).stdout.trim());
+    const nodeIP = (await lab.kubectl('get', 'node', nodeName, '-o', 'jsonpath={.status.addresses[?(@.type=="InternalIP")].address}')).stdout.trim();
+    expect(nodePort).toBeGreaterThanOrEqual(30000);
+    let body = '';
+    await waitFor(
+      'nginx on the NodePort',
+      async () => {
+        body = await httpGet(nodePort, '/', nodeIP).then((r) => r.body, () => '');
+        return body.includes('Welcome to nginx!');
+      },
+      30_000,
+      100,
+    );
+    const metrics = (await lab.kubectl('get', '--raw', `/api/v1/nodes/${nodeName}/proxy/metrics`)).stdout;
+    const m = new RegExp(`kubelet_emulated_pod_requests_total\\{namespace="default",pod="${podName}"\\} (\\d+)`).exec(metrics);
+    expect(Number(m?.[1])).toBeGreaterThanOrEqual(4);
+  }, 60_000);
+
+  it('endpoints follow a scale-down: no ready endpoint left, wget is refused and the NodePort resets', async () => {
+    expect((await lab.kubectl('scale', 'deployment', 'web', '--replicas=0')).code).toBe(0);
+    await waitFor('the web endpoints gone', async () => (await lab.kubectl('get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'jsonpath={.items[*].endpoints[*].addresses[0]}')).stdout.trim() === '', 60_000, 250);
+    const clusterIP = (await lab.kubectl('get', 'svc', 'web', '-o', 'jsonpath={.spec.clusterIP}')).stdout.trim();
+    await waitFor(
+      'wget refused',
+      async () => (await lab.kubectl('exec', 'client', '--', 'wget', '-q', '-O-', 'http://web')).stderr.includes(`wget: can't connect to remote host (${clusterIP}): Connection refused`),
+      20_000,
+      250,
+    );
+    const nodePort = Number((await lab.kubectl('get', 'svc', 'web-np', '-o', 'jsonpath={.spec.ports[0].nodePort}')).stdout.trim());
+    const nodeIP = (await lab.kubectl('get', 'node', nodeName, '-o', 'jsonpath={.status.addresses[?(@.type=="InternalIP")].address}')).stdout.trim();
+    // A new connection (each is balanced on its own, as kube-proxy's rules see it) finds no endpoint: reset.
+    await expect(httpGet(nodePort, '/', nodeIP)).rejects.toThrow(/ECONNRESET|socket hang up/);
+  }, 90_000);
 });

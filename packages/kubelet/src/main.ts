@@ -20,6 +20,9 @@ import { startKubeletHealthz } from './server/healthz.ts';
 import { resourceMetricsRoutes } from './server/resource-metrics.ts';
 import { NodeStatsCollector } from './usage/node-stats.ts';
 import { streamingRoutes, streamingUpgrade, streamNodeOf } from './server/streaming.ts';
+import { KubeProxy } from './proxy/kube-proxy.ts';
+import { nodePortAddresses } from './proxy/flags.ts';
+import type { Pod } from '@kemu/api';
 
 const PROGRAM = 'kubelet';
 
@@ -109,6 +112,14 @@ async function main(): Promise<void> {
       this.set(pods);
     },
   });
+  // The emulated kube-proxy (proxy/): Services and EndpointSlices for the traffic of this process' pods.
+  let nodePortAddrs: string[] = [];
+  try {
+    nodePortAddrs = nodePortAddresses(flags['nodeport-addresses'], first.ip);
+  } catch (e) {
+    fail(`invalid configuration: ${(e as Error).message}`, 1);
+  }
+  const proxy = new KubeProxy({ client, findPod: (ns, name) => running.findPod(ns, name), clock: realClock, logger, registry, nodePortAddresses: nodePortAddrs });
   // Bad serving or authentication flags stop the kubelet, as Kubernetes' does.
   const nodeName = first.name;
   // --rotate-server-certificates: the first node's kubelet-serving certificate (the process serves one port).
@@ -123,7 +134,7 @@ async function main(): Promise<void> {
   let health: HealthServer | undefined;
   try {
     // The kubelet API (server/): /containerLogs for the pods of every node this process emulates.
-    const apiDeps = { findPod: (ns: string, name: string) => running.findPod(ns, name), clock: realClock, logger };
+    const apiDeps = { findPod: (ns: string, name: string) => running.findPod(ns, name), clock: realClock, logger, network: (pod: Pod) => proxy.networkFor(pod) };
     const logRoutes = kubeletRoutes(apiDeps);
     // /exec and /attach (server/streaming.ts): WebSocket upgrades, and their refusals without one;
     // /portForward, kemu's pod-port proxy and /pods (server/pod-streams.ts).
@@ -151,6 +162,7 @@ async function main(): Promise<void> {
   // An issued serving certificate is served to new connections from then on.
   if (servingRotation) managers.push(servingRotation.manager((p) => serving && health?.setTls?.({ ...serving.tls, cert: p.certPem, key: p.keyPem })));
   for (const m of managers) m.start();
+  void proxy.start(stopping.signal);
   await kubelet.start(stopping.signal);
 }
 

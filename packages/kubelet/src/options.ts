@@ -9,6 +9,7 @@ import { IMAGE_FLAGS } from './images/flags.ts';
 import { loadImageCatalog, type ImageCatalog } from './images/catalog.ts';
 import { LOG_FLAGS, containerLogMaxBytes } from './logs/flags.ts';
 import { HEALTHZ_FLAGS, healthzFlagError } from './server/healthz.ts';
+import { PROXY_FLAGS } from './proxy/flags.ts';
 
 export const FLAGS = {
   master: { type: 'string', default: '', usage: 'The address of the Kubernetes API server (overrides any value in kubeconfig).' },
@@ -43,6 +44,8 @@ export const FLAGS = {
   ...CERTIFICATE_FLAGS,
   // --container-log-max-size, --container-log-max-files.
   ...LOG_FLAGS,
+  // The emulated kube-proxy's: --nodeport-addresses.
+  ...PROXY_FLAGS,
   v: { type: 'int', default: 0, usage: 'number for the log level verbosity' },
   ...LOGGING_FORMAT_FLAG,
 } as const;

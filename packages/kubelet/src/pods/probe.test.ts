@@ -4,11 +4,24 @@ import { describe, expect, it } from 'vitest';
 import type { Container, Probe } from '@kemu/api';
 import { probePlan, type ProbeKind, type ProbeOutcome } from './probe.ts';
 
+// An image whose server kemu does not emulate: its probes pass unless annotated.
 const web = (probe: Probe, kind: ProbeKind = 'liveness'): Container => ({
   name: 'web',
-  image: 'nginx',
+  image: 'registry.example.com/web:v1',
   ports: [{ name: 'http', containerPort: 8080 }],
   [kind === 'liveness' ? 'livenessProbe' : kind === 'readiness' ? 'readinessProbe' : 'startupProbe']: probe,
+});
+
+describe('probePlan: the emulated servers refuse ports they do not listen on', () => {
+  const nginx = (probe: Probe): Container => ({ name: 'web', image: 'nginx:1.27.3', ports: [{ name: 'alt', containerPort: 8080 }], livenessProbe: probe });
+  it.each([
+    ['httpGet on nginx\'s port passes', { httpGet: { path: '/', port: 80 } }, { ok: true, latencyMs: 0, output: '' }],
+    ['httpGet on another port is refused', { httpGet: { path: '/healthz', port: 'alt' } }, { ok: false, latencyMs: 0, output: 'Get "http://10.244.0.5:8080/healthz": dial tcp 10.244.0.5:8080: connect: connection refused' }],
+    ['tcpSocket on another port is refused', { tcpSocket: { port: 81 } }, { ok: false, latencyMs: 0, output: 'dial tcp 10.244.0.5:81: connect: connection refused' }],
+    ['a probe of another host is not judged', { httpGet: { host: 'example.com', port: 81 } }, { ok: true, latencyMs: 0, output: '' }],
+  ] as [string, Probe, ProbeOutcome][])('%s', (_name, probe, want) => {
+    expect(probePlan(nginx(probe), 'liveness')?.run(0, '10.244.0.5')).toEqual(want);
+  });
 });
 
 describe('probePlan: outcomes', () => {

@@ -1,9 +1,11 @@
 // What an emulated probe answers, read from the pod spec the way container commands are (docs/kubelet.md):
 // an exec probe runs its command through command.ts (`true` passes, `false`/`exit 1` fail, `sleep 5` takes
-// 5 s); httpGet, tcpSocket and grpc probes pass. Annotations make any probe fail, pass only after a while,
+// 5 s); httpGet, tcpSocket and grpc probes pass — except that an httpGet or tcpSocket probe to a port the
+// image's emulated server does not listen on (nginx probed on 8080) is refused. Annotations make any probe fail, pass only after a while,
 // or answer slowly. The failure output is the kubelet's prober's (pkg/probe/{exec,http,tcp,grpc}).
 import type { Container, IntOrString, Probe } from '@kemu/api';
 import { formatDuration } from '@kemu/base';
+import { knownServerPorts } from '../servers/listeners.ts';
 import { annotation, containerFiles, probeCommand, type Run } from './command.ts';
 
 export type ProbeKind = 'liveness' | 'readiness' | 'startup';
@@ -52,6 +54,23 @@ function resolvePort(port: IntOrString, c: Container): string {
   if (typeof port === 'number') return String(port);
   const named = c.ports?.find((p) => p.name === port);
   return named ? String(named.containerPort) : port;
+}
+
+/**
+ * The kubelet's prober output when the probe's port refuses connections: an httpGet/tcpSocket probe of the pod's
+ * own address on a port the container's known emulated server (servers/listeners.ts) does not listen on.
+ */
+function refusedOutput(p: Probe, c: Container, podIP: string | undefined): string | undefined {
+  const h = p.httpGet ?? p.tcpSocket;
+  if (!h || h.host) return undefined;
+  const ports = knownServerPorts(c);
+  const port = resolvePort(h.port, c);
+  if (!ports || ports.includes(Number(port))) return undefined;
+  const addr = `${podIP ?? ''}:${port}`;
+  const dial = `dial tcp ${addr}: connect: connection refused`;
+  if (p.tcpSocket) return dial;
+  const url = `${(p.httpGet?.scheme ?? 'HTTP').toLowerCase()}://${addr}${p.httpGet?.path || '/'}`;
+  return `Get ${JSON.stringify(url)}: ${dial}`;
 }
 
 /** What the handler answers when it fails or times out, as the kubelet's probers word it. */
@@ -103,6 +122,8 @@ export function probePlan(c: Container, kind: ProbeKind, annotations?: Record<st
     failureThreshold: Math.max(1, p.failureThreshold ?? 3),
     ...(grace !== undefined ? { terminationGraceMs: Math.max(0, grace) * 1000 } : {}),
     run(since, podIP) {
+      const refused = refusedOutput(p, c, podIP);
+      if (refused !== undefined) return { ok: false, latencyMs: 0, output: refused };
       const inWindow = (passAfter === undefined || since >= passAfter) && (failAfter === undefined || since < failAfter);
       const now = files.length ? execAt(since) : exec;
       const ok = !timedOut && (now ? now.exitCode === 0 : true) && inWindow;

@@ -7,6 +7,7 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import type { Pod } from '@kemu/api';
 import type { Clock, HealthRoutes, HealthUpgrade, Logger } from '@kemu/base';
 import { runAttach } from '../streams/attach.ts';
 import { Channels } from '../streams/channels.ts';
@@ -14,11 +15,14 @@ import { ContainerStates, runningContainer, type RunningContainer, type Streamed
 import { runExec } from '../streams/exec.ts';
 import { refreshMounts } from '../streams/mounts.ts';
 import { negotiate, PROTOCOLS } from '../streams/protocol.ts';
+import type { ShellNetwork } from '../shell/network.ts';
 
 export interface StreamingDeps {
   findPod(namespace: string, name: string): StreamedPod | undefined;
   clock: Clock;
   logger: Logger;
+  /** The cluster network a pod's exec sessions reach (wget, curl). */
+  network?: (pod: Pod) => ShellNetwork;
 }
 
 type Kind = 'exec' | 'attach';
@@ -83,7 +87,7 @@ function check(req: http.IncomingMessage, target: Target, deps: StreamingDeps, s
 
 /** The upgrade handler for the kubelet's secure server (startHealthServer's `upgrade`). */
 export function streamingUpgrade(deps: StreamingDeps): HealthUpgrade {
-  const states = new ContainerStates();
+  const states = new ContainerStates(deps.network);
   const wss = new WebSocketServer({ noServer: true, handleProtocols: (offered) => negotiate([...offered])?.name ?? false });
   return (req, socket, head, path) => {
     const target = parsePath(path);
@@ -126,7 +130,7 @@ export function streamingUpgrade(deps: StreamingDeps): HealthUpgrade {
 
 /** /exec and /attach without an upgrade: the same checks, then the kubelet's refusal to stream without one. */
 export function streamingRoutes(deps: StreamingDeps): HealthRoutes {
-  const states = new ContainerStates();
+  const states = new ContainerStates(deps.network);
   return (req, res, path) => {
     const target = parsePath(path);
     if (!target) return false;

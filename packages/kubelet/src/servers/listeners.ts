@@ -53,3 +53,12 @@ export function listenersOf(c: Container, by: Omit<ServedBy, 'argv' | 'tag'>): L
   if (HTTP_ECHO.test(repository)) return [{ port: portFlag(argv, 'listen', 5678), kind: 'http', handler: httpEchoHandler(flagValue(argv, 'text') ?? '') }];
   return (c.ports ?? []).filter((p) => (p.protocol ?? 'TCP') === 'TCP').map((p) => ({ port: p.containerPort, kind: 'echo' as const }));
 }
+
+/**
+ * The ports a container's emulated server listens on when kemu knows the image's server (nginx, httpd, agnhost,
+ * http-echo); undefined for any other image, whose real ports kemu cannot know (its declared ports echo).
+ */
+export function knownServerPorts(c: Container): number[] | undefined {
+  const ls = listenersOf(c, { hostname: '', now: () => 0 });
+  return ls.some((l) => l.kind === 'http') ? ls.map((l) => l.port) : undefined;
+}

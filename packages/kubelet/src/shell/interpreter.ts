@@ -10,6 +10,8 @@ import { ArithError, evaluate } from './arith.ts';
 import { cat, echo, printf, seq, test, type FileView, type Result } from './builtins.ts';
 import { dateCommand } from './date.ts';
 import { ContainerFs, ls, mkdir, normalize, rm } from './filesystem.ts';
+import { curl, wget } from './http-client.ts';
+import type { ShellNetwork } from './network.ts';
 import { perl } from './perl.ts';
 import { ps, type ProcessTable } from './ps.ts';
 import { Input, read } from './read.ts';
@@ -44,6 +46,8 @@ export interface ShellContext {
   exec?: boolean;
   /** The container's processes (its PID namespace), for `ps`. */
   processes?: ProcessTable;
+  /** The cluster network wget and curl reach (exec sessions); without it they end at once, silently, as before. */
+  network?: ShellNetwork;
 }
 
 /** Commands run without a sleep in between before a script is taken to spin (it then runs on silently). */
@@ -51,7 +55,8 @@ export const BUSY_LIMIT = 4_000;
 /** Lines `seq` prints at most. */
 const SEQ_LIMIT = 100_000;
 
-type Step = { t: 'out'; stream: 'stdout' | 'stderr'; text: string } | { t: 'sleep'; ms: number };
+/** `wait`: real I/O (a network exchange) the driver awaits before the shell goes on; no virtual time passes. */
+type Step = { t: 'out'; stream: 'stdout' | 'stderr'; text: string } | { t: 'sleep'; ms: number } | { t: 'wait'; until: Promise<void> };
 type Target = 'stdout' | 'stderr' | 'null' | { file: string; append: boolean } | { buf: string[] };
 interface IO {
   fds: Record<number, Target>;
@@ -464,6 +469,15 @@ class Interpreter implements FileView {
         return yield* this.result(io, ps(this.ctx.processes, argv));
       case 'kill':
         return yield* this.result(io, kill(this.ctx.processes, args));
+      case 'wget':
+      case 'curl': {
+        const network = this.ctx.network;
+        if (!network) break;
+        let got: Result = { out: '', status: 1 };
+        const io_ = { network, writeFile: (p: string, text: string) => void this.files.set(this.abs(p), text), fileExists: (p: string) => this.file(p) !== undefined };
+        yield { t: 'wait', until: (name === 'wget' ? wget(args, io_) : curl(args, io_)).then((r) => void (got = r)) };
+        return yield* this.result(io, got);
+      }
       case 'env':
       case 'printenv': {
         const env = this.environment(assigns);
@@ -624,6 +638,8 @@ export function* runProcess(argv: readonly string[], ctx: ShellContext): Generat
     }
     const step = r.value;
     if (step.t === 'out') yield { kind: 'output', atMs: at, stream: step.stream, text: step.text };
+    // A container's own process has no network (ShellContext.network is for exec sessions): nothing to wait for.
+    else if (step.t === 'wait') continue;
     else if (step.ms === Infinity) {
       yield { kind: 'forever', atMs: at };
       return;

@@ -10,6 +10,7 @@ import { SHELLS } from '../pods/command.ts';
 import { ContainerFs } from '../shell/filesystem.ts';
 import { ShellSession, type ShellContext } from '../shell/interpreter.ts';
 import { ProcessTable, imageProcesses } from '../shell/ps.ts';
+import type { ShellNetwork } from '../shell/network.ts';
 
 /** A pod this process runs, with a way to have its worker look at it again at once (a container ended). */
 export interface StreamedPod extends LoggedPod {
@@ -40,6 +41,9 @@ const MAX_KEPT = 512;
 
 export class ContainerStates {
   private readonly byID = new Map<string, ContainerState>();
+
+  /** `network`: what wget and curl in a pod's exec sessions reach (the kubelet's kube-proxy); none: they end silently. */
+  constructor(readonly network?: (pod: Pod) => ShellNetwork) {}
 
   get(id: string, make: () => ContainerState): ContainerState {
     let s = this.byID.get(id);
@@ -90,7 +94,8 @@ function stateOf(pod: StreamedPod, runtime: ContainerRuntime, spec: EphemeralCon
     );
     const context = containerShellContext(spec, podContext(pod.current), run.startedAt, pod.lifecycle?.podIP);
     const fs = new ContainerFs(context.files);
-    return { fs, processes, mounted: new Map(), context: { ...context, fs, processes } };
+    const network = states.network?.(pod.current);
+    return { fs, processes, mounted: new Map(), context: { ...context, fs, processes, ...(network ? { network } : {}) } };
   });
 }
 

@@ -1,0 +1,93 @@
+// NodePorts: for every Service port with a nodePort, a TCP listener on each NodePort address (flags.ts) whose
+// connections are forwarded, one endpoint per connection in turn as kube-proxy's rules do, to the emulated
+// server of a ready endpoint. A Service without reachable endpoints resets the connection (kube-proxy's REJECT).
+// Listeners follow the Services: added when a nodePort appears, closed when it goes.
+import net from 'node:net';
+import type { Logger } from '@kemu/base';
+import type { ClusterNetwork } from './cluster-network.ts';
+import type { ServiceTable } from './service-table.ts';
+
+export class NodePorts {
+  /** Listeners by `address:port`. */
+  private readonly listeners = new Map<string, net.Server>();
+  /** Binds that failed (logged once each). */
+  private readonly failed = new Set<string>();
+  private scheduled = false;
+  private stopped = false;
+
+  constructor(
+    private readonly table: ServiceTable,
+    private readonly network: ClusterNetwork,
+    private readonly addresses: readonly string[],
+    private readonly logger: Logger,
+  ) {}
+
+  /** The NodePorts the Services ask for now. */
+  wanted(): Set<number> {
+    const out = new Set<number>();
+    for (const s of this.table.allServices()) for (const p of s.spec?.ports ?? []) if (p.nodePort && (p.protocol ?? 'TCP') === 'TCP') out.add(p.nodePort);
+    return out;
+  }
+
+  /** Looks at the Services again soon (after a burst of watch events, once). */
+  changed(): void {
+    if (this.scheduled || this.stopped) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.sync();
+    });
+  }
+
+  sync(): void {
+    if (this.stopped) return;
+    const ports = this.wanted();
+    for (const [k, srv] of this.listeners) {
+      if (!ports.has(Number(k.slice(k.lastIndexOf(':') + 1)))) {
+        srv.close();
+        this.listeners.delete(k);
+      }
+    }
+    for (const port of ports) for (const address of this.addresses) this.listen(address, port);
+  }
+
+  /** Listening addresses, as `address:port`. */
+  bound(): string[] {
+    return [...this.listeners.keys()];
+  }
+
+  private listen(address: string, port: number): void {
+    const k = address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+    if (this.listeners.has(k) || this.failed.has(k)) return;
+    const srv = net.createServer((socket) => this.forward(port, socket));
+    this.listeners.set(k, srv);
+    srv.on('error', (e: NodeJS.ErrnoException) => {
+      // kube-proxy logs a port it cannot hold open and runs on.
+      this.logger.error({ address, port, err: e.code ?? String(e) }, 'can\'t open port, skipping it');
+      this.listeners.delete(k);
+      this.failed.add(k);
+    });
+    srv.listen(port, address);
+  }
+
+  private forward(nodePort: number, socket: net.Socket): void {
+    const t = this.network.nodePortTarget(nodePort);
+    const conn = t ? this.network.connect(t) : undefined;
+    if (!conn) {
+      socket.resetAndDestroy();
+      return;
+    }
+    // Replies are written in pieces (headers, then body): without this, Nagle holds the body for the client's delayed ACK.
+    socket.setNoDelay(true);
+    socket.on('error', () => conn.destroy());
+    conn.on('error', () => socket.destroy());
+    socket.pipe(conn).pipe(socket);
+    socket.on('close', () => conn.destroy());
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const srv of this.listeners.values()) srv.close();
+    this.listeners.clear();
+  }
+}
