@@ -20,7 +20,7 @@ import { startKubeletHealthz } from './server/healthz.ts';
 import { resourceMetricsRoutes } from './server/resource-metrics.ts';
 import { NodeStatsCollector } from './usage/node-stats.ts';
 import { streamingRoutes, streamingUpgrade, streamNodeOf } from './server/streaming.ts';
-import { KubeProxy } from './proxy/kube-proxy.ts';
+import type { KubeProxy } from './proxy/kube-proxy.ts';
 import { nodePortAddresses } from './proxy/flags.ts';
 import type { Pod } from '@kemu/api';
 
@@ -119,7 +119,14 @@ async function main(): Promise<void> {
   } catch (e) {
     fail(`invalid configuration: ${(e as Error).message}`, 1);
   }
-  const proxy = new KubeProxy({ client, findPod: (ns, name) => running.findPod(ns, name), clock: realClock, logger, registry, nodePortAddresses: nodePortAddrs });
+  // Loaded once the kubelet is under way, so its modules do not delay registration (a short-lived client certificate
+  // must be rotated before it expires); until then exec sessions have no network.
+  let proxy: KubeProxy | undefined;
+  const startProxy = () =>
+    import('./proxy/kube-proxy.ts').then(({ KubeProxy }) => {
+      proxy = new KubeProxy({ client, findPod: (ns, name) => running.findPod(ns, name), clock: realClock, logger, registry, nodePortAddresses: nodePortAddrs });
+      return proxy.start(stopping.signal);
+    });
   // Bad serving or authentication flags stop the kubelet, as Kubernetes' does.
   const nodeName = first.name;
   // --rotate-server-certificates: the first node's kubelet-serving certificate (the process serves one port).
@@ -134,7 +141,7 @@ async function main(): Promise<void> {
   let health: HealthServer | undefined;
   try {
     // The kubelet API (server/): /containerLogs for the pods of every node this process emulates.
-    const apiDeps = { findPod: (ns: string, name: string) => running.findPod(ns, name), clock: realClock, logger, network: (pod: Pod) => proxy.networkFor(pod) };
+    const apiDeps = { findPod: (ns: string, name: string) => running.findPod(ns, name), clock: realClock, logger, network: (pod: Pod) => proxy?.networkFor(pod) };
     const logRoutes = kubeletRoutes(apiDeps);
     // /exec and /attach (server/streaming.ts): WebSocket upgrades, and their refusals without one;
     // /portForward, kemu's pod-port proxy and /pods (server/pod-streams.ts).
@@ -162,8 +169,9 @@ async function main(): Promise<void> {
   // An issued serving certificate is served to new connections from then on.
   if (servingRotation) managers.push(servingRotation.manager((p) => serving && health?.setTls?.({ ...serving.tls, cert: p.certPem, key: p.keyPem })));
   for (const m of managers) m.start();
-  void proxy.start(stopping.signal);
-  await kubelet.start(stopping.signal);
+  const started = kubelet.start(stopping.signal);
+  void startProxy().catch((e: unknown) => logger.error({ err: String(e) }, 'kube-proxy failed to start'));
+  await started;
 }
 
 main().catch((e: unknown) => {

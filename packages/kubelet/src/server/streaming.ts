@@ -22,7 +22,7 @@ export interface StreamingDeps {
   clock: Clock;
   logger: Logger;
   /** The cluster network a pod's exec sessions reach (wget, curl). */
-  network?: (pod: Pod) => ShellNetwork;
+  network?: (pod: Pod) => ShellNetwork | undefined;
 }
 
 type Kind = 'exec' | 'attach';

@@ -43,7 +43,7 @@ export class ContainerStates {
   private readonly byID = new Map<string, ContainerState>();
 
   /** `network`: what wget and curl in a pod's exec sessions reach (the kubelet's kube-proxy); none: they end silently. */
-  constructor(readonly network?: (pod: Pod) => ShellNetwork) {}
+  constructor(readonly network?: (pod: Pod) => ShellNetwork | undefined) {}
 
   get(id: string, make: () => ContainerState): ContainerState {
     let s = this.byID.get(id);
