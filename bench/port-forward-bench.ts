@@ -12,6 +12,7 @@ import type { LoggedPod } from '../packages/kubelet/src/server/container-logs.ts
 import { servePortForward } from '../packages/kubelet/src/server/port-forward.ts';
 import { SpdySession } from '../packages/kubelet/src/spdy/session.ts';
 import { atLeast, benchFlags } from './lib/flags.ts';
+import { closedLoop } from './lib/closed-loop.ts';
 import { runBench } from './lib/workdir.ts';
 
 const flags = benchFlags(
@@ -64,24 +65,8 @@ await runBench('port-forward', async (work) => {
   const session = await dial((server.address() as AddressInfo).port);
   work.defer(() => session.close());
   for (let i = 0; i < 200; i++) await oneRequest(session);
-  const latencies: number[] = [];
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const until = t0 + flags.seconds * 1000;
-  await Promise.all(
-    Array.from({ length: flags.concurrency }, async () => {
-      while (performance.now() < until) {
-        const s = performance.now();
-        await oneRequest(session);
-        latencies.push(performance.now() - s);
-      }
-    }),
-  );
-  const elapsed = (performance.now() - t0) / 1000;
-  const cpu = process.cpuUsage(cpu0);
-  latencies.sort((a, b) => a - b);
-  const q = (p: number) => (latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0).toFixed(2);
-  console.log(`port-forward: ${latencies.length} requests in ${elapsed.toFixed(1)} s over one SPDY session, concurrency ${flags.concurrency}`);
-  console.log(`  ${(latencies.length / elapsed).toFixed(0)} requests/s, latency p50 ${q(0.5)} ms, p99 ${q(0.99)} ms`);
-  console.log(`  CPU ${(((cpu.user + cpu.system) / 1e6 / elapsed) * 100).toFixed(0)}% of one core (client and kubelet side together)`);
+  const r = await closedLoop(flags.seconds, flags.concurrency, () => oneRequest(session));
+  console.log(`port-forward: ${r.count} requests in ${r.seconds.toFixed(1)} s over one SPDY session, concurrency ${flags.concurrency}`);
+  console.log(`  ${r.perSecond.toFixed(0)} requests/s, latency p50 ${r.q(0.5).toFixed(2)} ms, p99 ${r.q(0.99).toFixed(2)} ms`);
+  console.log(`  CPU ${r.cpuPercent.toFixed(0)}% of one core (client and kubelet side together)`);
 });
