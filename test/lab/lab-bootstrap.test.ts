@@ -38,7 +38,6 @@ describe('the lab\'s TLS bootstrap objects', () => {
       'ClusterRoleBinding node-autoapprove-bootstrap',
       'ClusterRoleBinding node-autoapprove-certificate-rotation',
       'ClusterRoleBinding kube-apiserver:kubelet-apis',
-      'ClusterRoleBinding kemu:node-proxier',
       'ConfigMap kube-public/cluster-info',
       'Role kube-public/kubeadm:bootstrap-signer-clusterinfo',
       'RoleBinding kube-public/kubeadm:bootstrap-signer-clusterinfo',

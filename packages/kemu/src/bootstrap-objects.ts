@@ -44,14 +44,6 @@ export function kubeletApiBinding(): KubeObject {
   };
 }
 
-/**
- * kemu's kube-proxy runs inside each kubelet process with the node's credentials, so nodes get what kube-proxy's
- * own identity gets elsewhere: the bootstrap policy's system:node-proxier (list and watch EndpointSlices, …).
- */
-export function kubeProxyBinding(): KubeObject {
-  return clusterRoleBinding('kemu:node-proxier', 'system:node-proxier', 'system:nodes');
-}
-
 /** clientcmd.Write of kubeadm's cluster-info kubeconfig: one cluster named "" with the server and the CA, nothing else (Go's YAML: sequences not indented). */
 export function clusterInfoKubeconfig(server: string, caPem: string): string {
   return stringify({

@@ -16,7 +16,7 @@ import {
   parseBootstrapToken,
   seedBootstrapToken,
 } from './bootstrap-token.ts';
-import { bootstrapBindings, clusterInfoObjects, kubeletApiBinding, kubeProxyBinding } from './bootstrap-objects.ts';
+import { bootstrapBindings, clusterInfoObjects, kubeletApiBinding } from './bootstrap-objects.ts';
 import { labPkiFiles, writeIfChanged } from './lab-pki.ts';
 import { standardStorageClass } from './storage-class.ts';
 
@@ -109,7 +109,7 @@ export async function ensureLabBootstrap(client: RestClient, o: LabBootstrapOpti
     await client.create(R.secrets, 'kube-system', bootstrapTokenSecret(seedBootstrapToken(token)));
     made.push(`Secret kube-system/${bootstrapTokenSecretName(parseBootstrapToken(token).id)}`);
   }
-  for (const b of [...bootstrapBindings(), kubeletApiBinding(), kubeProxyBinding()]) if (await createIfMissing(client, R.clusterrolebindings, b)) made.push(`ClusterRoleBinding ${b.metadata.name}`);
+  for (const b of [...bootstrapBindings(), kubeletApiBinding()]) if (await createIfMissing(client, R.clusterrolebindings, b)) made.push(`ClusterRoleBinding ${b.metadata.name}`);
   const info = clusterInfoObjects(o.server, caPem);
   const existing = await getOrUndefined(client, R.configmaps, 'kube-public', 'cluster-info');
   if (!existing) {

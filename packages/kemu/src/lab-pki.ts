@@ -54,6 +54,8 @@ export interface LabPkiFiles {
   adminKey: string;
   controllerManagerKubeconfig: string;
   schedulerKubeconfig: string;
+  /** The kube-proxy's kubeconfig (CN system:kube-proxy, bound to system:node-proxier), for every kubelet's emulated kube-proxy. */
+  kubeProxyKubeconfig: string;
   kubeletKubeconfig(node: string): string;
   /** The CA's key: the controller-manager's --cluster-signing-key-file. */
   caKey: string;
@@ -80,6 +82,7 @@ export function labPkiFiles(dataDir: string, root = dataDir): LabPkiFiles {
     adminKey: path.join(pki, 'admin-key.pem'),
     controllerManagerKubeconfig: path.join(root, 'controller-manager.kubeconfig'),
     schedulerKubeconfig: path.join(root, 'scheduler.kubeconfig'),
+    kubeProxyKubeconfig: path.join(root, 'kube-proxy.kubeconfig'),
     kubeletKubeconfig: (node) => path.join(root, `kubelet-${node}.kubeconfig`),
     caKey: path.join(pki, 'ca-key.pem'),
     bootstrapKubeconfig: path.join(root, 'bootstrap-kubelet.kubeconfig'),

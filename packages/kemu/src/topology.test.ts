@@ -25,6 +25,7 @@ describe('TLS bootstrapping flags', () => {
       '--kubeconfig=/lab/kubelet-worker-1.kubeconfig',
       '--cert-dir=/lab/pki/kubelet-worker-1',
       '--rotate-certificates=true',
+      '--proxy-kubeconfig=/lab/kube-proxy.kubeconfig',
     ]);
     expect(labKubeletBootstrapFlags(files, 'worker-5', '/lab/bootstrap-kubelet-worker-5.kubeconfig')[0]).toBe('--bootstrap-kubeconfig=/lab/bootstrap-kubelet-worker-5.kubeconfig');
   });

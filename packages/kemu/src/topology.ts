@@ -146,12 +146,12 @@ export function kubeletBootstrapMode(wanted: boolean, controllerManagers: number
 
 /** A bootstrapping kubelet, as seed 003 runs it: the bootstrap kubeconfig, the kubeconfig it writes, its cert dir, rotation. */
 export function labKubeletBootstrapFlags(f: LabPkiFiles, node: string, bootstrapKubeconfig = f.bootstrapKubeconfig): string[] {
-  return [`--bootstrap-kubeconfig=${bootstrapKubeconfig}`, `--kubeconfig=${f.kubeletKubeconfig(node)}`, `--cert-dir=${f.kubeletCertDir(node)}`, '--rotate-certificates=true'];
+  return [`--bootstrap-kubeconfig=${bootstrapKubeconfig}`, `--kubeconfig=${f.kubeletKubeconfig(node)}`, `--cert-dir=${f.kubeletCertDir(node)}`, '--rotate-certificates=true', `--proxy-kubeconfig=${f.kubeProxyKubeconfig}`];
 }
 
 /** A kubelet with a certificate kemu issued (lab-pki.ts); its own --cert-dir keeps its serving pair out of /var/lib/kubelet/pki. */
 export function labKubeletPreIssuedFlags(f: LabPkiFiles, node: string): string[] {
-  return [`--kubeconfig=${f.kubeletKubeconfig(node)}`, `--cert-dir=${f.kubeletCertDir(node)}`];
+  return [`--kubeconfig=${f.kubeletKubeconfig(node)}`, `--cert-dir=${f.kubeletCertDir(node)}`, `--proxy-kubeconfig=${f.kubeProxyKubeconfig}`];
 }
 
 /**

@@ -122,9 +122,17 @@ async function main(): Promise<void> {
   // Loaded once the kubelet is under way, so its modules do not delay registration (a short-lived client certificate
   // must be rotated before it expires); until then exec sessions have no network.
   let proxy: KubeProxy | undefined;
+  let proxyClient = client;
+  if (flags['proxy-kubeconfig']) {
+    try {
+      proxyClient = new RestClient(loadClientConfig({ kubeconfig: flags['proxy-kubeconfig'], userAgent: `${userAgent} kube-proxy` }), { logger, maxConnections: 4 });
+    } catch (e) {
+      fail(`invalid configuration: --proxy-kubeconfig: ${(e as Error).message}`, 1);
+    }
+  }
   const startProxy = () =>
     import('./proxy/kube-proxy.ts').then(({ KubeProxy }) => {
-      proxy = new KubeProxy({ client, findPod: (ns, name) => running.findPod(ns, name), clock: realClock, logger, registry, nodePortAddresses: nodePortAddrs });
+      proxy = new KubeProxy({ client: proxyClient, findPod: (ns, name) => running.findPod(ns, name), clock: realClock, logger, registry, nodePortAddresses: nodePortAddrs });
       return proxy.start(stopping.signal);
     });
   // Bad serving or authentication flags stop the kubelet, as Kubernetes' does.

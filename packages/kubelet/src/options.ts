@@ -44,7 +44,7 @@ export const FLAGS = {
   ...CERTIFICATE_FLAGS,
   // --container-log-max-size, --container-log-max-files.
   ...LOG_FLAGS,
-  // The emulated kube-proxy's: --nodeport-addresses.
+  // The emulated kube-proxy's: --nodeport-addresses, --proxy-kubeconfig.
   ...PROXY_FLAGS,
   v: { type: 'int', default: 0, usage: 'number for the log level verbosity' },
   ...LOGGING_FORMAT_FLAG,

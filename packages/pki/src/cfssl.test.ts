@@ -110,6 +110,7 @@ describe.skipIf(skip)('a PKI made by cfssl and openssl as seed 003 makes it', ()
     expect(actions.filter((a) => a.action !== 'kept').map((a) => `${a.name} ${a.action}`)).toEqual([
       'apiserver-kubelet-client created',
       'admin.kubeconfig created',
+      'kube-proxy.kubeconfig created',
       'controller-manager.kubeconfig created',
       'scheduler.kubeconfig created',
     ]);

@@ -124,6 +124,7 @@ describe('ensureClusterPki: a new PKI', () => {
   it('kubeconfigs embed the CA, the client certificate and key, for https://127.0.0.1:6443', () => {
     const users: Record<string, [string, string]> = {
       'admin.kubeconfig': ['kubernetes-admin', 'admin'],
+      'kube-proxy.kubeconfig': ['system:kube-proxy', 'kube-proxy'],
       'controller-manager.kubeconfig': ['system:kube-controller-manager', 'controller-manager'],
       'scheduler.kubeconfig': ['system:kube-scheduler', 'scheduler'],
     };

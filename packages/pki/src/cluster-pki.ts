@@ -55,6 +55,8 @@ export const CLUSTER_LEAVES: readonly LeafSpec[] = [
 
 export const CLUSTER_KUBECONFIGS: readonly { file: string; cert: string; user: string }[] = [
   { file: 'admin.kubeconfig', cert: 'admin', user: 'kubernetes-admin' },
+  // Seed 003's kube-proxy.kubeconfig: kemu's kube-proxy runs inside each kubelet and uses it (--proxy-kubeconfig).
+  { file: 'kube-proxy.kubeconfig', cert: 'kube-proxy', user: 'system:kube-proxy' },
   { file: 'controller-manager.kubeconfig', cert: 'controller-manager', user: 'system:kube-controller-manager' },
   { file: 'scheduler.kubeconfig', cert: 'scheduler', user: 'system:kube-scheduler' },
 ];

@@ -2,6 +2,13 @@
 import { BlockList, isIP } from 'node:net';
 
 export const PROXY_FLAGS = {
+  // kemu's own: a real kube-proxy is its own process with its own --kubeconfig (seed 003's kube-proxy.kubeconfig).
+  'proxy-kubeconfig': {
+    type: 'string',
+    default: '',
+    usage:
+      "kemu: the kubeconfig the emulated kube-proxy in this process uses (a kube-proxy identity, e.g. CN system:kube-proxy, which Kubernetes' default system:node-proxier binding lets watch Services and EndpointSlices). Default: the kubelet's own credentials.",
+  },
   'nodeport-addresses': {
     type: 'stringArray',
     default: [],
