@@ -2,6 +2,12 @@
 import { BlockList, isIP } from 'node:net';
 
 export const PROXY_FLAGS = {
+  'pod-network-port': {
+    type: 'int',
+    default: 4789,
+    usage:
+      "The TCP port on the node's InternalIP where the emulated pod network carries connections to this node's pods from other kubelets' kube-proxies (0: none; endpoints here are then reachable only from this process).",
+  },
   'nodeport-addresses': {
     type: 'stringArray',
     default: [],
