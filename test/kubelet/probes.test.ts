@@ -46,7 +46,7 @@ describe('kubelet probes', () => {
   it('a failing liveness probe kills and restarts the container', async () => {
     await createPod(
       'unlive',
-      { containers: [{ name: 'web', image: 'nginx:1.27', livenessProbe: { httpGet: { path: '/healthz', port: 80 }, periodSeconds: 1, failureThreshold: 2 } }] },
+      { containers: [{ name: 'web', image: 'nginx:1.27', livenessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 1, failureThreshold: 2 } }] },
       { 'kemu.dev/liveness-probe-fail-after': '1' },
     );
     const pod = await waitFor('restarted', async () => {

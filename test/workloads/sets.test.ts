@@ -2,7 +2,8 @@
 // the fluentd-elasticsearch DaemonSet on every node, its rolling update, history and undo; the StatefulSet
 // basics tutorial (web-0 then web-1, PVCs www-web-N, scale up and down in order, a partitioned rolling update,
 // rollout status); and the controller-manager leader killed during a StatefulSet rollout: no pod ever outside
-// the ordinals, none skipped, the rollout finishes under the next leader.
+// the ordinals, none skipped, the rollout finishes under the next leader. Then the pod network between the
+// workers: a NodePort on each node answers from the pods of all three.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -111,6 +112,48 @@ spec:
       resources:
         requests:
           storage: 1Gi
+`;
+
+// Three serve-hostname replicas, one per node (required anti-affinity), behind a NodePort Service.
+const HOSTNAMES = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: hostnames
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: hostnames
+  template:
+    metadata:
+      labels:
+        app: hostnames
+    spec:
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector:
+              matchLabels:
+                app: hostnames
+            topologyKey: kubernetes.io/hostname
+      containers:
+      - name: hostnames
+        image: registry.k8s.io/e2e-test-images/agnhost:2.39
+        args: ["serve-hostname"]
+        ports:
+        - containerPort: 9376
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: hostnames
+spec:
+  type: NodePort
+  selector:
+    app: hostnames
+  ports:
+  - port: 80
+    targetPort: 9376
 `;
 
 describe.skipIf(skip)('DaemonSets and StatefulSets with kubectl', () => {
@@ -238,5 +281,28 @@ describe.skipIf(skip)('DaemonSets and StatefulSets with kubectl', () => {
       const im = (await pods('app=nginx')).filter((p) => !p.metadata.deletionTimestamp).map((p) => p.spec.containers[0]?.image);
       return im.length === 3 && im.every((i) => i === 'registry.k8s.io/nginx-slim:0.24');
     }, 60_000, 300);
+  }, 150_000);
+
+  it('the pod network: a NodePort on each node answers from all three replicas, wherever they run', async () => {
+    const file = path.join(lab.dir, 'hostnames.yaml');
+    writeFileSync(file, HOSTNAMES);
+    ok(await k('apply', '-f', file));
+    ok(await k('rollout', 'status', 'deployment/hostnames', '--timeout=90s'));
+    const names = (await pods('app=hostnames')).map((p) => p.metadata.name).sort();
+    expect((await pods('app=hostnames')).map((p) => p.spec.nodeName).sort()).toEqual(['worker-0', 'worker-1', 'worker-2']);
+    const nodePort = Number(ok(await k('get', 'svc', 'hostnames', '-o', 'jsonpath={.spec.ports[0].nodePort}')).trim());
+    const ips = ok(await k('get', 'nodes', '-o', 'jsonpath={.items[*].status.addresses[?(@.type=="InternalIP")].address}')).trim().split(/\s+/);
+    expect(ips).toHaveLength(3);
+    for (const ip of ips) {
+      // Each request on a new connection, as curl makes: kube-proxy balances connections, not requests.
+      const seen = new Set<string>();
+      await waitFor(`all three pods through ${ip}:${nodePort}`, async () => {
+        const res = await fetch(`http://${ip}:${nodePort}/`, { headers: { connection: 'close' } }).catch(() => undefined);
+        if (res?.ok) seen.add(await res.text());
+        return seen.size === 3;
+      }, 30_000, 50);
+      expect([...seen].sort()).toEqual(names);
+    }
+    ok(await k('delete', '-f', file));
   }, 150_000);
 });

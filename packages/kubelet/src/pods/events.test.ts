@@ -129,7 +129,7 @@ describe('pod events', () => {
     const spec = {
       containers: [{
         name: 'web', image: 'nginx', imagePullPolicy: 'IfNotPresent' as const,
-        livenessProbe: { httpGet: { path: '/healthz', port: 80 }, periodSeconds: 1, failureThreshold: 2 },
+        livenessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 1, failureThreshold: 2 },
         readinessProbe: { tcpSocket: { port: 80 }, periodSeconds: 1, failureThreshold: 1 },
       }],
     };

@@ -12,10 +12,12 @@ const web = (probe: Probe, kind: ProbeKind = 'liveness'): Container => ({
   [kind === 'liveness' ? 'livenessProbe' : kind === 'readiness' ? 'readinessProbe' : 'startupProbe']: probe,
 });
 
-describe('probePlan: the emulated servers refuse ports they do not listen on', () => {
+describe('probePlan: the emulated servers refuse ports they do not listen on and answer with their status', () => {
   const nginx = (probe: Probe): Container => ({ name: 'web', image: 'nginx:1.27.3', ports: [{ name: 'alt', containerPort: 8080 }], livenessProbe: probe });
   it.each([
     ['httpGet on nginx\'s port passes', { httpGet: { path: '/', port: 80 } }, { ok: true, latencyMs: 0, output: '' }],
+    ['httpGet of a path nginx does not serve fails with its 404', { httpGet: { path: '/healthz', port: 80 } }, { ok: false, latencyMs: 0, output: 'HTTP probe failed with statuscode: 404' }],
+    ['httpGet of nginx\'s page passes', { httpGet: { path: '/index.html', port: 80 } }, { ok: true, latencyMs: 0, output: '' }],
     ['httpGet on another port is refused', { httpGet: { path: '/healthz', port: 'alt' } }, { ok: false, latencyMs: 0, output: 'Get "http://10.244.0.5:8080/healthz": dial tcp 10.244.0.5:8080: connect: connection refused' }],
     ['tcpSocket on another port is refused', { tcpSocket: { port: 81 } }, { ok: false, latencyMs: 0, output: 'dial tcp 10.244.0.5:81: connect: connection refused' }],
     ['a probe of another host is not judged', { httpGet: { host: 'example.com', port: 81 } }, { ok: true, latencyMs: 0, output: '' }],

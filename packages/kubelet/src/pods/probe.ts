@@ -1,11 +1,12 @@
 // What an emulated probe answers, read from the pod spec the way container commands are (docs/kubelet.md):
 // an exec probe runs its command through command.ts (`true` passes, `false`/`exit 1` fail, `sleep 5` takes
 // 5 s); httpGet, tcpSocket and grpc probes pass — except that an httpGet or tcpSocket probe to a port the
-// image's emulated server does not listen on (nginx probed on 8080) is refused. Annotations make any probe fail, pass only after a while,
+// image's emulated server does not listen on (nginx probed on 8080) is refused, and an httpGet probe of an
+// emulated HTTP server fails when its status is not 200–399 (nginx's 404 for /healthz). Annotations make any probe fail, pass only after a while,
 // or answer slowly. The failure output is the kubelet's prober's (pkg/probe/{exec,http,tcp,grpc}).
 import type { Container, IntOrString, Probe } from '@kemu/api';
 import { formatDuration } from '@kemu/base';
-import { knownServerPorts } from '../servers/listeners.ts';
+import { httpStatusOf, knownServerPorts } from '../servers/listeners.ts';
 import { annotation, containerFiles, probeCommand, type Run } from './command.ts';
 
 export type ProbeKind = 'liveness' | 'readiness' | 'startup';
@@ -73,6 +74,15 @@ function refusedOutput(p: Probe, c: Container, podIP: string | undefined): strin
   return `Get ${JSON.stringify(url)}: ${dial}`;
 }
 
+/** An httpGet probe of the pod's own emulated HTTP server: the kubelet's failure output for a status outside 200–399. */
+function statusOutput(p: Probe, c: Container): string | undefined {
+  const h = p.httpGet;
+  if (!h || h.host) return undefined;
+  const status = httpStatusOf(c, Number(resolvePort(h.port, c)), h.path || '/');
+  // pkg/probe/http: 200 <= code < 400 succeeds (redirects are followed or counted as success).
+  return status !== undefined && (status < 200 || status >= 400) ? `HTTP probe failed with statuscode: ${status}` : undefined;
+}
+
 /** What the handler answers when it fails or times out, as the kubelet's probers word it. */
 function failureOutput(p: Probe, c: Container, podIP: string | undefined, timedOut: boolean, timeoutMs: number, exec: Run | undefined): string {
   const ip = podIP ?? '';
@@ -111,6 +121,8 @@ export function probePlan(c: Container, kind: ProbeKind, annotations?: Record<st
   // An exec command that never ends (or takes longer than the timeout) times out; others answer at once.
   const latency = answerMs ?? (exec ? (exec.runMs ?? Infinity) : 0);
   const timedOut = latency > timeoutMs;
+  // The emulated server's answer to the probe's request does not change over time.
+  const badStatus = statusOutput(p, c);
   const breaks = [passAfter, failAfter, ...files.map((f) => f.at)].filter((t): t is number => t !== undefined);
   const grace = kind !== 'readiness' ? p.terminationGracePeriodSeconds : undefined;
   return {
@@ -124,6 +136,7 @@ export function probePlan(c: Container, kind: ProbeKind, annotations?: Record<st
     run(since, podIP) {
       const refused = refusedOutput(p, c, podIP);
       if (refused !== undefined) return { ok: false, latencyMs: 0, output: refused };
+      if (badStatus !== undefined && !timedOut) return { ok: false, latencyMs: Math.min(latency, timeoutMs), output: badStatus };
       const inWindow = (passAfter === undefined || since >= passAfter) && (failAfter === undefined || since < failAfter);
       const now = files.length ? execAt(since) : exec;
       const ok = !timedOut && (now ? now.exitCode === 0 : true) && inWindow;

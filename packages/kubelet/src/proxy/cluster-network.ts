@@ -1,7 +1,7 @@
 // The cluster network as a pod's emulated shell reaches it (shell/network.ts): a destination is resolved as
 // CoreDNS and kube-proxy would (service-table.ts), one ready endpoint is chosen, and the exchange goes to that
-// pod's emulated server over an in-memory connection (servers/pod-servers.ts). Only pods this kubelet process
-// runs can be reached: endpoints on nodes other processes emulate are passed over (see docs/kubelet.md).
+// pod's emulated server: over an in-memory connection (servers/pod-servers.ts) when this kubelet process runs
+// the pod, else through the pod network to the process that does (pod-network.ts).
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Clock } from '@kemu/base';
@@ -17,6 +17,8 @@ export interface ClusterNetworkDeps {
   findPod(namespace: string, name: string): LoggedPod | undefined;
   traffic: PodTraffic;
   clock: Clock;
+  /** A connection to an endpoint another process runs (through its node's pod-network port); none: not reachable. */
+  remote?: (e: EndpointTarget & { nodeName: string }) => Promise<Duplex | undefined>;
 }
 
 /** Where a client stands: its namespace (for DNS search), and its own pod (localhost and its IP reach it). */
@@ -63,15 +65,28 @@ export class ClusterNetwork {
   }
 
   /** A connection to the next reachable endpoint of the target (in turn), counted for its pod; undefined: refused. */
-  connect(t: Target): Duplex | undefined {
-    const reachable = t.endpoints.flatMap((e) => {
+  async connect(t: Target): Promise<Duplex | undefined> {
+    const remote = this.deps.remote;
+    const reachable = t.endpoints.flatMap((e): { e: EndpointTarget; w: LoggedPod | undefined }[] => {
       const w = e.namespace && e.pod ? this.deps.findPod(e.namespace, e.pod) : undefined;
-      return w ? [{ e, w }] : [];
+      if (w) return [{ e, w }];
+      return remote && e.nodeName ? [{ e, w: undefined }] : [];
     });
     const pick = reachable.length ? reachable[t.key ? this.deps.table.turn(t.key, reachable.length) : 0] : undefined;
     if (!pick) return undefined;
+    if (!pick.w) return remote && pick.e.nodeName ? remote({ ...pick.e, nodeName: pick.e.nodeName }) : undefined;
     const conn = connectPod(serverView(pick.w, this.deps.clock), pick.e.port);
     if (conn) this.deps.traffic.add(pick.e.namespace ?? '', pick.e.pod ?? '');
+    return conn;
+  }
+
+  /** A connection to the pod at ip:port if this process runs it (the pod network's far end), counted for the pod. */
+  connectLocal(ip: string, port: number): Duplex | undefined {
+    const e = this.deps.table.endpointByIP(ip);
+    const w = e?.namespace && e.pod ? this.deps.findPod(e.namespace, e.pod) : undefined;
+    if (!e || !w || w.current.status?.podIP !== ip) return undefined;
+    const conn = connectPod(serverView(w, this.deps.clock), port);
+    if (conn) this.deps.traffic.add(e.namespace ?? '', e.pod ?? '');
     return conn;
   }
 
@@ -87,7 +102,7 @@ export class ClusterNetwork {
 
   /** Sends the exchange to one reachable endpoint of the target, or reports the connection refused. */
   async exchange(t: Target, req: HttpExchange, signal?: AbortSignal): Promise<HttpOutcome> {
-    const conn = this.connect(t);
+    const conn = await this.connect(t).catch(() => undefined);
     if (!conn) return { kind: 'error', error: 'refused', address: t.address };
     return new Promise<HttpOutcome>((resolve, reject) => {
       const out = http.request({ method: req.method, path: req.path, headers: req.headers, createConnection: () => conn as never, ...(signal ? { signal } : {}) }, (res) => {

@@ -9,6 +9,12 @@ export const PROXY_FLAGS = {
     usage:
       "kemu: the kubeconfig the emulated kube-proxy in this process uses (a kube-proxy identity, e.g. CN system:kube-proxy, which Kubernetes' default system:node-proxier binding lets watch Services and EndpointSlices). Default: the kubelet's own credentials.",
   },
+  'pod-network-port': {
+    type: 'int',
+    default: 4789,
+    usage:
+      "The TCP port on the node's InternalIP where the emulated pod network carries connections to this node's pods from other kubelets' kube-proxies (0: none; endpoints here are then reachable only from this process).",
+  },
   'nodeport-addresses': {
     type: 'stringArray',
     default: [],

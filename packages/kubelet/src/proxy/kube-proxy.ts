@@ -1,7 +1,8 @@
 // The emulated kube-proxy a kubelet process runs beside its nodes: it watches Services and EndpointSlices
 // through the apiserver (service-watch.ts) and answers the traffic of the pods this process runs — ClusterIPs
 // and Service names from their exec sessions (cluster-network.ts) — counting the requests each pod serves
-// (traffic.ts) — and listens on NodePorts (node-ports.ts). It never reads the store: what it knows is what its watches delivered.
+// (traffic.ts) — and listens on NodePorts (node-ports.ts) and on the pod-network port (pod-network.ts), through
+// which the kube-proxies of other processes reach the pods this one runs. It never reads the store: what it knows is what its watches delivered.
 import type { Pod } from '@kemu/api';
 import type { Clock, Logger } from '@kemu/base';
 import type { RestClient } from '@kemu/client';
@@ -10,8 +11,9 @@ import type { LoggedPod } from '../server/container-logs.ts';
 import type { ShellNetwork } from '../shell/network.ts';
 import { ClusterNetwork } from './cluster-network.ts';
 import { NodePorts } from './node-ports.ts';
+import { NodeAddresses, PodNetworkServer, dialPod } from './pod-network.ts';
 import { watchServices } from './service-watch.ts';
-import { ServiceTable } from './service-table.ts';
+import { ServiceTable, type EndpointTarget } from './service-table.ts';
 import { PodTraffic } from './traffic.ts';
 
 export interface KubeProxyDeps {
@@ -22,6 +24,8 @@ export interface KubeProxyDeps {
   registry?: Registry;
   /** Where NodePorts listen (flags.ts' nodePortAddresses); none: no NodePorts. */
   nodePortAddresses?: readonly string[];
+  /** The pod network (pod-network.ts): this node's InternalIP and the port every node's listener is on (0: none). */
+  podNetwork?: { address: string; port: number };
 }
 
 export class KubeProxy {
@@ -29,10 +33,20 @@ export class KubeProxy {
   readonly traffic: PodTraffic;
   readonly network: ClusterNetwork;
   readonly nodePorts: NodePorts;
+  readonly podNetwork: PodNetworkServer;
 
   constructor(private readonly deps: KubeProxyDeps) {
     this.traffic = new PodTraffic(deps.registry);
-    this.network = new ClusterNetwork({ table: this.table, findPod: deps.findPod, traffic: this.traffic, clock: deps.clock });
+    const pn = deps.podNetwork;
+    const nodes = new NodeAddresses(deps.client);
+    const remote = pn?.port
+      ? async (e: EndpointTarget & { nodeName: string }) => {
+          const nodeIP = await nodes.internalIP(e.nodeName);
+          return nodeIP ? dialPod(nodeIP, pn.port, e.ip, e.port) : undefined;
+        }
+      : undefined;
+    this.network = new ClusterNetwork({ table: this.table, findPod: deps.findPod, traffic: this.traffic, clock: deps.clock, ...(remote ? { remote } : {}) });
+    this.podNetwork = new PodNetworkServer((ip, port) => this.network.connectLocal(ip, port), deps.logger);
     this.nodePorts = new NodePorts(this.table, this.network, deps.nodePortAddresses ?? [], deps.logger);
     this.table.onServicesChanged = () => this.nodePorts.changed();
   }
@@ -47,9 +61,12 @@ export class KubeProxy {
       () => {
         clearInterval(prune);
         this.nodePorts.stop();
+        this.podNetwork.stop();
       },
       { once: true },
     );
+    const pn = this.deps.podNetwork;
+    if (pn?.port) await this.podNetwork.listen(pn.address, pn.port);
     await watchServices(this.deps.client, this.table, { clock: this.deps.clock, logger: this.deps.logger, signal });
     this.nodePorts.sync();
     this.deps.logger.info({}, 'kube-proxy: Services and EndpointSlices synced');

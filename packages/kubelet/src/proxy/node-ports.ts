@@ -1,10 +1,12 @@
 // NodePorts: for every Service port with a nodePort, a TCP listener on each NodePort address (flags.ts) whose
 // connections are forwarded, one endpoint per connection in turn as kube-proxy's rules do, to the emulated
-// server of a ready endpoint. A Service without reachable endpoints resets the connection (kube-proxy's REJECT).
+// server of a ready endpoint (on another node: through the pod network). A Service without reachable endpoints resets the connection (kube-proxy's REJECT).
 // Listeners follow the Services: added when a nodePort appears, closed when it goes.
 import net from 'node:net';
 import type { Logger } from '@kemu/base';
+import type { Duplex } from 'node:stream';
 import type { ClusterNetwork } from './cluster-network.ts';
+import { splice } from './pod-network.ts';
 import type { ServiceTable } from './service-table.ts';
 
 export class NodePorts {
@@ -71,18 +73,26 @@ export class NodePorts {
   }
 
   private forward(nodePort: number, socket: net.Socket): void {
+    // Bytes the client sends before the endpoint's connection is open wait in the socket.
+    socket.pause();
+    socket.on('error', () => socket.destroy());
     const t = this.network.nodePortTarget(nodePort);
-    const conn = t ? this.network.connect(t) : undefined;
-    if (!conn) {
-      socket.resetAndDestroy();
+    void (t ? this.network.connect(t) : Promise.resolve(undefined)).then(
+      (conn) => this.join(socket, conn),
+      () => this.join(socket, undefined),
+    );
+  }
+
+  private join(socket: net.Socket, conn: Duplex | undefined): void {
+    if (!conn || socket.destroyed) {
+      conn?.destroy();
+      if (!socket.destroyed) socket.resetAndDestroy();
       return;
     }
     // Replies are written in pieces (headers, then body): without this, Nagle holds the body for the client's delayed ACK.
     socket.setNoDelay(true);
-    socket.on('error', () => conn.destroy());
-    conn.on('error', () => socket.destroy());
-    socket.pipe(conn).pipe(socket);
-    socket.on('close', () => conn.destroy());
+    splice(socket, conn);
+    socket.resume();
   }
 
   stop(): void {

@@ -62,3 +62,27 @@ export function knownServerPorts(c: Container): number[] | undefined {
   const ls = listenersOf(c, { hostname: '', now: () => 0 });
   return ls.some((l) => l.kind === 'http') ? ls.map((l) => l.port) : undefined;
 }
+
+/**
+ * The HTTP status the container's emulated server answers a GET of `path` on `port` with (nginx's 404 for an
+ * unknown path); undefined when no emulated HTTP server listens there. The handlers answer synchronously, so the
+ * status is read off a request that never touches a socket.
+ */
+export function httpStatusOf(c: Container, port: number, path: string): number | undefined {
+  const l = listenersOf(c, { hostname: '', now: () => 0 }).find((x) => x.port === port);
+  if (l?.kind !== 'http') return undefined;
+  let status: number | undefined;
+  const req = { method: 'GET', url: path, headers: {}, socket: { remoteAddress: '127.0.0.1', remotePort: 0 } };
+  const res = {
+    sendDate: true,
+    writeHead(s: number) {
+      status = s;
+      return res;
+    },
+    end() {
+      return res;
+    },
+  };
+  l.handler(req as unknown as Parameters<PageHandler>[0], res as unknown as Parameters<PageHandler>[1]);
+  return status;
+}
