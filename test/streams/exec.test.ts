@@ -236,6 +236,15 @@ describe.skipIf(skip)('exec, attach and cp through the apiserver to the kubelet'
     await kubectl(undefined, 'delete', 'pod', 'box-copy', '--wait=false');
   });
 
+  it("the kubelet's /configz through the node proxy: its KubeletConfiguration under kubeletconfig", async () => {
+    const node = (await kubectl(undefined, 'get', 'pod', 'box', '-o', 'jsonpath={.spec.nodeName}')).stdout;
+    const r = await kubectl(undefined, 'get', '--raw', `/api/v1/nodes/${node}/proxy/configz`);
+    expect(r.code, r.stderr).toBe(0);
+    const cfg = (JSON.parse(r.stdout) as { kubeletconfig: Record<string, unknown> }).kubeletconfig;
+    // The lab's kubelets run secured (kubeadm's settings): webhook authentication and authorization.
+    expect(cfg).toMatchObject({ enableServer: true, maxPods: 110, authorization: { mode: 'Webhook' }, authentication: { anonymous: { enabled: false }, webhook: { enabled: true } } });
+  });
+
   it('the Python client stream() gets the output and the exit status', async (ctx) => {
     if (noPython) return ctx.skip(noPython);
     const l = lab as Lab;
