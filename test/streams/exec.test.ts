@@ -1,5 +1,5 @@
 // exec, attach and cp end to end in one `kemu up` lab with one worker: kubectl (output, exit codes, the
-// kubelet's and apiserver's errors, `exec -i sh` with piped stdin, `cp` both ways, `run -i --rm`), the
+// kubelet's and apiserver's errors, `exec -i sh` with piped stdin, `cp` both ways, `run -i --rm`, `run -it --rm` and `debug -it` under a pseudo-terminal), the
 // official Python client's stream() and @kubernetes/client-node's Exec. The apiserver tunnels each upgrade
 // to the worker's kubelet, which runs the command in the container's emulated shell.
 import { spawn, spawnSync } from 'node:child_process';
@@ -33,6 +33,45 @@ function kubectl(input: string | undefined, ...args: string[]): Promise<RunResul
     });
     child.stdin.end(input ?? '');
   });
+}
+
+/**
+ * kubectl under a pseudo-terminal (100 columns, 30 rows), as a user types at it: each step waits for `wait`
+ * in what the terminal showed, then types `send`. Returns the whole transcript and kubectl's exit status.
+ */
+function kubectlPty(steps: { wait: string; send?: string }[], ...args: string[]): RunResult {
+  const l = lab as Lab;
+  const script = String.raw`
+import fcntl, json, os, pty, select, struct, sys, termios, time
+steps = json.loads(sys.argv[1])
+pid, fd = pty.fork()
+if pid == 0:
+    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack('HHHH', 30, 100, 0, 0))
+    os.execvp('kubectl', ['kubectl'] + sys.argv[2:])
+buf = b''
+def more(deadline):
+    global buf
+    r, _, _ = select.select([fd], [], [], max(0, deadline - time.time()))
+    if not r: return False
+    try: d = os.read(fd, 4096)
+    except OSError: return False
+    buf += d
+    return len(d) > 0
+for step in steps:
+    deadline = time.time() + 30
+    while step['wait'].encode() not in buf:
+        if not more(deadline):
+            print(json.dumps({'out': buf.decode('utf8', 'replace'), 'code': -1, 'stuck': step['wait']})); os.kill(pid, 9); sys.exit(0)
+    if 'send' in step: os.write(fd, step['send'].encode())
+deadline = time.time() + 30
+while more(deadline): pass
+_, st = os.waitpid(pid, 0)
+print(json.dumps({'out': buf.decode('utf8', 'replace'), 'code': os.waitstatus_to_exitcode(st)}))
+`;
+  const r = spawnSync(PYTHON, ['-c', script, JSON.stringify(steps), `--kubeconfig=${l.kubeconfig}`, ...args], { encoding: 'utf8', timeout: 90_000, env: { ...process.env, HOME: l.dir } });
+  if (r.status !== 0) return { code: 1, stdout: '', stderr: r.stderr };
+  const j = JSON.parse(r.stdout) as { out: string; code: number; stuck?: string };
+  return { code: j.code, stdout: j.out, stderr: j.stuck ? `stuck waiting for ${JSON.stringify(j.stuck)}` : '' };
 }
 
 beforeAll(async () => {
@@ -157,12 +196,53 @@ describe.skipIf(skip)('exec, attach and cp through the apiserver to the kubelet'
     expect((await kubectl(undefined, 'get', 'pod', 'box', '-o', 'jsonpath={.status.phase} {.status.containerStatuses[0].restartCount}')).stdout).toBe('Running 0');
   });
 
+  it('kubectl run -it --rm under a terminal: the prompt, typed commands echoed with their output, exit deletes the pod', async () => {
+    const r = kubectlPty(
+      [
+        { wait: "If you don't see a command prompt, try pressing enter.", send: '\r' },
+        { wait: '/ # ', send: 'echo hi $(hostname)\r' },
+        { wait: 'hi tty\r\n/ # ', send: 'stty size\r' },
+        { wait: '30 100\r\n/ # ', send: 'exit 3\r' },
+      ],
+      'run', 'tty', '-it', '--rm', '--image=busybox', '--restart=Never', '--', 'sh',
+    );
+    expect(r.stderr).toBe('');
+    // The terminal echoes what was typed (the shell's line discipline) and shows output with CR-LF.
+    expect(r.stdout).toContain('/ # echo hi $(hostname)\r\nhi tty\r\n/ # stty size\r\n30 100\r\n/ # exit 3\r\n');
+    expect(r.stdout).toMatch(/pod "tty" deleted/);
+    expect(r.code).toBe(3);
+    expect((await kubectl(undefined, 'get', 'pod', 'tty')).stderr).toContain('pods "tty" not found');
+  });
+
+  it('kubectl debug -it under a terminal: ps in the ephemeral container shows the target\'s processes', async () => {
+    const r = kubectlPty(
+      [
+        { wait: "If you don't see a command prompt, try pressing enter.", send: '\r' },
+        { wait: '/ # ', send: 'ps\r' },
+        { wait: ' ps\r\n/ # ', send: 'exit\r' },
+      ],
+      'debug', '-it', 'box', '--image=busybox:1.28', '--target=box', '--', 'sh',
+    );
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/\/ # ps\r\nPID   USER     TIME  COMMAND\r\n    1 root      0:00 sleep 3600\r\n +\d+ root      0:00 sh\r\n +\d+ root      0:00 ps\r\n\/ # exit\r\n/);
+    expect(r.code).toBe(0);
+  });
+
   it('kubectl debug --copy-to: a copy of the pod whose container runs the given shell', async () => {
     const r = await kubectl('echo copy $(hostname)\nexit 0\n', 'debug', 'box', '-i', '--copy-to=box-copy', '--container=box', '--', 'sh');
     expect(r.stdout).toContain('copy box-copy\n');
     const copy = await kubectl(undefined, 'get', 'pod', 'box-copy', '-o', 'jsonpath={.spec.containers[0].command} {.spec.containers[0].stdin}');
     expect(copy.stdout).toBe('["sh"] true');
     await kubectl(undefined, 'delete', 'pod', 'box-copy', '--wait=false');
+  });
+
+  it("the kubelet's /configz through the node proxy: its KubeletConfiguration under kubeletconfig", async () => {
+    const node = (await kubectl(undefined, 'get', 'pod', 'box', '-o', 'jsonpath={.spec.nodeName}')).stdout;
+    const r = await kubectl(undefined, 'get', '--raw', `/api/v1/nodes/${node}/proxy/configz`);
+    expect(r.code, r.stderr).toBe(0);
+    const cfg = (JSON.parse(r.stdout) as { kubeletconfig: Record<string, unknown> }).kubeletconfig;
+    // The lab's kubelets run secured (kubeadm's settings): webhook authentication and authorization.
+    expect(cfg).toMatchObject({ enableServer: true, maxPods: 110, authorization: { mode: 'Webhook' }, authentication: { anonymous: { enabled: false }, webhook: { enabled: true } } });
   });
 
   it('the Python client stream() gets the output and the exit status', async (ctx) => {

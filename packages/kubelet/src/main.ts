@@ -16,6 +16,7 @@ import { capYoungGeneration } from './heap.ts';
 import { deferredKubeApi, type KubeApi } from './api.ts';
 import { kubeletRoutes, podNodeOf } from './server/container-logs.ts';
 import { podStreamNodeOf, podStreamRoutes, podStreamUpgrades } from './server/pod-streams.ts';
+import { configzRoutes } from './server/configz.ts';
 import { startKubeletHealthz } from './server/healthz.ts';
 import { resourceMetricsRoutes } from './server/resource-metrics.ts';
 import { NodeStatsCollector } from './usage/node-stats.ts';
@@ -159,8 +160,10 @@ async function main(): Promise<void> {
     const started = realClock.now();
     const collectors = [...running.agents.values()].map((a) => ({ ip: a.id.ip, stats: new NodeStatsCollector(a, started) }));
     const usageRoutes = resourceMetricsRoutes({ nodes: () => collectors, now: () => realClock.now() });
+    // /configz (server/configz.ts): the KubeletConfiguration these flags make.
+    const configz = configzRoutes(flags);
     const routes: HealthRoutes = async (req, res, path) =>
-      (await logRoutes(req, res, path)) || (await execRoutes(req, res, path)) || (await usageRoutes(req, res, path)) || podRoutes(req, res, path);
+      (await logRoutes(req, res, path)) || (await execRoutes(req, res, path)) || (await usageRoutes(req, res, path)) || (await configz(req, res, path)) || podRoutes(req, res, path);
     const execUpgrade = streamingUpgrade(apiDeps);
     const podUpgrade = podStreamUpgrades(apiDeps);
     const upgrade: HealthUpgrade = async (req, socket, head, path) => (await execUpgrade(req, socket, head, path)) || podUpgrade(req, socket, head, path);

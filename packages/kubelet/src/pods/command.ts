@@ -26,7 +26,7 @@ export const FINITE: ReadonlySet<string> = new Set([
   'echo', 'printf', 'true', 'false', ':', 'exit', 'sleep', 'date', 'env', 'printenv', 'ls', 'cat', 'test', '[',
   'mkdir', 'touch', 'rm', 'cp', 'mv', 'ln', 'chmod', 'chown', 'cd', 'export', 'set', 'unset', 'hostname',
   'id', 'whoami', 'uname', 'pwd', 'wc', 'head', 'grep', 'sed', 'awk', 'cut', 'sort', 'tee', 'trap', 'exec',
-  'sync', 'nslookup', 'wget', 'curl', 'ping', 'seq', 'expr', 'basename', 'dirname', 'du', 'df', 'ps',
+  'sync', 'nslookup', 'wget', 'curl', 'ping', 'seq', 'expr', 'basename', 'dirname', 'du', 'df', 'ps', 'stty',
 ]);
 
 /** Seconds of a `sleep` argument: "5", "1.5", "2s", "1m", "1h", "1d"; Infinity for "infinity". */

@@ -16,6 +16,7 @@ import { perl } from './perl.ts';
 import { ps, type ProcessTable } from './ps.ts';
 import { Input, read } from './read.ts';
 import { kill } from './kill.ts';
+import { stty, type TerminalSize } from './stty.ts';
 import { ShellSyntaxError, parse, type AndOr, type Command, type List, type Pipeline, type Redirect, type Word } from './parser.ts';
 
 /** What a process does, in order; `atMs` is virtual time since it started. */
@@ -93,6 +94,8 @@ class Interpreter implements FileView {
   /** The status of the last command substitution: what a command of assignments alone returns. */
   private substStatus: number | undefined;
   private cwd = '/';
+  /** The session's terminal (exec/attach with a tty), sized by the client's resize messages. */
+  terminal: TerminalSize | undefined;
   private readonly fs: ContainerFs;
   private readonly files: Map<string, string>;
 
@@ -547,6 +550,8 @@ class Interpreter implements FileView {
       }
       case 'whoami':
         return yield* this.result(io, { out: 'root\n', status: 0 });
+      case 'stty':
+        return yield* this.result(io, stty(args, this.terminal));
       case 'id':
         return yield* this.result(io, { out: 'uid=0(root) gid=0(root) groups=0(root),10(wheel)\n', status: 0 });
       case 'uname':
@@ -670,6 +675,11 @@ export class ShellSession {
 
   constructor(ctx: ShellContext) {
     this.sh = new Interpreter({ ...ctx, exec: true });
+  }
+
+  /** The terminal is (re)sized: the client's resize message; `stty size` reads it. */
+  resize(size: TerminalSize): void {
+    this.sh.terminal = { ...size };
   }
 
   /** busybox ash's prompt for root: the directory (`~` for HOME), then ` # `. */

@@ -32,7 +32,11 @@ export async function runAttach(ch: Channels, c: RunningContainer, req: AttachRe
         if ((stream === 'stdout' && req.stdout) || (stream === 'stderr' && req.stderr) || ch.tty) ch.write(stream, text);
       },
     });
-    ch.on({ stdin: (d) => shell.input(d), stdinEnd: () => ((c.spec as { stdinOnce?: boolean }).stdinOnce || !ch.signal.aborted ? shell.end() : stop.abort()) });
+    ch.on({
+      ...(ch.tty ? { resize: (size) => session.resize(size) } : {}),
+      stdin: (d) => shell.input(d),
+      stdinEnd: () => ((c.spec as { stdinOnce?: boolean }).stdinOnce || !ch.signal.aborted ? shell.end() : stop.abort()),
+    });
     shell.start();
     const code = await shell.done;
     if (code === undefined) return;

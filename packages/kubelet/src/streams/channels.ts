@@ -12,6 +12,8 @@ export interface ChannelHandlers {
 export class Channels {
   private handlers: ChannelHandlers = {};
   private stdinEnded = false;
+  /** The last terminal size the client sent: replayed to a resize handler registered after it came. */
+  private size: TerminalSize | undefined;
   private readonly abort = new AbortController();
   /** Aborted when the client goes away or the session is finished. */
   readonly signal = this.abort.signal;
@@ -30,7 +32,10 @@ export class Channels {
         if (f.data.length > 0) this.handlers.stdin?.(f.data);
       } else if (f.channel === RESIZE) {
         const size = parseResize(f.data);
-        if (size) this.handlers.resize?.(size);
+        if (size) {
+          this.size = size;
+          this.handlers.resize?.(size);
+        }
       } else if (f.channel === CLOSE && protocol.version >= 5 && f.data[0] === STDIN) this.endStdin();
     });
     ws.on('close', () => {
@@ -43,6 +48,7 @@ export class Channels {
 
   on(h: ChannelHandlers): void {
     this.handlers = h;
+    if (this.size) h.resize?.(this.size);
   }
 
   private endStdin(): void {

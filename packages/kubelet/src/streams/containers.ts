@@ -34,6 +34,8 @@ export interface ContainerState {
   mounted: Map<string, Set<string>>;
   /** The main process' shell, when it reads stdin (created at the first attach). */
   mainShell?: ShellSession;
+  /** The PIDs of its main process(es): gone from a shared PID namespace when the container ends. */
+  mainPids: number[];
 }
 
 /** Instances kept at most (oldest dropped): a file system outlives nothing but its container, and few are exec'd. */
@@ -89,13 +91,13 @@ function stateOf(pod: StreamedPod, runtime: ContainerRuntime, spec: EphemeralCon
     const main = argv.length > 0 ? [argv.join(' ')] : imageProcesses(spec.image ?? '');
     const handles = servesSignals(spec, argv);
     const containerID = run.containerID;
-    main.forEach((args, k) =>
+    const mainPids = main.map((args, k) =>
       processes.spawn(args, k === 0 && handles ? (sig) => TERMINATING.has(sig) && endRuntime(pod, runtime, containerID, 0, realClock.now()) : undefined),
     );
     const context = containerShellContext(spec, podContext(pod.current), run.startedAt, pod.lifecycle?.podIP);
     const fs = new ContainerFs(context.files);
     const network = states.network?.(pod.current);
-    return { fs, processes, mounted: new Map(), context: { ...context, fs, processes, ...(network ? { network } : {}) } };
+    return { fs, processes, mainPids, mounted: new Map(), context: { ...context, fs, processes, ...(network ? { network } : {}) } };
   });
 }
 
@@ -131,4 +133,6 @@ export function mainReadsStdin(c: RunningContainer): boolean {
 /** Ends the running container now with `code` (its main process exited), and has its pod worker notice. */
 export function endContainer(c: RunningContainer, code: number, now: number): void {
   endRuntime(c.pod, c.runtime, c.containerID, code, now);
+  // Its processes leave the PID namespace (a debug container's shell no longer shows in its target's `ps`).
+  for (const pid of c.state.mainPids) c.state.processes.exit(pid);
 }

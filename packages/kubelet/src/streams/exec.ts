@@ -16,7 +16,7 @@ import { outcomeMessage } from './protocol.ts';
 /** Programs the emulated shell runs (its builtins and the text tools it emulates), beside the shells. */
 export const EXEC_PROGRAMS: ReadonlySet<string> = new Set([
   ':', 'true', 'false', 'echo', 'printf', 'test', '[', 'exit', 'sleep', 'date', 'hostname', 'cat', 'seq', 'env', 'printenv', 'export', 'unset', 'set',
-  'cd', 'pwd', 'mkdir', 'touch', 'rm', 'ls', 'whoami', 'id', 'uname', 'sync', 'tail', 'exec', 'tar', 'ps', 'kill',
+  'cd', 'pwd', 'mkdir', 'touch', 'rm', 'ls', 'whoami', 'id', 'uname', 'sync', 'tail', 'exec', 'tar', 'ps', 'kill', 'stty',
 ]);
 
 /** Commands that read their stdin when given no file (they wait for all of it before running). */
@@ -73,8 +73,9 @@ async function execIn(ch: Channels, c: RunningContainer, req: ExecRequest): Prom
   }
   const script = argv.slice(1).some((a) => !a.startsWith('-') || /^-[a-z]*c/.test(a));
   if (SHELLS.has(name) && !script && req.stdin) {
-    const shell = new InteractiveShell(new ShellSession(ctx), { tty: ch.tty, write: (s, t) => ch.write(s, t), signal: ch.signal });
-    ch.on({ stdin: (d) => shell.input(d), stdinEnd: () => shell.end() });
+    const session = new ShellSession(ctx);
+    const shell = new InteractiveShell(session, { tty: ch.tty, write: (s, t) => ch.write(s, t), signal: ch.signal });
+    ch.on({ stdin: (d) => shell.input(d), stdinEnd: () => shell.end(), ...(ch.tty ? { resize: (size) => session.resize(size) } : {}) });
     shell.start();
     const code = await shell.done;
     if (code !== undefined) ch.finish(outcomeMessage(ch.protocol, argv, code));
