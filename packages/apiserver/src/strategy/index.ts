@@ -47,6 +47,7 @@ import { mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStr
 import { customResourceDefinitionStrategy } from './apiextensions.ts';
 import { customResourceStrategy, registerCustomResourceValidator } from '../crd/strategy.ts';
 import { customResourceDecoder } from '../crd/decode.ts';
+import { celRulesValidatorFactory } from '../crd/cel-rules.ts';
 import { registerKindDecoder } from '../registry/json-fields.ts';
 import { schemaValidatorFactory } from '../crd/schema-validator.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
@@ -125,6 +126,7 @@ export function genericStrategy(resource: ResourceInfo): ResourceStrategy {
 
 const BUILT_IN = new Set<ResourceInfo>(RESOURCES);
 registerCustomResourceValidator(schemaValidatorFactory);
+registerCustomResourceValidator(celRulesValidatorFactory);
 registerKindDecoder(customResourceDecoder);
 
 export function strategyFor(resource: ResourceInfo): ResourceStrategy {
