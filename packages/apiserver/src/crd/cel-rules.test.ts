@@ -88,4 +88,25 @@ describe('x-kubernetes-validations', () => {
     const ok = await call('PUT', `${G}/a`, { ...cur, spec: { ...cur.spec, replicas: 4, ports: [{ name: 'https', port: 1 }, { name: 'http', port: 81 }] } });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
   });
+
+  it('are compiled when the CRD is written: a rule that does not compile is refused with Kubernetes message', async () => {
+    const bad = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'broken.cel.example.com' },
+      spec: {
+        group: 'cel.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'broken', kind: 'Broken' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.a ==' }] } } } } }],
+      },
+    };
+    const r = await call('POST', CRDS, bad);
+    expect(r.status).toBe(422);
+    expect(r.body.details.causes).toHaveLength(1);
+    expect(r.body.details.causes[0].field).toBe('spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule');
+    expect(r.body.details.causes[0].message).toMatch(
+      /^Invalid value: apiextensions\.ValidationRule\{Rule:"self\.a ==", Message:"", MessageExpression:"", Reason:\(\*apiextensions\.FieldValueErrorReason\)\(nil\), FieldPath:"", OptionalOldSelf:\(\*bool\)\(nil\)\}: compilation failed: ./,
+    );
+  });
 });
