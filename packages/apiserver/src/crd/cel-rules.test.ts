@@ -109,4 +109,24 @@ describe('x-kubernetes-validations', () => {
       /^Invalid value: apiextensions\.ValidationRule\{Rule:"self\.a ==", Message:"", MessageExpression:"", Reason:\(\*apiextensions\.FieldValueErrorReason\)\(nil\), FieldPath:"", OptionalOldSelf:\(\*bool\)\(nil\)\}: compilation failed: ./,
     );
   });
+
+  it('refuses non-structural schemas: properties and items without a type', async () => {
+    const bad = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'loose.cel.example.com' },
+      spec: {
+        group: 'cel.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'loose', kind: 'Loose' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { properties: { a: { type: 'array', items: {} }, b: { 'x-kubernetes-int-or-string': true } } } } } } }],
+      },
+    };
+    const r = await call('POST', CRDS, bad);
+    expect(r.status).toBe(422);
+    expect(r.body.details.causes).toEqual([
+      { reason: 'FieldValueRequired', field: 'spec.validation.openAPIV3Schema.properties[spec].type', message: 'Required value: must not be empty for specified object fields' },
+      { reason: 'FieldValueRequired', field: 'spec.validation.openAPIV3Schema.properties[spec].properties[a].items.type', message: 'Required value: must not be empty for specified array items' },
+    ]);
+  });
 });

@@ -1,5 +1,6 @@
 // CRD validation of the schemas' x-kubernetes-validations: every rule (and messageExpression) must compile, as
-// apiextensions validation checks when the CRD is written. Paths as Kubernetes' internal version names them: when
+// apiextensions validation checks when the CRD is written; and the part of the structural-schema check that
+// every property and array item names its type (unless int-or-string or preserving unknown fields). Paths as Kubernetes' internal version names them: when
 // every version has the same schema it is hoisted to spec.validation (`spec.validation.openAPIV3Schema`),
 // otherwise each stays at `spec.versions[i].schema.openAPIV3Schema`.
 import type { StatusCause } from '@kemu/api';
@@ -17,6 +18,8 @@ function goRule(r: Schema): GoValue {
   return new GoValue(`apiextensions.ValidationRule{Rule:${s('rule')}, Message:${s('message')}, MessageExpression:${s('messageExpression')}, Reason:${reason}, FieldPath:${s('fieldPath')}, OptionalOldSelf:${optional}}`);
 }
 
+const untyped = (s: Schema): boolean => !asString(s.type) && s['x-kubernetes-int-or-string'] !== true && s['x-kubernetes-preserve-unknown-fields'] !== true;
+
 function walk(s: Schema, path: string, out: StatusCause[]): void {
   const raw = (asArray(s['x-kubernetes-validations']) ?? []).filter(isRecord);
   rulesOf(s).forEach((r, i) => {
@@ -25,8 +28,13 @@ function walk(s: Schema, path: string, out: StatusCause[]): void {
     if (r.rule === '') out.push(fieldErrors.required(`${path}.x-kubernetes-validations[${i}].rule`));
     else out.push(fieldErrors.invalid(`${path}.x-kubernetes-validations[${i}].rule`, goRule(rule), r.compileError));
   });
-  for (const [k, p] of Object.entries(asRecord(s.properties) ?? {})) if (isRecord(p)) walk(p, `${path}.properties[${k}]`, out);
+  for (const [k, p] of Object.entries(asRecord(s.properties) ?? {})) {
+    if (!isRecord(p)) continue;
+    if (untyped(p)) out.push(fieldErrors.required(`${path}.properties[${k}].type`, 'must not be empty for specified object fields'));
+    walk(p, `${path}.properties[${k}]`, out);
+  }
   const items = asRecord(s.items);
+  if (items && untyped(items)) out.push(fieldErrors.required(`${path}.items.type`, 'must not be empty for specified array items'));
   if (items) walk(items, `${path}.items`, out);
   const additional = asRecord(s.additionalProperties);
   if (additional) walk(additional, `${path}.additionalProperties`, out);
