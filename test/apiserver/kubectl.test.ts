@@ -199,7 +199,10 @@ spec:
     expect((await k.kubectl('delete', '-f', crdFile)).stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io "crontabs.stable.example.com" deleted');
     const gone = await k.kubectl('get', 'crontabs');
     // The walkthrough's validation section: the same CRD with a pattern and bounds refuses a bad object.
-    writeFileSync(crdFile, CRONTAB_CRD.replace('                cronSpec:\n                  type: string\n', () => "                cronSpec:\n                  type: string\n                  pattern: '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$'\n").replace('                  type: integer\n', () => '                  type: integer\n                  minimum: 1\n                  maximum: 10\n'));
+    writeFileSync(crdFile, CRONTAB_CRD.replace('                cronSpec:\n                  type: string\n', () => "                cronSpec:\n                  type: string\n                  pattern: '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$'\n").replace('                  type: integer\n', () => '                  type: integer\n                  minimum: 1\n                  maximum: 10\n')
+      // The scale subresource and a CEL rule, from the same page's later sections.
+      .replace('      storage: true\n', () => '      storage: true\n      subresources:\n        scale:\n          specReplicasPath: .spec.replicas\n          statusReplicasPath: .status.replicas\n')
+      .replace('            spec:\n              type: object\n', () => "            spec:\n              type: object\n              x-kubernetes-validations:\n                - rule: '!has(self.replicas) || self.replicas != 7'\n                  message: replicas must not be 7\n"));
     const recreated = await k.kubectl('apply', '-f', crdFile);
     expect(recreated.stdout.trim(), recreated.stderr).toBe('customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com created');
     writeFileSync(crFile, 'apiVersion: "stable.example.com/v1"\nkind: CronTab\nmetadata:\n  name: my-new-cron-object\nspec:\n  cronSpec: "* * * *"\n  image: my-awesome-cron-image\n  replicas: 15\n');
@@ -208,6 +211,15 @@ spec:
     expect(invalid.stderr).toContain(
       `The CronTab "my-new-cron-object" is invalid: \n* spec.cronSpec: Invalid value: "* * * *": spec.cronSpec in body should match '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$'\n* spec.replicas: Invalid value: 15: spec.replicas in body should be less than or equal to 10`,
     );
+    writeFileSync(crFile, 'apiVersion: "stable.example.com/v1"\nkind: CronTab\nmetadata:\n  name: my-new-cron-object\nspec:\n  cronSpec: "* * * * */5"\n  image: my-awesome-cron-image\n  replicas: 1\n');
+    const valid = await k.kubectl('apply', '-f', crFile);
+    expect(valid.stdout.trim(), valid.stderr).toBe('crontab.stable.example.com/my-new-cron-object created');
+    const scaled = await k.kubectl('scale', 'crontab/my-new-cron-object', '--replicas=3');
+    expect(scaled.stdout.trim(), scaled.stderr).toBe('crontab.stable.example.com/my-new-cron-object scaled');
+    expect((await k.kubectl('get', 'ct', 'my-new-cron-object', '-o', 'jsonpath={.spec.replicas}')).stdout).toBe('3');
+    const refused = await k.kubectl('scale', 'crontab/my-new-cron-object', '--replicas=7');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('spec: Invalid value: "object": replicas must not be 7');
     expect((await k.kubectl('delete', '-f', crdFile)).code).toBe(0);
     // kubectl's cached discovery may still name the resource: then the list itself is a 404.
     expect(gone.stderr).toMatch(/the server doesn't have a resource type "crontabs"|Unable to list "stable\.example\.com\/v1, Resource=crontabs": the server could not find the requested resource/);

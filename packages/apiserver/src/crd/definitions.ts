@@ -19,3 +19,13 @@ export function versionOf(r: ResourceInfo): Record<string, unknown> | undefined 
   const crd = definitionOf(r);
   return (asArray(asRecord(crd?.spec)?.versions) ?? []).filter(isRecord).find((v) => v.name === r.version);
 }
+
+/** The CRD serving group/kind (by its accepted names), for decoding a body by its apiVersion and kind. */
+export function definitionOfKind(group: string, kind: string): KubeObject | undefined {
+  for (const crd of definitions.values()) {
+    const spec = asRecord(crd.spec);
+    const names = asRecord(asRecord(crd.status)?.acceptedNames) ?? asRecord(spec?.names);
+    if (spec?.group === group && names?.kind === kind) return crd;
+  }
+  return undefined;
+}

@@ -43,7 +43,7 @@ const crd = {
         name: 'v1',
         served: true,
         storage: true,
-        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { cronSpec: { type: 'string' }, image: { type: 'string' }, replicas: { type: 'integer' } } }, status: { type: 'object', x: 1 } } } },
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { cronSpec: { type: 'string' }, image: { type: 'string' }, replicas: { type: 'integer' } } }, status: { type: 'object', x: 1, properties: { lastScheduleTime: { type: 'string' } } } } } },
         subresources: { status: {} },
         additionalPrinterColumns: [
           { name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' },

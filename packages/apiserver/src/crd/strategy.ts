@@ -34,12 +34,13 @@ export function customResourceStrategy(r: ResourceInfo): ResourceStrategy {
   const hasStatus = r.subresources.some((s) => s.name === 'status');
   const validators = validatorsFor(r);
   const meta = { namespaced: r.namespaced };
+  const validateUpdate = (o: KubeObject, old: KubeObject): StatusCause[] => [...validateObjectMetaUpdate(o.metadata, old.metadata, meta), ...validators.flatMap((v) => v(o, old))];
   const s = buildStrategy(r, {
     validate: (o) => [...validateObjectMeta(o.metadata, meta), ...validators.flatMap((v) => v(o, undefined))],
-    validateUpdate: (o, old) => [...validateObjectMetaUpdate(o.metadata, old.metadata, meta), ...validators.flatMap((v) => v(o, old))],
+    validateUpdate,
     validateStatusUpdate: (o, old) => [...validateObjectMetaUpdate(o.metadata, old.metadata, meta), ...validators.flatMap((v) => v(o, old))],
     ...(hasStatus ? { status: {} } : {}),
     generation: true,
   });
-  return { ...s, printer: customResourcePrinter(r) };
+  return { ...s, validateScaleUpdate: validateUpdate, printer: customResourcePrinter(r) };
 }

@@ -27,6 +27,17 @@ function walk(obj: Record<string, unknown>, s: Struct, path: string, root: boole
   }
 }
 
+/**
+ * Decodes a kind the built-in schemas do not know (custom resources): prunes obj's unknown fields, returning
+ * their paths, and applies its defaults; undefined when the decoder does not know the kind.
+ */
+export type KindDecoder = (obj: Record<string, unknown>, apiVersion: string, kind: string) => string[] | undefined;
+const decoders: KindDecoder[] = [];
+
+export function registerKindDecoder(d: KindDecoder): void {
+  if (!decoders.includes(d)) decoders.push(d);
+}
+
 /** Whether the kind's fields are known (it has a schema). */
 export function hasFieldTable(apiVersion: string, kind: string): boolean {
   return kind !== 'DeleteOptions' && schemaOf(apiVersion, kind) !== undefined;
@@ -38,7 +49,13 @@ export function hasFieldTable(apiVersion: string, kind: string): boolean {
  */
 export function pruneUnknownFields(obj: Record<string, unknown>, apiVersion: string, kind: string): string[] {
   const s = kind === 'DeleteOptions' ? undefined : schemaOf(apiVersion, kind);
-  if (!s) return [];
+  if (!s) {
+    for (const d of decoders) {
+      const pruned = d(obj, apiVersion, kind);
+      if (pruned) return pruned;
+    }
+    return [];
+  }
   const out: string[] = [];
   walk(obj, s, '', true, out);
   return out;

@@ -62,6 +62,7 @@ export function validateUpdate(out: KubeObject, cur: KubeObject, r: ResourceInfo
   else {
     const sub = strategy?.subresourceUpdates?.[subresource];
     if (sub) validateOrThrow(r, out, sub.validateUpdate(out, cur));
+    else if (subresource === 'scale') validateOrThrow(r, out, strategy?.validateScaleUpdate?.(out, cur));
   }
 }
 

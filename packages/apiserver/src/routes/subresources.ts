@@ -4,6 +4,7 @@ import { errors, formatTime, qualifiedResource, R, StatusError, type KubeObject,
 import type { ApiContext } from '../context.ts';
 import { deleteRequest, parseDeleteOptions } from '../registry/delete-plan.ts';
 import { asObjectBody } from '../registry/object-body.ts';
+import { customResourceToScale, customScalePaths, setCustomReplicas } from '../crd/scale.ts';
 import { updateTracker } from './apply.ts';
 import { checkPatchType } from './write.ts';
 import { boolParam, isDryRun, type ApiReply, type ApiRequest, asUser } from './request.ts';
@@ -45,7 +46,10 @@ export async function scale(ctx: ApiContext, req: ApiRequest): Promise<ApiReply>
   const t = req.target;
   const name = t.name ?? '';
   const mapSel = t.resource.plural === R.replicationcontrollers.plural && t.resource.group === '';
-  if (req.method === 'GET') return { code: 200, body: toScale(await ctx.registry.get(t.resource, t.namespace, name), mapSel) };
+  // Custom resources keep their replicas and selector where their CRD's scale paths say.
+  const custom = customScalePaths(t.resource);
+  const asScale = (o: KubeObject): KubeObject => (custom ? customResourceToScale(o, custom) : toScale(o, mapSel));
+  if (req.method === 'GET') return { code: 200, body: asScale(await ctx.registry.get(t.resource, t.namespace, name)) };
   const dryRun = isDryRun(req.query);
   const out = await ctx.registry.guaranteedUpdate(
     t.resource,
@@ -58,7 +62,7 @@ export async function scale(ctx: ApiContext, req: ApiRequest): Promise<ApiReply>
       } else {
         const mt = checkPatchType(req.contentType);
         // Patches apply to the Scale object; only spec.replicas is carried back.
-        wanted = ctx.ext.applyPatch(mt === 'application/strategic-merge-patch+json' ? 'application/merge-patch+json' : mt, toScale(cur, mapSel), req.body, t.resource);
+        wanted = ctx.ext.applyPatch(mt === 'application/strategic-merge-patch+json' ? 'application/merge-patch+json' : mt, asScale(cur), req.body, t.resource);
       }
       const rv = wanted.metadata?.resourceVersion;
       if (rv && rv !== cur.metadata.resourceVersion) throw errors.conflict(qualifiedResource(t.resource), name);
@@ -66,12 +70,13 @@ export async function scale(ctx: ApiContext, req: ApiRequest): Promise<ApiReply>
       if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
         throw errors.invalid('autoscaling', 'Scale', name, [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` }]);
       }
-      cur.spec = { ...((cur.spec as object | undefined) ?? {}), replicas };
+      if (custom) setCustomReplicas(cur, custom, replicas);
+      else cur.spec = { ...((cur.spec as object | undefined) ?? {}), replicas };
       return cur;
     },
     { ...asUser(req), dryRun, subresource: 'scale', managedFields: updateTracker(ctx, req, 'scale') },
   );
-  return { code: 200, body: toScale(out, mapSel) };
+  return { code: 200, body: asScale(out) };
 }
 
 function success(code: number): Status {

@@ -46,6 +46,9 @@ import { POLICY_STRATEGIES } from './policy.ts';
 import { mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from './admissionregistration.ts';
 import { customResourceDefinitionStrategy } from './apiextensions.ts';
 import { customResourceStrategy, registerCustomResourceValidator } from '../crd/strategy.ts';
+import { customResourceDecoder } from '../crd/decode.ts';
+import { celRulesValidatorFactory } from '../crd/cel-rules.ts';
+import { registerKindDecoder } from '../registry/json-fields.ts';
 import { schemaValidatorFactory } from '../crd/schema-validator.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { validateObjectMeta } from '../validation/meta.ts';
@@ -123,6 +126,8 @@ export function genericStrategy(resource: ResourceInfo): ResourceStrategy {
 
 const BUILT_IN = new Set<ResourceInfo>(RESOURCES);
 registerCustomResourceValidator(schemaValidatorFactory);
+registerCustomResourceValidator(celRulesValidatorFactory);
+registerKindDecoder(customResourceDecoder);
 
 export function strategyFor(resource: ResourceInfo): ResourceStrategy {
   // A custom resource's strategy follows its CRD, which may change: built afresh (callers keep one per entry).

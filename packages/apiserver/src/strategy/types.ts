@@ -51,6 +51,8 @@ export interface ResourceStrategy {
   validate?(obj: KubeObject): StatusCause[];
   validateUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];
   validateStatusUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];
+  /** Validation of the object a /scale write produced (custom resources validate it as any update). */
+  validateScaleUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];
   /** Validation on pods/ephemeralcontainers, where only spec.ephemeralContainers changes. */
   validateEphemeralContainersUpdate?(obj: KubeObject, old: KubeObject): StatusCause[];
   /**

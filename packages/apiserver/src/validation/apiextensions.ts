@@ -4,6 +4,7 @@
 // version, printer columns and scale paths; on update group and plural never change, and once Established
 // neither do scope and kind. The schema's own structural rules live in the schema checker.
 import type { KubeObject, StatusCause } from '@kemu/api';
+import { validateSchemaRules } from './crd-schema-rules.ts';
 import { asArray, asRecord, asString, child, fieldErrors, index, isRecord } from './field.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
 import { isDNS1035Label, isDNS1123Subdomain } from './names.ts';
@@ -134,6 +135,7 @@ function validateSpec(spec: Record<string, unknown>): StatusCause[] {
     if (v.served === true) served++;
     out.push(...validateVersion(v, index('spec.versions', i)));
   });
+  out.push(...validateSchemaRules(versions));
   if (!unique) out.push(fieldErrors.invalid('spec.versions', versionsValue, 'must contain unique version names'));
   if (versions.length > 0 && storage !== 1) out.push(fieldErrors.invalid('spec.versions', versionsValue, 'must have exactly one version marked as storage version'));
   if (versions.length > 0 && served === 0) out.push(fieldErrors.invalid('spec.versions', versionsValue, 'must have at least one served version'));
