@@ -105,7 +105,7 @@ describe('PersistentVolumeClaim', () => {
     const grown = await call('PUT', `${PVC}/data`, { ...named.body, spec: { ...named.body.spec, resources: { requests: { storage: '2Gi' } } } });
     expect(grown.status).toBe(422);
     expect(grown.body.message).toContain('spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n  core.PersistentVolumeClaimSpec{\n');
-    expect(grown.body.message).toMatch(/\n- \tResources: +core\.VolumeResourceRequirements\{Requests: \{Storage: "1Gi"\}\},\n\+ \tResources: +core\.VolumeResourceRequirements\{Requests: \{Storage: "2Gi"\}\},\n/);
+    expect(grown.body.message).toMatch(/\n- \tResources: +core\.VolumeResourceRequirements\{Requests: \{"storage": "1Gi"\}\},\n\+ \tResources: +core\.VolumeResourceRequirements\{Requests: \{"storage": "2Gi"\}\},\n/);
   });
 
   it('prints the columns of kubectl get pvc', async () => {

@@ -25,11 +25,14 @@ function render(v: unknown, f: GoField, withType = true): string {
   return `${prefix}${withType ? (f.type ?? '') : ''}${compact(v)}`;
 }
 
-function compact(v: unknown): string {
-  if (Array.isArray(v)) return `{${v.map(compact).join(', ')}}`;
+/** Fields that are Go maps: their keys stay quoted strings rather than becoming field names. */
+const MAP_FIELDS = new Set(['requests', 'limits', 'capacity', 'matchLabels', 'volumeAttributes', 'options', 'parameters']);
+
+function compact(v: unknown, isMap = false): string {
+  if (Array.isArray(v)) return `{${v.map((x) => compact(x)).join(', ')}}`;
   if (v !== null && typeof v === 'object')
     return `{${Object.entries(v as Record<string, unknown>)
-      .map(([k, x]) => `${k.charAt(0).toUpperCase()}${k.slice(1)}: ${compact(x)}`)
+      .map(([k, x]) => `${isMap ? JSON.stringify(k) : `${k.charAt(0).toUpperCase()}${k.slice(1)}`}: ${compact(x, !isMap && MAP_FIELDS.has(k))}`)
       .join(', ')}}`;
   return v === undefined || v === null ? 'nil' : JSON.stringify(v);
 }
