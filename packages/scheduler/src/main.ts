@@ -4,7 +4,7 @@
 // the loop, lets in-flight binds finish briefly, releases the Lease and exits 0. Bad config exits 2.
 import fs from 'node:fs';
 import os from 'node:os';
-import type { KubeObject, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod, Service, StorageClass } from '@kemu/api';
+import type { CSINode, KubeObject, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod, Service, StorageClass } from '@kemu/api';
 import { R } from '@kemu/api';
 import { EventRecorder, RestClient, SharedInformerFactory, leaderElectedRun, loadClientConfig, secureServing, unwrapDeleted } from '@kemu/client';
 import { createLogger, loggingFormatFlag, newMetricsRegistry, parseCommandLine, realClock, startHealthServer } from '@kemu/base';
@@ -92,6 +92,7 @@ async function main(): Promise<void> {
   const pvcInformer = factory.informerFor<PersistentVolumeClaim>(R.persistentvolumeclaims);
   const pvInformer = factory.informerFor<PersistentVolume>(R.persistentvolumes);
   const scInformer = factory.informerFor<StorageClass>(R.storageclasses);
+  const csiNodeInformer = factory.informerFor<CSINode>(R.csinodes);
 
   let scheduler: Scheduler | undefined;
   const metrics = newSchedulerMetrics(registry, () => scheduler?.queue.pendingCounts() ?? {});
@@ -103,7 +104,7 @@ async function main(): Promise<void> {
       clock: realClock,
       logger,
       selectorLister: workloadSelectorLister(serviceInformer.store, rsInformer.store),
-      volumeLister: informerVolumeLister(client, pvcInformer.store, pvInformer.store, scInformer.store),
+      volumeLister: informerVolumeLister(client, pvcInformer.store, pvInformer.store, scInformer.store, csiNodeInformer.store),
       namespaceLabels: (ns) => nsInformer.store.get(ns)?.metadata.labels,
       currentPod: (key) => podInformer.store.get(key),
       maxInUnschedulableMs: flags['pod-max-in-unschedulable-pods-duration'],
@@ -129,6 +130,7 @@ async function main(): Promise<void> {
   pvcInformer.addEventHandler({ onAdd: () => sched.storageChanged('PvcAdd'), onUpdate: () => sched.storageChanged('PvcUpdate') });
   pvInformer.addEventHandler({ onAdd: () => sched.storageChanged('PvAdd'), onUpdate: () => sched.storageChanged('PvUpdate') });
   scInformer.addEventHandler({ onAdd: () => sched.storageChanged('StorageClassAdd') });
+  csiNodeInformer.addEventHandler({ onAdd: () => sched.storageChanged('CSINodeAdd'), onUpdate: () => sched.storageChanged('CSINodeUpdate') });
 
   const runLoop = async (signal: AbortSignal) => {
     if (!(await factory.waitForCacheSync(signal))) return;

@@ -138,8 +138,8 @@ export class Scheduler {
     this.queue.delete(key);
   }
 
-  /** A claim, volume or class appeared or changed: pods VolumeBinding turned away may fit now. */
-  storageChanged(event: 'PvcAdd' | 'PvcUpdate' | 'PvAdd' | 'PvUpdate' | 'StorageClassAdd'): void {
+  /** A claim, volume, class or CSINode appeared or changed: pods the volume plugins turned away may fit now. */
+  storageChanged(event: 'PvcAdd' | 'PvcUpdate' | 'PvAdd' | 'PvUpdate' | 'StorageClassAdd' | 'CSINodeAdd' | 'CSINodeUpdate'): void {
     this.queue.moveAllToActiveOrBackoffQueue(ClusterEvent[event]);
   }
 

@@ -1,6 +1,6 @@
-// The VolumeLister VolumeBinding reads: claims, volumes and classes from the scheduler's informers, and the
+// The VolumeLister the volume plugins read: claims, volumes, classes and CSINodes from the scheduler's informers, and the
 // two writes it makes before binding (the selected-node annotation, a volume's claimRef).
-import { R, STORAGE, type PersistentVolume, type PersistentVolumeClaim, type StorageClass } from '@kemu/api';
+import { R, STORAGE, type CSINode, type PersistentVolume, type PersistentVolumeClaim, type StorageClass } from '@kemu/api';
 import type { Indexer, RestClient } from '@kemu/client';
 import type { VolumeLister } from './framework/interface.ts';
 
@@ -9,12 +9,14 @@ export function informerVolumeLister(
   claims: Indexer<PersistentVolumeClaim>,
   volumes: Indexer<PersistentVolume>,
   classes: Indexer<StorageClass>,
+  csiNodes?: Indexer<CSINode>,
 ): VolumeLister {
   return {
     claim: (namespace, name) => claims.get(`${namespace}/${name}`),
     volume: (name) => volumes.get(name),
     volumes: () => volumes.list(),
     storageClass: (name) => classes.get(name),
+    csiNode: (name) => csiNodes?.get(name),
     async selectNode(claim, nodeName) {
       const patch = { metadata: { annotations: { [STORAGE.selectedNodeAnnotation]: nodeName } } };
       await client.patch(R.persistentvolumeclaims, claim.metadata.namespace, claim.metadata.name ?? '', patch, 'merge');

@@ -57,7 +57,20 @@ describe('PersistentVolume', () => {
     const cur = (await call('GET', `${PV}/pv1`)).body;
     const r = await call('PUT', `${PV}/pv1`, { ...cur, spec: { ...cur.spec, hostPath: { path: '/other', type: '' } } });
     expect(r.status).toBe(422);
-    expect(r.body.message).toContain('spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation');
+    expect(r.body.message).toBe(
+      [
+        'PersistentVolume "pv1" is invalid: spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation',
+        '  core.PersistentVolumeSource{',
+        '  \tGCEPersistentDisk:    nil,',
+        '  \tAWSElasticBlockStore: nil,',
+        '- \tHostPath:             &core.HostPathVolumeSource{Path: "/data", Type: ""},',
+        '+ \tHostPath:             &core.HostPathVolumeSource{Path: "/other", Type: ""},',
+        '  \tGlusterfs:            nil,',
+        '  \tNFS:                  nil,',
+        '  \t... // 17 identical fields',
+        '  }',
+      ].join('\n'),
+    );
   });
 
   it('prints the columns of kubectl get pv', async () => {
@@ -91,7 +104,8 @@ describe('PersistentVolumeClaim', () => {
     expect(named.status, JSON.stringify(named.body)).toBe(200);
     const grown = await call('PUT', `${PVC}/data`, { ...named.body, spec: { ...named.body.spec, resources: { requests: { storage: '2Gi' } } } });
     expect(grown.status).toBe(422);
-    expect(grown.body.message).toContain('spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims');
+    expect(grown.body.message).toContain('spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n  core.PersistentVolumeClaimSpec{\n');
+    expect(grown.body.message).toMatch(/\n- \tResources: +core\.VolumeResourceRequirements\{Requests: \{"storage": "1Gi"\}\},\n\+ \tResources: +core\.VolumeResourceRequirements\{Requests: \{"storage": "2Gi"\}\},\n/);
   });
 
   it('prints the columns of kubectl get pvc', async () => {

@@ -6,6 +6,7 @@ import { asArray, asRecord, child, fieldErrors, index, isRecord, jsonEqual, key 
 import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
 import { isDNS1123Subdomain, isQualifiedName } from './names.ts';
 import { validateLabelSelector } from './apps.ts';
+import { structDiff, type GoField } from './struct-diff.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -19,6 +20,30 @@ const PV_SOURCES = [
   'gcePersistentDisk', 'awsElasticBlockStore', 'hostPath', 'glusterfs', 'nfs', 'rbd', 'iscsi', 'cinder', 'cephfs', 'fc', 'flocker',
   'flexVolume', 'azureFile', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'portworxVolume', 'scaleIO', 'local',
   'storageos', 'csi',
+];
+
+/** core.PersistentVolumeSource's fields (Go name, type), in PV_SOURCES order, for the immutability diff. */
+const PV_SOURCE_FIELDS: GoField[] = [
+  ['GCEPersistentDisk', 'GCEPersistentDiskVolumeSource'], ['AWSElasticBlockStore', 'AWSElasticBlockStoreVolumeSource'], ['HostPath', 'HostPathVolumeSource'],
+  ['Glusterfs', 'GlusterfsPersistentVolumeSource'], ['NFS', 'NFSVolumeSource'], ['RBD', 'RBDPersistentVolumeSource'], ['ISCSI', 'ISCSIPersistentVolumeSource'],
+  ['Cinder', 'CinderPersistentVolumeSource'], ['CephFS', 'CephFSPersistentVolumeSource'], ['FC', 'FCVolumeSource'], ['Flocker', 'FlockerVolumeSource'],
+  ['FlexVolume', 'FlexPersistentVolumeSource'], ['AzureFile', 'AzureFilePersistentVolumeSource'], ['VsphereVolume', 'VsphereVirtualDiskVolumeSource'],
+  ['Quobyte', 'QuobyteVolumeSource'], ['AzureDisk', 'AzureDiskVolumeSource'], ['PhotonPersistentDisk', 'PhotonPersistentDiskVolumeSource'],
+  ['PortworxVolume', 'PortworxVolumeSource'], ['ScaleIO', 'ScaleIOPersistentVolumeSource'], ['Local', 'LocalVolumeSource'],
+  ['StorageOS', 'StorageOSPersistentVolumeSource'], ['CSI', 'CSIPersistentVolumeSource'],
+].map(([name, type], i) => ({ name: name ?? '', json: PV_SOURCES[i] ?? '', kind: 'ptr', type: `core.${type ?? ''}` }));
+
+/** core.PersistentVolumeClaimSpec's fields, in Go order. */
+const PVC_SPEC_FIELDS: GoField[] = [
+  { name: 'AccessModes', json: 'accessModes', kind: 'slice', type: '[]core.PersistentVolumeAccessMode' },
+  { name: 'Selector', json: 'selector', kind: 'ptr', type: 'v1.LabelSelector' },
+  { name: 'Resources', json: 'resources', kind: 'struct', type: 'core.VolumeResourceRequirements' },
+  { name: 'VolumeName', json: 'volumeName', kind: 'string' },
+  { name: 'StorageClassName', json: 'storageClassName', kind: 'ptr' },
+  { name: 'VolumeMode', json: 'volumeMode', kind: 'ptr' },
+  { name: 'DataSource', json: 'dataSource', kind: 'ptr', type: 'core.TypedLocalObjectReference' },
+  { name: 'DataSourceRef', json: 'dataSourceRef', kind: 'ptr', type: 'core.TypedObjectReference' },
+  { name: 'VolumeAttributesClassName', json: 'volumeAttributesClassName', kind: 'ptr' },
 ];
 
 const spec = (o: KubeObject): Obj => asRecord((o as Obj).spec) ?? {};
@@ -127,7 +152,9 @@ export function validatePersistentVolumeUpdate(pv: KubeObject, old: KubeObject):
   const o = spec(old);
   out.push(...validatePersistentVolumeSpec(s, 'spec'));
   if (!jsonEqual(sourceOf(s), sourceOf(o)))
-    out.push(fieldErrors.forbidden('spec.persistentvolumesource', 'spec.persistentvolumesource is immutable after creation'));
+    out.push(
+      fieldErrors.forbidden('spec.persistentvolumesource', `spec.persistentvolumesource is immutable after creation\n${structDiff('core.PersistentVolumeSource', PV_SOURCE_FIELDS, o, s)}`),
+    );
   if (!jsonEqual(s.volumeMode, o.volumeMode)) out.push(fieldErrors.immutable('volumeMode', s.volumeMode));
   if (o.nodeAffinity !== undefined && o.nodeAffinity !== null && !jsonEqual(s.nodeAffinity, o.nodeAffinity))
     out.push(fieldErrors.immutable('nodeAffinity', s.nodeAffinity));
@@ -182,7 +209,12 @@ export function validatePersistentVolumeClaimUpdate(pvc: KubeObject, old: KubeOb
       out.push(fieldErrors.forbidden('spec.resources.requests.storage', 'field can not be less than status.capacity'));
   }
   if (!jsonEqual(s, o))
-    out.push(fieldErrors.forbidden('spec', 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims'));
+    out.push(
+      fieldErrors.forbidden(
+        'spec',
+        `spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n${structDiff('core.PersistentVolumeClaimSpec', PVC_SPEC_FIELDS, o, s)}`,
+      ),
+    );
   return out;
 }
 

@@ -7,7 +7,7 @@ import { EXTENSION_POINTS, emptyPlugins } from './types.ts';
 
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
 
-/** default_plugins.go getDefaultPlugins() (of the volume plugins, kemu has VolumeBinding and VolumeZone). */
+/** default_plugins.go getDefaultPlugins() (the volume plugins: VolumeRestrictions, NodeVolumeLimits (CSI), VolumeBinding, VolumeZone). */
 export function defaultMultiPoint(): PluginRef[] {
   return [
     { name: Names.SchedulingGates },
@@ -18,6 +18,8 @@ export function defaultMultiPoint(): PluginRef[] {
     { name: Names.NodeAffinity, weight: 2 },
     { name: Names.NodePorts },
     { name: Names.NodeResourcesFit, weight: 1 },
+    { name: Names.VolumeRestrictions },
+    { name: Names.NodeVolumeLimits },
     { name: Names.VolumeBinding },
     { name: Names.VolumeZone },
     { name: Names.PodTopologySpread, weight: 2 },

@@ -142,6 +142,8 @@ export interface VolumeLister {
   volume(name: string): import('@kemu/api').PersistentVolume | undefined;
   volumes(): readonly import('@kemu/api').PersistentVolume[];
   storageClass(name: string): import('@kemu/api').StorageClass | undefined;
+  /** The node's CSINode (per-driver attach limits, NodeVolumeLimits); absent: limits come from the Node alone. */
+  csiNode?(nodeName: string): import('@kemu/api').CSINode | undefined;
   /** Sets volume.kubernetes.io/selected-node on a claim (dynamic provisioning under WaitForFirstConsumer). */
   selectNode(claim: import('@kemu/api').PersistentVolumeClaim, nodeName: string): Promise<void>;
   /** Pre-binds a volume to a claim (claimRef), for the binder to complete. */

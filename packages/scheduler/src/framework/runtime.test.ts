@@ -30,6 +30,8 @@ describe('Framework', () => {
       'NodeAffinity',
       'NodePorts',
       'NodeResourcesFit',
+      'VolumeRestrictions',
+      'NodeVolumeLimits',
       'VolumeBinding',
       'VolumeZone',
       'PodTopologySpread',
@@ -56,7 +58,7 @@ describe('Framework', () => {
     const f = new Framework(inTreeRegistry(), defaultProfile({ plugins }), deps());
     expect(f.scorePlugins.map((s) => [s.plugin.name, s.weight])).toEqual([['ImageLocality', 9]]);
     expect(f.postFilterPlugins).toEqual([]);
-    expect(f.filterPlugins.length).toBe(10);
+    expect(f.filterPlugins.length).toBe(12);
   });
 
   it('refuses unknown plugins, plugins at points they do not extend, and profiles without a binder', () => {

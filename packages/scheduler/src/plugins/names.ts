@@ -8,6 +8,8 @@ export const Names = {
   NodeAffinity: 'NodeAffinity',
   NodePorts: 'NodePorts',
   NodeResourcesFit: 'NodeResourcesFit',
+  VolumeRestrictions: 'VolumeRestrictions',
+  NodeVolumeLimits: 'NodeVolumeLimits',
   VolumeBinding: 'VolumeBinding',
   VolumeZone: 'VolumeZone',
   NodeResourcesBalancedAllocation: 'NodeResourcesBalancedAllocation',

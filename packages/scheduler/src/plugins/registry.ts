@@ -15,7 +15,9 @@ import { PodTopologySpread, type PodTopologySpreadArgs } from './pod-topology-sp
 import { PrioritySort } from './priority-sort.ts';
 import { SchedulingGates } from './scheduling-gates.ts';
 import { TaintToleration } from './taint-toleration.ts';
+import { NodeVolumeLimits } from './node-volume-limits.ts';
 import { VolumeBinding } from './volume-binding.ts';
+import { VolumeRestrictions } from './volume-restrictions.ts';
 import { VolumeZone } from './volume-zone.ts';
 
 const orUndefined = <T>(a: unknown): T | undefined => (a === undefined || a === null ? undefined : (a as T));
@@ -36,6 +38,8 @@ export function inTreeRegistry(): Registry {
     [Names.InterPodAffinity]: (args, h) => new InterPodAffinity(h, orUndefined<InterPodAffinityArgs>(args)),
     [Names.DefaultPreemption]: (args, h) => new DefaultPreemption(h, orUndefined<DefaultPreemptionArgs>(args)),
     [Names.DefaultBinder]: (_a, h) => new DefaultBinder(h),
+    [Names.VolumeRestrictions]: (_a, h) => new VolumeRestrictions(h),
+    [Names.NodeVolumeLimits]: (_a, h) => new NodeVolumeLimits(h),
     [Names.VolumeBinding]: (_a, h) => new VolumeBinding(h),
     [Names.VolumeZone]: (_a, h) => new VolumeZone(h),
   });

@@ -15,6 +15,8 @@ export const ClusterEvent = {
   PvAdd: 'PvAdd',
   PvUpdate: 'PvUpdate',
   StorageClassAdd: 'StorageClassAdd',
+  CSINodeAdd: 'CSINodeAdd',
+  CSINodeUpdate: 'CSINodeUpdate',
 } as const;
 export type ClusterEvent = (typeof ClusterEvent)[keyof typeof ClusterEvent];
 
@@ -34,14 +36,24 @@ const INTERESTED: Record<ClusterEvent, ReadonlySet<string> | 'all'> = {
   NodeUpdate: nodeEventPlugins,
   AssignedPodAdd: new Set([Names.PodTopologySpread, Names.InterPodAffinity]),
   AssignedPodUpdate: new Set([Names.PodTopologySpread, Names.InterPodAffinity, Names.NodeResourcesFit]),
-  AssignedPodDelete: new Set([Names.NodeResourcesFit, Names.NodePorts, Names.PodTopologySpread, Names.InterPodAffinity, Names.DefaultPreemption]),
+  AssignedPodDelete: new Set([
+    Names.NodeResourcesFit,
+    Names.NodePorts,
+    Names.VolumeRestrictions,
+    Names.NodeVolumeLimits,
+    Names.PodTopologySpread,
+    Names.InterPodAffinity,
+    Names.DefaultPreemption,
+  ]),
   UnschedulableTimeout: 'all',
   ForceActivate: 'all',
-  PvcAdd: new Set([Names.VolumeBinding]),
-  PvcUpdate: new Set([Names.VolumeBinding]),
-  PvAdd: new Set([Names.VolumeBinding]),
+  PvcAdd: new Set([Names.VolumeRestrictions, Names.NodeVolumeLimits, Names.VolumeBinding]),
+  PvcUpdate: new Set([Names.VolumeRestrictions, Names.VolumeBinding]),
+  PvAdd: new Set([Names.NodeVolumeLimits, Names.VolumeBinding]),
   PvUpdate: new Set([Names.VolumeBinding]),
   StorageClassAdd: new Set([Names.VolumeBinding]),
+  CSINodeAdd: new Set([Names.NodeVolumeLimits]),
+  CSINodeUpdate: new Set([Names.NodeVolumeLimits]),
 };
 
 /** Could this event help a pod rejected by these plugins? Unknown rejections (empty set) always move. */

@@ -154,4 +154,31 @@ describe('daemonset-controller', () => {
     await settle(100);
     expect(pods(env).map((p) => p.metadata.name)).not.toContain(third);
   });
+
+  it('adopts orphaned ControllerRevisions its selector matches and releases owned ones it no longer matches', async () => {
+    const env = await start([node('a')]);
+    const rev = (name: string, labels: Record<string, string>, ownerReferences?: ControllerRevision['metadata']['ownerReferences']): ControllerRevision => ({
+      apiVersion: 'apps/v1',
+      kind: 'ControllerRevision',
+      metadata: { name, namespace: 'kube-system', labels, ownerReferences },
+      data: { spec: { template: { metadata: { labels: { name: 'fluentd' } }, spec: { containers: [{ name: 'fluentd', image: 'fluentd:0' }] }, $patch: 'replace' } } },
+      revision: 1,
+    });
+    await env.api.create(R.controllerrevisions, 'kube-system', rev('orphan', { name: 'fluentd' }));
+    await env.api.create(R.controllerrevisions, 'kube-system', rev('stranger', { name: 'other' }));
+    await env.api.create(R.daemonsets, 'kube-system', ds());
+    await settle(100);
+    const created = await get(env);
+    const ownerOf = async (name: string) => (await env.api.get<ControllerRevision>(R.controllerrevisions, 'kube-system', name)).metadata.ownerReferences ?? [];
+    expect(await ownerOf('orphan')).toEqual([{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'fluentd', uid: created.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+    expect(await ownerOf('stranger')).toEqual([]);
+    // The adopted revision is history: the template's own revision comes after it.
+    const revs = env.api.all<ControllerRevision>(R.controllerrevisions, 'kube-system').filter((r) => r.metadata.name !== 'stranger');
+    expect(revs.map((r) => [r.metadata.name === 'orphan', r.revision]).sort()).toEqual([[false, 2], [true, 1]]);
+    // Relabel the adopted revision out of the selector: the DaemonSet lets it go.
+    const adopted = await env.api.get<ControllerRevision>(R.controllerrevisions, 'kube-system', 'orphan');
+    await env.api.update(R.controllerrevisions, 'kube-system', { ...adopted, metadata: { ...adopted.metadata, labels: { name: 'gone' } } });
+    await settle(100);
+    expect(await ownerOf('orphan')).toEqual([]);
+  });
 });

@@ -4,6 +4,7 @@
 import {
   R,
   parseTime,
+  selectorMatches,
   type ControllerRevision,
   type DaemonSet,
   type DaemonSetStatus,
@@ -87,6 +88,22 @@ export class DaemonSetController implements Controller {
       onUpdate: (_o, pod) => this.podEvent(pod, pod.metadata.deletionTimestamp ? 'delete' : 'update'),
       onDelete: (obj) => this.podEvent(unwrapDeleted(obj), 'delete'),
     });
+    // addHistory/updateHistory: a revision wakes its owner, or, orphaned, the DaemonSets whose selector it matches
+    // (one may adopt it); a revision whose labels changed may need releasing, so its owner syncs too.
+    const historyEvent = (cr: ControllerRevision) => {
+      const ref = getControllerOf(cr);
+      if (ref) {
+        if (ref.kind !== KIND) return;
+        const owner = this.dsInformer.store.get(key(cr.metadata.namespace, ref.name));
+        if (owner?.metadata.uid === ref.uid) this.worker.enqueue(owner);
+        return;
+      }
+      for (const d of this.dsInformer.store.byIndex('namespace', cr.metadata.namespace ?? '')) {
+        const sel = setSelector(d.spec.selector);
+        if (sel && selectorMatches(sel, cr.metadata.labels)) this.worker.enqueue(d);
+      }
+    };
+    this.crInformer.addEventHandler({ onAdd: historyEvent, onUpdate: (_o, cr) => historyEvent(cr) });
     // Any node change may change where daemon pods belong.
     const allDaemonSets = () => {
       for (const ds of this.dsInformer.store.list()) this.worker.enqueue(ds);
@@ -163,7 +180,20 @@ export class DaemonSetController implements Controller {
 
   /** The current revision (created, or renumbered on a rollback) and the DaemonSet's revisions. */
   private async constructHistory(ds: DaemonSet): Promise<{ hash: string; revisions: ControllerRevision[]; current: ControllerRevision }> {
-    const revisions = ownedRevisions(this.crInformer.store.byIndex('namespace', ds.metadata.namespace ?? ''), ds);
+    // controlledHistories: adopt matching orphans, release owned revisions the selector no longer matches.
+    const selector = setSelector(ds.spec.selector);
+    const inNamespace = this.crInformer.store.byIndex('namespace', ds.metadata.namespace ?? '');
+    const claimed = selector
+      ? await claimObjects(inNamespace, {
+          client: this.ctx.client,
+          owner: ds,
+          ref: controllerRef(ds, API_VERSION, KIND),
+          selector,
+          resource: R.controllerrevisions,
+          canAdopt: recheckOwner(this.ctx.client, R.daemonsets, ds),
+        })
+      : inNamespace;
+    const revisions = ownedRevisions(claimed, ds);
     const data = templatePatch(ds.spec.template);
     const probe = { data } as ControllerRevision;
     const next = nextRevision(revisions);
