@@ -3,24 +3,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiServer } from '../server.ts';
 import { startMemoryApiServer } from '../testing/memory-server.ts';
+import { injectClient, until as waitFor, type Body } from '../testing/inject-client.ts';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const B = '/apis/scale.example.com/v1/namespaces/default/batches';
 let srv: ApiServer;
+const call = injectClient<Body>(() => srv);
 
-type Body = Record<string, any>;
-async function call(method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, body?: unknown, contentType = 'application/json') {
-  const r = await srv.app.inject({ method, url, headers: { 'content-type': contentType }, ...(body ? { payload: JSON.stringify(body) } : {}) });
-  return { status: r.statusCode, body: r.json() as Body };
-}
 
-async function waitFor(check: () => Promise<boolean>): Promise<void> {
-  const end = Date.now() + 5_000;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const schema = {
   type: 'object',

@@ -8,27 +8,16 @@ import { parse } from 'yaml';
 import type { KubeObject } from '@kemu/api';
 import type { ApiServer } from '../server.ts';
 import { startMemoryApiServer } from '../testing/memory-server.ts';
+import { injectClient, until as waitFor, type Body } from '../testing/inject-client.ts';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const CT = '/apis/stable.example.com/v1/namespaces/default/crontabs';
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 let srv: ApiServer;
+const call = injectClient<KubeObject & Body>(() => srv);
 
-type Body = KubeObject & Record<string, any>;
-async function call(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, body?: unknown, contentType = 'application/json', accept?: string) {
-  const headers: Record<string, string> = { 'content-type': contentType, ...(accept ? { accept } : {}) };
-  const r = await srv.app.inject({ method, url, headers, ...(body ? { payload: JSON.stringify(body) } : {}) });
-  return { status: r.statusCode, body: r.json() as Body };
-}
 
-async function waitFor(check: () => Promise<boolean>, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const crd = {
   apiVersion: 'apiextensions.k8s.io/v1',
