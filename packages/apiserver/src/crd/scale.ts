@@ -4,6 +4,7 @@
 import type { KubeObject, ResourceInfo } from '@kemu/api';
 import { asRecord, asString, isRecord } from '../validation/field.ts';
 import { versionOf } from './definitions.ts';
+import { scaleObject } from '../routes/scale-object.ts';
 
 export interface ScalePaths {
   specReplicasPath: string;
@@ -31,18 +32,7 @@ export function customResourceToScale(obj: KubeObject, p: ScalePaths): KubeObjec
   const spec = nested(obj, p.specReplicasPath);
   const status = nested(obj, p.statusReplicasPath);
   const selector = p.labelSelectorPath ? nested(obj, p.labelSelectorPath) : undefined;
-  const meta: KubeObject['metadata'] = { name: obj.metadata.name ?? '' };
-  if (obj.metadata.namespace) meta.namespace = obj.metadata.namespace;
-  if (obj.metadata.uid) meta.uid = obj.metadata.uid;
-  if (obj.metadata.resourceVersion) meta.resourceVersion = obj.metadata.resourceVersion;
-  if (obj.metadata.creationTimestamp) meta.creationTimestamp = obj.metadata.creationTimestamp;
-  return {
-    kind: 'Scale',
-    apiVersion: 'autoscaling/v1',
-    metadata: meta,
-    spec: { replicas: typeof spec === 'number' ? spec : 0 },
-    status: { replicas: typeof status === 'number' ? status : 0, selector: typeof selector === 'string' ? selector : '' },
-  };
+  return scaleObject(obj, typeof spec === 'number' ? spec : 0, typeof status === 'number' ? status : 0, typeof selector === 'string' ? selector : '');
 }
 
 /** Writes replicas at specReplicasPath, creating the objects on the way (unstructured.SetNestedField). */

@@ -6,6 +6,7 @@ import { deleteRequest, parseDeleteOptions } from '../registry/delete-plan.ts';
 import { asObjectBody } from '../registry/object-body.ts';
 import { customResourceToScale, customScalePaths, setCustomReplicas } from '../crd/scale.ts';
 import { updateTracker } from './apply.ts';
+import { scaleObject } from './scale-object.ts';
 import { checkPatchType } from './write.ts';
 import { boolParam, isDryRun, type ApiReply, type ApiRequest, asUser } from './request.ts';
 
@@ -26,18 +27,7 @@ function toScale(obj: KubeObject, mapSelector: boolean): KubeObject {
   // A ReplicationController's selector is a plain label map; the others are LabelSelectors.
   const selector = mapSelector ? { matchLabels: spec.selector as Record<string, string> } : (spec.selector as LabelSelector | undefined);
   const status = (obj.status ?? {}) as { replicas?: number };
-  const meta: KubeObject['metadata'] = { name: obj.metadata.name ?? '' };
-  if (obj.metadata.namespace) meta.namespace = obj.metadata.namespace;
-  if (obj.metadata.uid) meta.uid = obj.metadata.uid;
-  if (obj.metadata.resourceVersion) meta.resourceVersion = obj.metadata.resourceVersion;
-  if (obj.metadata.creationTimestamp) meta.creationTimestamp = obj.metadata.creationTimestamp;
-  return {
-    kind: 'Scale',
-    apiVersion: 'autoscaling/v1',
-    metadata: meta,
-    spec: { replicas: spec.replicas ?? 1 },
-    status: { replicas: status.replicas ?? 0, selector: selectorString(selector) },
-  };
+  return scaleObject(obj, spec.replicas ?? 1, status.replicas ?? 0, selectorString(selector));
 }
 
 const SCALE_KIND = { apiVersion: 'autoscaling/v1', kind: 'Scale' };
