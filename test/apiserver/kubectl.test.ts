@@ -83,6 +83,30 @@ describe('kubectl', () => {
     expect(gone.stderr).toContain('Error from server (NotFound): deployments.apps "web" not found');
   });
 
+  it('autoscale a Deployment (the HPA walkthrough step), get hpa and describe hpa', async () => {
+    const depFile = path.join(k.dir, 'php-apache.yaml');
+    writeFileSync(depFile, deployment(1).replaceAll('web', 'php-apache'));
+    expect((await k.kubectl('apply', '-f', depFile)).code).toBe(0);
+    const a = await k.kubectl('autoscale', 'deployment', 'php-apache', '--cpu-percent=50', '--min=1', '--max=10');
+    expect(a.stderr).toBe('');
+    expect(a.stdout.trim()).toBe('horizontalpodautoscaler.autoscaling/php-apache autoscaled');
+    const g = await k.kubectl('get', 'hpa');
+    expect(g.stdout).toMatch(/^NAME\s+REFERENCE\s+TARGETS\s+MINPODS\s+MAXPODS\s+REPLICAS\s+AGE\n/);
+    expect(g.stdout).toMatch(/\nphp-apache\s+Deployment\/php-apache\s+cpu: <unknown>\/50%\s+1\s+10\s+0\s+\d+s\n/);
+    const v2 = await api(`${k.A.url}/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/php-apache`, 'GET');
+    expect((v2.body.spec as { metrics: unknown }).metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }]);
+    const d = await k.kubectl('describe', 'hpa', 'php-apache');
+    expect(d.code).toBe(0);
+    expect(d.stdout).toMatch(/Reference:\s+Deployment\/php-apache/);
+    expect(d.stdout).toMatch(/Min replicas:\s+1/);
+    expect(d.stdout).toMatch(/Max replicas:\s+10/);
+    const bad = await k.kubectl('autoscale', 'deployment', 'php-apache', '--name=bad', '--min=0', '--max=1', '--cpu-percent=0');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim()).toBe('The HorizontalPodAutoscaler "bad" is invalid: spec.metrics[0].resource.target.averageUtilization: Invalid value: 0: must be greater than 0');
+    expect((await k.kubectl('delete', 'hpa', 'php-apache')).stdout.trim()).toBe('horizontalpodautoscaler.autoscaling "php-apache" deleted');
+    expect((await k.kubectl('delete', '-f', depFile)).code).toBe(0);
+  });
+
   it('get -w prints rows for new objects as they come', async () => {
     expect((await api(`${k.A.url}/api/v1/namespaces/default/configmaps`, 'POST', { metadata: { name: 'pre' } })).status).toBe(201);
     const child = spawn('kubectl', ['get', 'configmaps', '-w'], { env: k.env });

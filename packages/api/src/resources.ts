@@ -161,6 +161,9 @@ export const RESOURCES: readonly ResourceInfo[] = [
     status: true,
     scale: true,
   }),
+  // autoscaling/v2 first: the preferred and storage version; v1 is served as a conversion of it.
+  res('autoscaling', 'v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers', true, { shortNames: ['hpa'], categories: ['all'], status: true }),
+  res('autoscaling', 'v1', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers', true, { shortNames: ['hpa'], categories: ['all'], status: true }),
   res('', 'v1', 'PodTemplate', 'podtemplates', true),
   res('', 'v1', 'LimitRange', 'limitranges', true, { shortNames: ['limits'] }),
   res('', 'v1', 'ResourceQuota', 'resourcequotas', true, { shortNames: ['quota'], status: true }),
@@ -198,8 +201,8 @@ export function findResourceByKind(apiVersion: string, kind: string): ResourceIn
 }
 
 /** Named references for code that needs a particular resource (instead of string literals). */
-function must(group: string, plural: string): ResourceInfo {
-  const r = RESOURCES.find((x) => x.group === group && x.plural === plural);
+function must(group: string, plural: string, version?: string): ResourceInfo {
+  const r = RESOURCES.find((x) => x.group === group && x.plural === plural && (version === undefined || x.version === version));
   if (!r) throw new Error(`resource table lacks ${plural}.${group}`);
   return r;
 }
@@ -246,6 +249,8 @@ export const R = {
   volumeattachments: must('storage.k8s.io', 'volumeattachments'),
   poddisruptionbudgets: must('policy', 'poddisruptionbudgets'),
   replicationcontrollers: must('', 'replicationcontrollers'),
+  horizontalpodautoscalers: must('autoscaling', 'horizontalpodautoscalers', 'v2'),
+  horizontalpodautoscalersV1: must('autoscaling', 'horizontalpodautoscalers', 'v1'),
   podtemplates: must('', 'podtemplates'),
   limitranges: must('', 'limitranges'),
   resourcequotas: must('', 'resourcequotas'),

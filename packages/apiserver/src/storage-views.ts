@@ -1,9 +1,11 @@
 // Resources that are another resource's storage seen through a conversion, as Kubernetes serves
-// events.k8s.io/v1 Events from the core/v1 Events under /registry/events: one set of objects, readable and
-// writable through both groups, and a write through either is seen (list, get, watch) through both.
+// events.k8s.io/v1 Events from the core/v1 Events under /registry/events, and autoscaling/v1
+// HorizontalPodAutoscalers from the autoscaling/v2 ones: one set of objects, readable and writable through
+// both, and a write through either is seen (list, get, watch) through both.
 // Keys, the watch cache and every read and write of the registry go through this table.
 import { R, type KubeObject, type ResourceInfo } from '@kemu/api';
 import { coreEventToEventsV1, eventsV1ToCoreEvent } from './conversion/events.ts';
+import { hpaV1ToV2, hpaV2ToV1 } from './conversion/hpa.ts';
 
 export interface StorageView {
   /** The resource served. */
@@ -14,9 +16,13 @@ export interface StorageView {
   toStorage(obj: KubeObject): KubeObject;
 }
 
-const VIEWS: StorageView[] = [{ view: R.eventsV1, storage: R.events, fromStorage: coreEventToEventsV1, toStorage: eventsV1ToCoreEvent }];
+const VIEWS: StorageView[] = [
+  { view: R.eventsV1, storage: R.events, fromStorage: coreEventToEventsV1, toStorage: eventsV1ToCoreEvent },
+  { view: R.horizontalpodautoscalersV1, storage: R.horizontalpodautoscalers, fromStorage: hpaV2ToV1, toStorage: hpaV1ToV2 },
+];
 
-const same = (a: ResourceInfo, b: ResourceInfo) => a.group === b.group && a.plural === b.plural;
+// Versions count: autoscaling/v1 and v2 share a group and a plural.
+const same = (a: ResourceInfo, b: ResourceInfo) => a.group === b.group && a.version === b.version && a.plural === b.plural;
 
 export function storageViewOf(r: ResourceInfo): StorageView | undefined {
   return VIEWS.find((v) => same(v.view, r));

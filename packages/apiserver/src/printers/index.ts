@@ -18,11 +18,14 @@ import * as policy from './policy.ts';
 import { webhookConfigurationPrinter } from './admissionregistration.ts';
 import { validatingAdmissionPolicyBindingPrinter, validatingAdmissionPolicyPrinter } from './admission-policies.ts';
 import { customResourceDefinitionPrinter } from './apiextensions.ts';
+import { horizontalPodAutoscalerPrinter } from './autoscaling.ts';
 
 const key = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
 
 const PRINTERS = new Map<string, TablePrinter>([
   [key(R.pods), podPrinter],
+  // Both versions (one key per group and plural): the printer reads either form.
+  [key(R.horizontalpodautoscalers), horizontalPodAutoscalerPrinter],
   [key(R.nodes), nodePrinter],
   [key(R.namespaces), core.namespacePrinter],
   [key(R.services), core.servicePrinter],

@@ -45,6 +45,7 @@ import {
 import { POLICY_STRATEGIES } from './policy.ts';
 import { mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from './admissionregistration.ts';
 import { customResourceDefinitionStrategy } from './apiextensions.ts';
+import { horizontalPodAutoscalerStrategy, horizontalPodAutoscalerV1Strategy } from './autoscaling.ts';
 import { customResourceStrategy, registerCustomResourceValidator } from '../crd/strategy.ts';
 import { customResourceDecoder } from '../crd/decode.ts';
 import { celRulesValidatorFactory } from '../crd/cel-rules.ts';
@@ -101,9 +102,11 @@ const STRATEGIES: ResourceStrategy[] = [
   validatingAdmissionPolicyStrategy,
   validatingAdmissionPolicyBindingStrategy,
   customResourceDefinitionStrategy,
+  horizontalPodAutoscalerStrategy,
+  horizontalPodAutoscalerV1Strategy,
 ];
 
-const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
+const keyOf = (r: { group: string; version: string; plural: string }): string => `${r.plural}.${r.group}/${r.version}`;
 const byKey = new Map<string, ResourceStrategy>(STRATEGIES.map((s) => [keyOf(s.resource), s]));
 
 function withPrinter(s: ResourceStrategy): ResourceStrategy {

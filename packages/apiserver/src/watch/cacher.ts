@@ -9,7 +9,7 @@ import { setDefinition } from '../crd/definitions.ts';
 import type { Logger } from '@kemu/base';
 import { CompactedError, type Backend, type Watch, type WatchEvent } from '@kemu/store';
 import { rawWithResourceVersion, REGISTRY_PREFIX } from '../storage.ts';
-import { viewsOfStorage } from '../storage-views.ts';
+import { storageResourceOf, viewsOfStorage } from '../storage-views.ts';
 import type { CacheEvent } from './event.ts';
 import { CachedObject, ResourceCache } from './resource-cache.ts';
 
@@ -48,7 +48,8 @@ export class Cacher {
 
   constructor(private readonly opts: CacherOptions) {
     this.historySize = opts.historySize ?? 10_000;
-    for (const r of RESOURCES) this.byPrefix.set(qualifiedResource(r), r);
+    // A key names its storage resource; views (autoscaling/v1 hpa shares v2's prefix) are fed from it.
+    for (const r of RESOURCES) if (storageResourceOf(r) === r) this.byPrefix.set(qualifiedResource(r), r);
   }
 
   isReady(): boolean {
