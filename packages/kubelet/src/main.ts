@@ -158,7 +158,9 @@ async function main(): Promise<void> {
     const podRoutes = podStreamRoutes({ ...apiDeps, listPods: () => [...running.agents.values()].flatMap((a) => a.pods()) });
     // /stats/summary and /metrics/resource (server/resource-metrics.ts): each node's emulated usage.
     const started = realClock.now();
-    const collectors = [...running.agents.values()].map((a) => ({ ip: a.id.ip, stats: new NodeStatsCollector(a, started) }));
+    // Requests the kube-proxy delivered to the pods add to their CPU (usage/request-cost.ts).
+    const traffic = { source: () => proxy?.traffic, windowMs: flags['cpu-usage-window'] };
+    const collectors = [...running.agents.values()].map((a) => ({ ip: a.id.ip, stats: new NodeStatsCollector(a, started, traffic) }));
     const usageRoutes = resourceMetricsRoutes({ nodes: () => collectors, now: () => realClock.now() });
     // /configz (server/configz.ts): the KubeletConfiguration these flags make.
     const configz = configzRoutes(flags);

@@ -30,6 +30,7 @@ export const FLAGS = {
   'node-status-report-frequency': { type: 'duration', default: 300_000, usage: 'How often the kubelet posts node status when it did not change.' },
   'node-lease-duration-seconds': { type: 'int', default: 40, usage: 'The duration the Kubelet will set on its corresponding Lease (renewed every quarter of it).' },
   'image-pull-delay': { type: 'duration', default: 0, usage: 'Emulation: how long pulling an image not yet on the node takes.' },
+  'cpu-usage-window': { type: 'duration', default: 10_000, usage: 'Emulation: the window requests a container served are averaged over into its CPU usage (cAdvisor\'s housekeeping interval; at most 1m). The pod annotation kemu.dev/cpu-usage-window overrides it.' },
   'preloaded-images': { type: 'stringArray', default: ['registry.k8s.io/pause:3.10'], usage: 'Emulation: images already present on every node.' },
   // --image-catalog, --image-pull-backoff, --image-pull-max-backoff.
   ...IMAGE_FLAGS,

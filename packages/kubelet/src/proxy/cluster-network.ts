@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Clock } from '@kemu/base';
-import { connectPod } from '../servers/pod-servers.ts';
+import { connectPod, podListeners } from '../servers/pod-servers.ts';
 import type { LoggedPod } from '../server/container-logs.ts';
 import { serverView } from '../server/port-forward.ts';
 import type { HttpExchange, HttpOutcome, ShellNetwork } from '../shell/network.ts';
@@ -75,9 +75,7 @@ export class ClusterNetwork {
     const pick = reachable.length ? reachable[t.key ? this.deps.table.turn(t.key, reachable.length) : 0] : undefined;
     if (!pick) return undefined;
     if (!pick.w) return remote && pick.e.nodeName ? remote({ ...pick.e, nodeName: pick.e.nodeName }) : undefined;
-    const conn = connectPod(serverView(pick.w, this.deps.clock), pick.e.port);
-    if (conn) this.deps.traffic.add(pick.e.namespace ?? '', pick.e.pod ?? '');
-    return conn;
+    return this.connectCounted(pick.w, pick.e.namespace ?? '', pick.e.pod ?? '', pick.e.port);
   }
 
   /** A connection to the pod at ip:port if this process runs it (the pod network's far end), counted for the pod. */
@@ -85,8 +83,14 @@ export class ClusterNetwork {
     const e = this.deps.table.endpointByIP(ip);
     const w = e?.namespace && e.pod ? this.deps.findPod(e.namespace, e.pod) : undefined;
     if (!e || !w || w.current.status?.podIP !== ip) return undefined;
-    const conn = connectPod(serverView(w, this.deps.clock), port);
-    if (conn) this.deps.traffic.add(e.namespace ?? '', e.pod ?? '');
+    return this.connectCounted(w, e.namespace ?? '', e.pod ?? '', port);
+  }
+
+  /** A connection to a pod this process runs, counted for the container that listens on the port. */
+  private connectCounted(w: LoggedPod, namespace: string, pod: string, port: number): Duplex | undefined {
+    const view = serverView(w, this.deps.clock);
+    const conn = connectPod(view, port);
+    if (conn) this.deps.traffic.add(namespace, pod, podListeners(view).get(port)?.container ?? '', this.deps.clock.now());
     return conn;
   }
 

@@ -1,10 +1,17 @@
-// Requests the emulated data plane delivered to each pod: what a metrics pipeline turns into CPU usage (a
-// busier pod burns more). Counted where a connection reaches a pod's emulated server, whatever led there
-// (a ClusterIP, a NodePort, a pod IP).
+// Requests the emulated data plane delivered to each pod: counted where a connection reaches a pod's emulated
+// server, whatever led there (a ClusterIP, a NodePort, a pod IP), per serving container in a RequestWindow that
+// the node's stats (usage/node-stats.ts) turn into CPU usage: a busier pod burns more.
 import { Counter, type Registry } from 'prom-client';
+import { RequestWindow } from '../usage/request-window.ts';
 
-export class PodTraffic {
+/** What the stats read of the traffic: the requests a container of a pod served. */
+export interface TrafficSource {
+  window(namespace: string, pod: string, container: string): RequestWindow | undefined;
+}
+
+export class PodTraffic implements TrafficSource {
   private readonly counts = new Map<string, number>();
+  private readonly windows = new Map<string, Map<string, RequestWindow>>();
   private readonly counter: Counter<'namespace' | 'pod'> | undefined;
 
   constructor(registry?: Registry) {
@@ -18,15 +25,25 @@ export class PodTraffic {
       : undefined;
   }
 
-  add(namespace: string, pod: string): void {
+  /** One connection delivered to `container` of namespace/pod at `at` (ms). */
+  add(namespace: string, pod: string, container = '', at = Date.now()): void {
     const k = `${namespace}/${pod}`;
     this.counts.set(k, (this.counts.get(k) ?? 0) + 1);
     this.counter?.inc({ namespace, pod });
+    let byContainer = this.windows.get(k);
+    if (!byContainer) this.windows.set(k, (byContainer = new Map()));
+    let w = byContainer.get(container);
+    if (!w) byContainer.set(container, (w = new RequestWindow()));
+    w.add(at);
   }
 
   /** Requests delivered to namespace/pod so far. */
   count(namespace: string, pod: string): number {
     return this.counts.get(`${namespace}/${pod}`) ?? 0;
+  }
+
+  window(namespace: string, pod: string, container: string): RequestWindow | undefined {
+    return this.windows.get(`${namespace}/${pod}`)?.get(container);
   }
 
   /** Forgets the pods `alive` says are gone (their series go too). */
@@ -40,6 +57,7 @@ export class PodTraffic {
   /** Forgets a pod that is gone (its series goes too). */
   forget(namespace: string, pod: string): void {
     this.counts.delete(`${namespace}/${pod}`);
+    this.windows.delete(`${namespace}/${pod}`);
     this.counter?.remove({ namespace, pod });
   }
 }

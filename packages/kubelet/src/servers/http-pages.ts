@@ -1,6 +1,6 @@
 // What the HTTP servers of well-known images answer, as the real ones do (no container runs): nginx's and
 // httpd's default pages and headers, agnhost's netexec and serve-hostname (the kubernetes.io tutorials' images)
-// and hashicorp/http-echo. Each is a request handler for node's http.Server, fed in-memory connections.
+// hashicorp/http-echo and registry.k8s.io/hpa-example (the HPA walkthrough's php-apache). Each is a request handler for node's http.Server, fed in-memory connections.
 import type http from 'node:http';
 
 /** Who answers: what the handlers put in their replies. */
@@ -147,5 +147,25 @@ export function httpEchoHandler(text: string): PageHandler {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/health') return send(res, 200, { 'Content-Type': 'application/json', 'X-App-Name': 'http-echo', 'X-App-Version': '1.0.0' }, '{"status":"ok"}\n', false);
     send(res, 200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-App-Name': 'http-echo', 'X-App-Version': '1.0.0' }, `${text}\n`, req.method === 'HEAD');
+  };
+}
+
+/**
+ * registry.k8s.io/hpa-example (php:5-apache with an index.php that burns CPU, then echoes `OK!` with no
+ * newline): the answer comes once the request's CPU time has passed at the container's CPU limit (`workMs`),
+ * as a throttled container would give it.
+ */
+export function hpaExampleHandler(workMs: number): PageHandler {
+  const server = 'Apache/2.4.25 (Debian)';
+  return (req, res) => {
+    res.sendDate = true;
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/' && path !== '/index.php') {
+      const notFound = `<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">\n<html><head>\n<title>404 Not Found</title>\n</head><body>\n<h1>Not Found</h1>\n<p>The requested URL ${path ?? ''} was not found on this server.</p>\n<hr>\n<address>${server} Server at ${req.headers.host ?? 'localhost'} Port 80</address>\n</body></html>\n`;
+      return send(res, 404, { Server: server, 'Content-Type': 'text/html; charset=iso-8859-1' }, notFound, req.method === 'HEAD');
+    }
+    const answer = () => send(res, 200, { Server: server, 'X-Powered-By': 'PHP/5.6.40', 'Content-Type': 'text/html; charset=UTF-8' }, 'OK!', req.method === 'HEAD');
+    if (workMs > 0) setTimeout(answer, workMs);
+    else answer();
   };
 }

@@ -1,10 +1,11 @@
 // Which ports an emulated container listens on, and what answers there, per image: nginx and httpd serve
 // HTTP on 80 (whatever containerPorts say, as the real ones); agnhost netexec on --http-port (8080) and
 // serve-hostname on --port (9376); hashicorp/http-echo on -listen (:5678); any other container accepts TCP on
-// each declared containerPort and echoes what it reads.
-import type { Container } from '@kemu/api';
+// each declared containerPort and echoes what it reads. registry.k8s.io/hpa-example serves `OK!` on 80.
+import type { Container, Pod } from '@kemu/api';
+import { cpuLimit, cpuPerRequest } from '../usage/request-cost.ts';
 import { parseImageReference } from '../images/reference.ts';
-import { httpdHandler, httpEchoHandler, netexecHandler, nginxHandler, serveHostnameHandler, type PageHandler, type ServedBy } from './http-pages.ts';
+import { hpaExampleHandler, httpdHandler, httpEchoHandler, netexecHandler, nginxHandler, serveHostnameHandler, type PageHandler, type ServedBy } from './http-pages.ts';
 
 export type Listener = { port: number; kind: 'http'; handler: PageHandler } | { port: number; kind: 'echo' };
 
@@ -37,9 +38,13 @@ const NGINX = /^docker\.io\/(library|nginxinc|bitnami)\/nginx(-unprivileged)?$/;
 const HTTPD = /^docker\.io\/(library\/)?httpd$/;
 const AGNHOST = /\/e2e-test-images\/agnhost$|\/kubernetes-e2e-test-images\/agnhost$/;
 const HTTP_ECHO = /\/http-echo$/;
+const HPA_EXAMPLE = /\/(hpa-example)$/;
 
-/** The container's listeners, given who it is (hostname, pod IP) for the replies. */
-export function listenersOf(c: Container, by: Omit<ServedBy, 'argv' | 'tag'>): Listener[] {
+/**
+ * The container's listeners, given who it is (hostname, pod IP) for the replies. With its `pod`, a server that
+ * burns CPU per request answers once that time has passed at the CPU limit (without: at once, for probes).
+ */
+export function listenersOf(c: Container, by: Omit<ServedBy, 'argv' | 'tag'> & { pod?: Pod }): Listener[] {
   const { repository, tag } = repoOf(c.image ?? '');
   const argv = [...(c.command ?? []), ...(c.args ?? [])];
   const served: ServedBy = { ...by, argv, ...(tag !== undefined ? { tag } : {}) };
@@ -49,6 +54,10 @@ export function listenersOf(c: Container, by: Omit<ServedBy, 'argv' | 'tag'>): L
     const sub = argv.find((a) => !a.startsWith('-') && !a.endsWith('/agnhost') && a !== 'agnhost');
     if (sub === 'netexec') return [{ port: portFlag(argv, 'http-port', 8080), kind: 'http', handler: netexecHandler(served) }];
     if (sub === 'serve-hostname') return [{ port: portFlag(argv, 'port', 9376), kind: 'http', handler: serveHostnameHandler(served) }];
+  }
+  if (HPA_EXAMPLE.test(repository)) {
+    const workMs = by.pod ? (cpuPerRequest(by.pod, c) / Math.min(1, cpuLimit(c) || 1)) * 1000 : 0;
+    return [{ port: 80, kind: 'http', handler: hpaExampleHandler(workMs) }];
   }
   if (HTTP_ECHO.test(repository)) return [{ port: portFlag(argv, 'listen', 5678), kind: 'http', handler: httpEchoHandler(flagValue(argv, 'text') ?? '') }];
   return (c.ports ?? []).filter((p) => (p.protocol ?? 'TCP') === 'TCP').map((p) => ({ port: p.containerPort, kind: 'echo' as const }));

@@ -74,4 +74,14 @@ describe('emulated servers', () => {
     expect(versionOf('1.25-alpine', 'x')).toBe('1.25.0');
     expect(versionOf('latest', '1.27.3')).toBe('1.27.3');
   });
+
+  it('hpa-example answers OK! (no newline) once its CPU time has passed at the limit', async () => {
+    // 100 ms of CPU per request at a 500m limit: 200 ms; the annotation makes it 10 ms at 1 core.
+    const php = { name: 'php-apache', image: 'registry.k8s.io/hpa-example', resources: { limits: { cpu: '500m' } } };
+    const t0 = Date.now();
+    const r = await get(connectPod(view([php]), 80) as Duplex, '/');
+    expect([r.status, r.body, r.headers['x-powered-by']]).toEqual([200, 'OK!', 'PHP/5.6.40']);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(190);
+    expect((await get(connectPod(view([php]), 80) as Duplex, '/nope')).status).toBe(404);
+  });
 });

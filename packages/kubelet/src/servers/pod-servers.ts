@@ -39,7 +39,7 @@ export function podListeners(view: PodServerView): Map<number, { container: stri
   if (!cached) {
     cached = new Map();
     for (const c of pod.spec.containers) {
-      for (const l of listenersOf(c, { hostname, ...(podIP ? { podIP } : {}), now: view.now })) {
+      for (const l of listenersOf(c, { hostname, ...(podIP ? { podIP } : {}), now: view.now, pod })) {
         if (!cached.has(l.port)) cached.set(l.port, Object.assign(l, { container: c.name }));
       }
     }

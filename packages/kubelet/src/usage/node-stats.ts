@@ -3,8 +3,12 @@
 // /stats/summary (statsapi.Summary's JSON) and /metrics/resource (resource-metrics.ts) serve them.
 // The node's cumulative CPU keeps the CPU time of containers that have gone, so it never goes backwards; a
 // container whose profile changes (its pod's annotation edited) counts on from what it had reported.
+// Requests a container served (proxy/traffic.ts) add their CPU cost (request-cost.ts) averaged over the usage
+// window, up to the container's CPU limit: usage = min(limit, base + cost × rate).
 import type { Pod } from '@kemu/api';
 import type { ContainerRunState } from '../pods/lifecycle.ts';
+import type { TrafficSource } from '../proxy/traffic.ts';
+import { cpuLimit, cpuPerRequest, usageWindowMs } from './request-cost.ts';
 import { containerProfiles, containerUsage, cpuNanosBetween, type ContainerUsage } from './usage.ts';
 
 /** What the node's system daemons and kernel use besides the pods (a real idle node shows about this). */
@@ -18,6 +22,16 @@ export interface StatsPodSource {
 }
 
 /** An emulated node as the stats read it. */
+/** Where the stats find the traffic the process' pods served, and the default usage window. */
+export interface StatsTraffic {
+  source(): TrafficSource | undefined;
+  /** --cpu-usage-window, in ms. */
+  windowMs: number;
+}
+
+/** cAdvisor's housekeeping interval: the default window usage is averaged over. */
+export const DEFAULT_USAGE_WINDOW_MS = 10_000;
+
 export interface StatsNodeSource {
   readonly name: string;
   readonly memoryCapacityBytes: number;
@@ -55,16 +69,47 @@ export class NodeStatsCollector {
   /** Containers whose profile changed while running: the profile now, since when, and the CPU time until then. */
   private profiles = new Map<string, string>();
   private anchors = new Map<string, { profile: string; at: number; baseNanos: number }>();
+  /** Per container instance: the traffic CPU reported so far, and the requests worked off when it was read. */
+  private trafficSeen = new Map<string, { at: number; served: number; nanos: number }>();
 
   constructor(
     private readonly node: StatsNodeSource,
     private readonly startTime: number,
+    private readonly traffic?: StatsTraffic,
   ) {}
+
+  /**
+   * Adds what the container's served requests cost to its usage. The rate is capped at the CPU limit; the
+   * counter grows by the requests worked off since the last read, at most the limit's worth of that time.
+   */
+  private addTraffic(u: ContainerUsage, pod: Pod, spec: { name: string; image?: string; resources?: { limits?: Record<string, unknown> } }, id: string, now: number, next: Map<string, { at: number; served: number; nanos: number }>): void {
+    const window = this.traffic?.source()?.window(pod.metadata.namespace ?? 'default', pod.metadata.name ?? '', spec.name);
+    const prev = this.trafficSeen.get(id);
+    if (!window || !this.traffic) {
+      if (prev) {
+        next.set(id, prev);
+        u.usageCoreNanoSeconds += prev.nanos;
+      }
+      return;
+    }
+    const cost = cpuPerRequest(pod, spec);
+    const w = usageWindowMs(pod, this.traffic.windowMs);
+    const limit = cpuLimit(spec);
+    const room = limit === undefined ? Infinity : Math.max(0, limit * 1e9 - u.usageNanoCores);
+    u.usageNanoCores += Math.round(Math.min(room, cost * window.rate(now, w) * 1e9));
+    const served = window.served(now, w);
+    const since = prev ?? { at: u.startedAt, served: 0, nanos: 0 };
+    const worked = Math.max(0, served - since.served) * cost * 1e9;
+    const nanos = since.nanos + Math.round(Math.min(worked, room * Math.max(0, now - since.at) / 1000));
+    next.set(id, { at: now, served, nanos });
+    u.usageCoreNanoSeconds += nanos;
+  }
 
   collect(now: number): NodeStats {
     const pods: PodStats[] = [];
     const seen = new Map<string, number>();
     const profiles = new Map<string, string>();
+    const traffic = new Map<string, { at: number; served: number; nanos: number }>();
     for (const w of this.node.podWorkers()) {
       const lc = w.lifecycle;
       if (!lc) continue;
@@ -76,7 +121,9 @@ export class NodeStatsCollector {
         const id = c.state.containerID;
         const profile = JSON.stringify(containerProfiles(w.current, spec).cpu);
         let anchor = this.anchors.get(id);
-        const last = this.lastSeen.get(id);
+        // The profile's own CPU time last reported (the traffic's is added on top, below).
+        const seenTotal = this.lastSeen.get(id);
+        const last = seenTotal === undefined ? undefined : seenTotal - (this.trafficSeen.get(id)?.nanos ?? 0);
         if (anchor === undefined && last !== undefined && this.profiles.get(id) !== profile) anchor = { profile, at: now, baseNanos: last };
         else if (anchor !== undefined && anchor.profile !== profile) anchor = { profile, at: now, baseNanos: last ?? anchor.baseNanos };
         if (anchor) {
@@ -84,6 +131,7 @@ export class NodeStatsCollector {
           u.usageCoreNanoSeconds = anchor.baseNanos + cpuNanosBetween(w.current, spec, c.state.startedAt, anchor.at, now);
         }
         profiles.set(id, profile);
+        this.addTraffic(u, w.current, spec, id, now, traffic);
         containers.push(u);
         seen.set(id, u.usageCoreNanoSeconds);
       }
@@ -103,6 +151,7 @@ export class NodeStatsCollector {
     for (const [id, nanos] of this.lastSeen) if (!seen.has(id)) this.retiredNanos += nanos;
     this.lastSeen = seen;
     this.profiles = profiles;
+    this.trafficSeen = traffic;
     for (const id of this.anchors.keys()) if (!seen.has(id)) this.anchors.delete(id);
     const up = Math.max(0, (now - this.startTime) / 1000);
     return {
