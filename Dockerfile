@@ -17,6 +17,7 @@ COPY packages/controller-manager/package.json packages/controller-manager/
 COPY packages/controller-manager/bin packages/controller-manager/bin
 COPY packages/scheduler/package.json packages/scheduler/
 COPY packages/scheduler/bin packages/scheduler/bin
+COPY packages/scheduler-framework/package.json packages/scheduler-framework/
 COPY packages/kubelet/package.json packages/kubelet/
 COPY packages/kubelet/bin packages/kubelet/bin
 COPY packages/kemu/package.json packages/kemu/

@@ -2,9 +2,9 @@
 // P pending pods, one scheduling cycle per pod; prints wall and CPU time per pod.
 // usage: npm run bench -- scheduler-algorithm [--nodes 1000] [--pods 10000] [--workload plain|spread] (--help lists the flags)
 import { realClock, silentLogger } from '@kemu/base';
-import { defaultConfiguration } from '../packages/scheduler/src/config/defaults.ts';
+import { defaultConfiguration } from '../packages/scheduler-framework/src/config/defaults.ts';
 import { Scheduler } from '../packages/scheduler/src/scheduler.ts';
-import { fakeClient, makeNode, makePod } from '../packages/scheduler/src/testing/wrappers.ts';
+import { fakeClient, makeNode, makePod } from '../packages/scheduler-framework/src/testing/wrappers.ts';
 import { atLeast, benchFlags, oneOf } from './lib/flags.ts';
 
 const flags = benchFlags(

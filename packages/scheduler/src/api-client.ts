@@ -2,7 +2,7 @@
 import type { Binding, Pod } from '@kemu/api';
 import { R } from '@kemu/api';
 import type { RestClient } from '@kemu/client';
-import type { SchedulerClient } from './framework/interface.ts';
+import type { SchedulerClient } from '@kemu/scheduler-framework';
 
 export function restSchedulerClient(client: RestClient): SchedulerClient {
   return {

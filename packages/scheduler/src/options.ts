@@ -2,7 +2,7 @@
 // command line override the matching fields of the --config file.
 import { LOGGING_FORMAT_FLAG, type FlagValues } from '@kemu/base';
 import { leaderElectionFlags, servingFlags } from '@kemu/client';
-import type { KubeSchedulerConfiguration } from './config/types.ts';
+import type { KubeSchedulerConfiguration } from '@kemu/scheduler-framework';
 
 export const FLAGS = {
   config: { type: 'string', default: '', usage: 'The path to the configuration file.' },

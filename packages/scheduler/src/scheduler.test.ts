@@ -2,11 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { Pod } from '@kemu/api';
 import { StatusError } from '@kemu/api';
 import { realClock, silentLogger } from '@kemu/base';
-import { defaultConfiguration } from './config/defaults.ts';
-import { parseConfigurationText } from './config/load.ts';
-import type { KubeSchedulerConfiguration } from './config/types.ts';
+import { defaultConfiguration, parseConfigurationText } from '@kemu/scheduler-framework';
+import type { KubeSchedulerConfiguration } from '@kemu/scheduler-framework';
 import { Scheduler } from './scheduler.ts';
-import { fakeClient, makeNode, makePod } from './testing/wrappers.ts';
+import { fakeClient, makeNode, makePod } from '@kemu/scheduler-framework/testing/wrappers';
 
 function setup(config: KubeSchedulerConfiguration = defaultConfiguration(), bindError?: (name: string) => Error | undefined) {
   const client = fakeClient({ bindError });

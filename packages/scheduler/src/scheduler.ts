@@ -5,18 +5,9 @@
 import type { Condition, Node, Pod } from '@kemu/api';
 import { StatusError, formatTime } from '@kemu/api';
 import type { Clock, Logger } from '@kemu/base';
-import { ScheduleAlgorithm } from './algorithm.ts';
-import { SchedulerCache, podKey } from './cache/cache.ts';
-import type { KubeSchedulerConfiguration } from './config/types.ts';
-import { CycleState } from './framework/cycle-state.ts';
-import { NO_NODES_AVAILABLE, type FitError } from './framework/fit-error.ts';
-import type { QueuedPodInfo, SchedulerClient, SelectorLister, VolumeLister } from './framework/interface.ts';
-import { PodInfo, type NamespaceLabels } from './framework/pod-info.ts';
-import type { Registry } from './framework/registry.ts';
-import { Framework } from './framework/runtime.ts';
-import { Code, type MaybeStatus } from './framework/status.ts';
+import { ScheduleAlgorithm, SchedulerCache, podKey, CycleState, NO_NODES_AVAILABLE, type FitError, PodInfo, type NamespaceLabels, Framework, Code, type MaybeStatus, inTreeRegistry } from '@kemu/scheduler-framework';
+import type { KubeSchedulerConfiguration, QueuedPodInfo, SchedulerClient, SelectorLister, VolumeLister, Registry } from '@kemu/scheduler-framework';
 import type { SchedulerMetrics } from './metrics.ts';
-import { inTreeRegistry } from './plugins/registry.ts';
 import { ClusterEvent } from './queue/events.ts';
 import { SchedulingQueue } from './queue/scheduling-queue.ts';
 

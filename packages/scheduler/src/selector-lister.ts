@@ -2,8 +2,8 @@
 // PodTopologySpread's default constraints.
 import type { KubeObject, LabelSelector, Pod, Service } from '@kemu/api';
 import type { Indexer } from '@kemu/client';
-import type { SelectorLister } from './framework/interface.ts';
-import { compileLabelSelector, compileSet } from './util/selector.ts';
+import { compileLabelSelector, compileSet } from '@kemu/scheduler-framework';
+import type { SelectorLister } from '@kemu/scheduler-framework';
 
 interface ReplicaSetLike extends KubeObject {
   spec?: { selector?: LabelSelector };

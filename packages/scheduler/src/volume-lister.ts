@@ -2,7 +2,7 @@
 // two writes it makes before binding (the selected-node annotation, a volume's claimRef).
 import { R, STORAGE, type CSINode, type PersistentVolume, type PersistentVolumeClaim, type StorageClass } from '@kemu/api';
 import type { Indexer, RestClient } from '@kemu/client';
-import type { VolumeLister } from './framework/interface.ts';
+import type { VolumeLister } from '@kemu/scheduler-framework';
 
 export function informerVolumeLister(
   client: RestClient,

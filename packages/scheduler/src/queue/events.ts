@@ -1,6 +1,6 @@
 // Cluster events that can make an unschedulable pod schedulable, and the plugins each one can help
 // (a coarse form of Kubernetes' EventsToRegister / queueing hints).
-import { Names } from '../plugins/names.ts';
+import { Names } from '@kemu/scheduler-framework';
 
 export const ClusterEvent = {
   NodeAdd: 'NodeAdd',

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '@kemu/base';
-import { PrioritySort } from '../plugins/priority-sort.ts';
-import { SchedulingGates } from '../plugins/scheduling-gates.ts';
-import { makePod } from '../testing/wrappers.ts';
+import { PrioritySort, SchedulingGates } from '@kemu/scheduler-framework';
+import { makePod } from '@kemu/scheduler-framework/testing/wrappers';
 import { ClusterEvent } from './events.ts';
 import { SchedulingQueue } from './scheduling-queue.ts';
 

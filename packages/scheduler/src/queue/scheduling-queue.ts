@@ -4,9 +4,8 @@
 // de-duplicated by namespace/name; a pod being scheduled is "in flight" and never queued twice.
 import type { Pod } from '@kemu/api';
 import type { Clock } from '@kemu/base';
-import type { Nominator, QueuedPodInfo } from '../framework/interface.ts';
-import { PodInfo } from '../framework/pod-info.ts';
-import type { MaybeStatus } from '../framework/status.ts';
+import { PodInfo } from '@kemu/scheduler-framework';
+import type { Nominator, QueuedPodInfo, MaybeStatus } from '@kemu/scheduler-framework';
 import { ClusterEvent, eventMayHelp } from './events.ts';
 import { KeyedHeap } from './heap.ts';
 
