@@ -33,7 +33,8 @@ import { DEFAULT_CONNECTION_LIMITS, fastifyServerOptions, installConnectionLimit
 import { installInflightLimits } from './inflight-limits.ts';
 import { KubeletClient } from './kubelet-client/client.ts';
 import type { KubeletClientConfig } from './kubelet-client/options.ts';
-import { warningHeaderOf } from './registry/warnings.ts';
+import { warningHeader, warningHeaderOf } from './registry/warnings.ts';
+import { deprecationWarnings } from './crd/deprecation.ts';
 import type { AdmissionPlugin } from './admission/index.ts';
 import { openapiDocument, openapiIndex, openapiV2Document } from './openapi.ts';
 import { ServiceAllocator } from './allocators/index.ts';
@@ -381,6 +382,12 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
       case 'resource':
         break;
     }
+    // A deprecated version of a custom resource warns on every request, watches included.
+    const deprecated = warningHeader(deprecationWarnings(target.resource));
+    if (deprecated) {
+      reply.header('warning', deprecated);
+      reply.raw.setHeader('warning', deprecated);
+    }
     const contentType = req.headers['content-type'];
     const apiReq: ApiRequest = {
       method: req.method,
@@ -412,7 +419,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
       out.stream.start(reply.raw);
       return reply;
     }
-    if (out.headers) reply.headers(out.headers);
+    if (out.headers) reply.headers(deprecated && out.headers.warning ? { ...out.headers, warning: `${deprecated}, ${out.headers.warning}` } : out.headers);
     if (out.raw) return reply.code(out.code).header('content-type', out.raw.contentType).send(out.raw.text);
     if (out.json !== undefined) return reply.code(out.code).header('content-type', 'application/json').send(Buffer.from(out.json));
     return json(reply, out.code, out.body);

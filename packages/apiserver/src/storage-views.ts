@@ -3,7 +3,7 @@
 // HorizontalPodAutoscalers from the autoscaling/v2 ones: one set of objects, readable and writable through
 // both, and a write through either is seen (list, get, watch) through both.
 // Keys, the watch cache and every read and write of the registry go through this table.
-import { R, type KubeObject, type ResourceInfo } from '@kemu/api';
+import { qualifiedResource, R, type KubeObject, type ResourceInfo } from '@kemu/api';
 import { coreEventToEventsV1, eventsV1ToCoreEvent } from './conversion/events.ts';
 import { hpaV1ToV2, hpaV2ToV1 } from './conversion/hpa.ts';
 
@@ -24,8 +24,20 @@ const VIEWS: StorageView[] = [
 // Versions count: autoscaling/v1 and v2 share a group and a plural.
 const same = (a: ResourceInfo, b: ResourceInfo) => a.group === b.group && a.version === b.version && a.plural === b.plural;
 
+/** The versions of custom resources with several (crd/versions.ts), by qualified resource. */
+const custom = new Map<string, readonly StorageView[]>();
+
+export function setCustomStorageViews(qualified: string, views: readonly StorageView[]): void {
+  if (views.length === 0) custom.delete(qualified);
+  else custom.set(qualified, views);
+}
+
 export function storageViewOf(r: ResourceInfo): StorageView | undefined {
-  return VIEWS.find((v) => same(v.view, r));
+  const builtIn = VIEWS.find((v) => same(v.view, r));
+  if (builtIn || custom.size === 0) return builtIn;
+  const views = custom.get(qualifiedResource(r));
+  // By identity first; an entry from before the CRD's last change by its version (never the raw storage entry).
+  return views?.find((v) => v.view === r) ?? views?.find((v) => v.view.version === r.version && v.storage !== r);
 }
 
 /** The resource whose keys hold r's objects (r itself unless it is a view). */
@@ -34,6 +46,8 @@ export function storageResourceOf(r: ResourceInfo): ResourceInfo {
 }
 
 /** The views of a stored resource (the watch cache feeds them too). */
-export function viewsOfStorage(r: ResourceInfo): StorageView[] {
+export function viewsOfStorage(r: ResourceInfo): readonly StorageView[] {
+  const views = custom.size === 0 ? undefined : custom.get(qualifiedResource(r));
+  if (views && views[0]?.storage === r) return views;
   return VIEWS.filter((v) => same(v.storage, r));
 }

@@ -4,14 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiServer } from '../server.ts';
 import { startMemoryApiServer } from '../testing/memory-server.ts';
-import { injectClient, until as waitFor, type Body } from '../testing/inject-client.ts';
+import { injectClient, type Body } from '../testing/inject-client.ts';
+import { CRDS, createCrd, crdObject, version } from '../testing/crd.ts';
 
-const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const G = '/apis/cel.example.com/v1/namespaces/default/gadgets';
 let srv: ApiServer;
 const call = injectClient<Body>(() => srv);
-
-
 
 const schema = {
   type: 'object',
@@ -42,15 +40,7 @@ const schema = {
 
 beforeAll(async () => {
   srv = await startMemoryApiServer();
-  const crd = {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'gadgets.cel.example.com' },
-    spec: { group: 'cel.example.com', scope: 'Namespaced', names: { plural: 'gadgets', kind: 'Gadget' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }] },
-  };
-  const r = await call('POST', CRDS, crd);
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
-  await waitFor(async () => (await call('GET', G)).status === 200);
+  await createCrd(call, crdObject({ group: 'cel.example.com', names: { plural: 'gadgets', kind: 'Gadget' }, versions: [version('v1', schema)] }), G);
 });
 afterAll(async () => srv?.close());
 

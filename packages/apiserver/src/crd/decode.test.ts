@@ -5,13 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiServer } from '../server.ts';
 import { startMemoryApiServer } from '../testing/memory-server.ts';
-import { injectClient, until as waitFor, type Body } from '../testing/inject-client.ts';
+import { injectClient, type Body } from '../testing/inject-client.ts';
+import { createCrd, crdObject, version } from '../testing/crd.ts';
 
-const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const W = '/apis/decode.example.com/v1/namespaces/default/widgets';
 let srv: ApiServer;
 const call = injectClient<Body>(() => srv);
-
 
 const schema = {
   type: 'object',
@@ -32,18 +31,9 @@ const schema = {
   },
 };
 
-
 beforeAll(async () => {
   srv = await startMemoryApiServer();
-  const crd = {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'widgets.decode.example.com' },
-    spec: { group: 'decode.example.com', scope: 'Namespaced', names: { plural: 'widgets', kind: 'Widget' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }] },
-  };
-  const r = await call('POST', CRDS, crd);
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
-  await waitFor(async () => (await call('GET', W)).status === 200);
+  await createCrd(call, crdObject({ group: 'decode.example.com', names: { plural: 'widgets', kind: 'Widget' }, versions: [version('v1', schema)] }), W);
 });
 afterAll(async () => srv?.close());
 

@@ -14,10 +14,14 @@ export function definitionOf(r: ResourceInfo): KubeObject | undefined {
   return definitions.get(qualifiedResource(r));
 }
 
+/** The CRD's spec.versions entries. */
+export function versionsOf(crd: KubeObject | undefined): Record<string, unknown>[] {
+  return (asArray(asRecord(crd?.spec)?.versions) ?? []).filter(isRecord);
+}
+
 /** The CRD's entry in spec.versions for the served version of r. */
 export function versionOf(r: ResourceInfo): Record<string, unknown> | undefined {
-  const crd = definitionOf(r);
-  return (asArray(asRecord(crd?.spec)?.versions) ?? []).filter(isRecord).find((v) => v.name === r.version);
+  return versionsOf(definitionOf(r)).find((v) => v.name === r.version);
 }
 
 /** The CRD serving group/kind (by its accepted names), for decoding a body by its apiVersion and kind. */

@@ -3,14 +3,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiServer } from '../server.ts';
 import { startMemoryApiServer } from '../testing/memory-server.ts';
-import { injectClient, until as waitFor, type Body } from '../testing/inject-client.ts';
+import { injectClient, type Body } from '../testing/inject-client.ts';
+import { createCrd, crdObject, version } from '../testing/crd.ts';
 
-const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const B = '/apis/scale.example.com/v1/namespaces/default/batches';
 let srv: ApiServer;
 const call = injectClient<Body>(() => srv);
-
-
 
 const schema = {
   type: 'object',
@@ -22,28 +20,8 @@ const schema = {
 
 beforeAll(async () => {
   srv = await startMemoryApiServer();
-  const crd = {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'batches.scale.example.com' },
-    spec: {
-      group: 'scale.example.com',
-      scope: 'Namespaced',
-      names: { plural: 'batches', kind: 'Batch' },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: schema },
-          subresources: { status: {}, scale: { specReplicasPath: '.spec.workers.count', statusReplicasPath: '.status.count', labelSelectorPath: '.status.selector' } },
-        },
-      ],
-    },
-  };
-  const r = await call('POST', CRDS, crd);
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
-  await waitFor(async () => (await call('GET', B)).status === 200);
+  const subresources = { status: {}, scale: { specReplicasPath: '.spec.workers.count', statusReplicasPath: '.status.count', labelSelectorPath: '.status.selector' } };
+  await createCrd(call, crdObject({ group: 'scale.example.com', names: { plural: 'batches', kind: 'Batch' }, versions: [version('v1', schema, { subresources })] }), B);
 });
 afterAll(async () => srv?.close());
 

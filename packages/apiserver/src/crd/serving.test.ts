@@ -9,15 +9,13 @@ import type { KubeObject } from '@kemu/api';
 import type { ApiServer } from '../server.ts';
 import { startMemoryApiServer } from '../testing/memory-server.ts';
 import { injectClient, until as waitFor, type Body } from '../testing/inject-client.ts';
+import { CRDS, createCrd } from '../testing/crd.ts';
 
-const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const CT = '/apis/stable.example.com/v1/namespaces/default/crontabs';
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 let srv: ApiServer;
 const call = injectClient<KubeObject & Body>(() => srv);
-
-
 
 const crd = {
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -48,9 +46,7 @@ const ct = (name: string, spec: Record<string, unknown>, labels: Record<string, 
 beforeAll(async () => {
   srv = await startMemoryApiServer();
   delete (crd.spec.versions[0]!.schema.openAPIV3Schema.properties.status as Record<string, unknown>).x;
-  const r = await call('POST', CRDS, crd);
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
-  await waitFor(async () => (await call('GET', CT)).status === 200);
+  await createCrd(call, crd, CT);
 });
 afterAll(async () => srv?.close());
 

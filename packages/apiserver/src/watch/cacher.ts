@@ -4,12 +4,12 @@
 // another resource's storage (events.k8s.io/v1 Events) has a cache of its own, fed by the same store events
 // converted, so its lists, gets and watches (and their resourceVersions) are the stored resource's.
 import { errors, qualifiedResource, R, RESOURCES, setCustomResource, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
-import { customResourceInfos } from '../crd/resource-info.ts';
+import { customServing } from '../crd/versions.ts';
 import { setDefinition } from '../crd/definitions.ts';
 import type { Logger } from '@kemu/base';
 import { CompactedError, type Backend, type Watch, type WatchEvent } from '@kemu/store';
 import { rawWithResourceVersion, REGISTRY_PREFIX } from '../storage.ts';
-import { storageResourceOf, viewsOfStorage } from '../storage-views.ts';
+import { setCustomStorageViews, storageResourceOf, storageViewOf, viewsOfStorage } from '../storage-views.ts';
 import type { CacheEvent } from './event.ts';
 import { CachedObject, ResourceCache } from './resource-cache.ts';
 
@@ -36,6 +36,8 @@ export class Cacher {
   /** Caches of custom resources by qualified resource, created and dropped as their CRDs come and go. */
   private readonly customCaches = new Map<string, ResourceCache>();
   private readonly customByPrefix = new Map<string, ResourceInfo>();
+  /** Caches of the versions of custom resources served as views of their storage, by "<qualified>/<version>". */
+  private readonly customViewCaches = new Map<string, ResourceCache>();
   /** The global revision the caches reflect. */
   rv = 0;
   private waiters: { rv: number; resolve: () => void }[] = [];
@@ -57,9 +59,15 @@ export class Cacher {
   }
 
   cache(r: ResourceInfo): ResourceCache {
-    const c = this.caches.get(r) ?? this.customCaches.get(qualifiedResource(r));
+    const c = this.caches.get(r) ?? this.customCache(r);
     if (!c) throw errors.internal(`no watch cache for ${qualifiedResource(r)}`);
     return c;
+  }
+
+  private customCache(r: ResourceInfo): ResourceCache | undefined {
+    const q = qualifiedResource(r);
+    const view = storageViewOf(r);
+    return (view && this.customViewCaches.get(`${q}/${view.view.version}`)) ?? this.customCaches.get(q);
   }
 
   async start(): Promise<void> {
@@ -139,31 +147,45 @@ export class Cacher {
   /** Serve, re-serve or stop serving the custom resource a CRD (key, stored JSON; '' when deleted) defines. */
   private followDefinition(key: string, value: string, rv: number): void {
     const qualified = key.slice(key.lastIndexOf('/') + 1);
-    let infos: ResourceInfo[] = [];
     let crd: KubeObject | undefined;
+    let serving;
     if (value !== '') {
       try {
         crd = JSON.parse(value) as KubeObject;
-        infos = customResourceInfos(crd);
+        serving = customServing(crd);
       } catch {
-        infos = [];
+        serving = undefined;
       }
     }
-    const first = infos[0];
-    if (!first || qualifiedResource(first) !== qualified) {
+    if (!crd || !serving || serving.qualified !== qualified) {
       this.dropCustom(qualified);
       return;
     }
-    if (!this.customCaches.has(qualified)) this.customCaches.set(qualified, new ResourceCache(first, this.historySize, rv));
-    this.customByPrefix.set(qualified, first);
+    let raw = this.customCaches.get(qualified);
+    if (!raw) this.customCaches.set(qualified, (raw = new ResourceCache(serving.storage, this.historySize, rv)));
+    this.customByPrefix.set(qualified, serving.storage);
+    // Views for the versions that gained one, filled from the stored objects; gone for those that lost it.
+    const keep = new Set<string>();
+    for (const v of serving.views) {
+      const k = `${qualified}/${v.view.version}`;
+      keep.add(k);
+      if (this.customViewCaches.has(k)) continue;
+      const c = new ResourceCache(v.view, this.historySize, rv);
+      for (const o of raw.objects.values()) c.load(this.viewed(o, v.fromStorage));
+      this.customViewCaches.set(k, c);
+    }
+    for (const k of [...this.customViewCaches.keys()]) if (k.startsWith(`${qualified}/`) && !keep.has(k)) this.customViewCaches.delete(k);
     setDefinition(qualified, crd);
-    setCustomResource(qualified, infos);
+    setCustomStorageViews(qualified, serving.views);
+    setCustomResource(qualified, serving.served);
   }
 
   private dropCustom(qualified: string): void {
     this.customCaches.delete(qualified);
     this.customByPrefix.delete(qualified);
+    for (const k of [...this.customViewCaches.keys()]) if (k.startsWith(`${qualified}/`)) this.customViewCaches.delete(k);
     setDefinition(qualified, undefined);
+    setCustomStorageViews(qualified, []);
     setCustomResource(qualified, []);
   }
 

@@ -1,0 +1,54 @@
+// The versions of a custom resource as storage views (storage-views.ts): objects are stored in the storage
+// version; a CRD with several versions (or objects left in an older stored version) serves every version as a
+// view of the stored objects, converted on the way out and on the way in. Conversion strategy None, as
+// apiextensions-apiserver's nopConverter: only apiVersion changes. A CRD with one version and nothing else
+// stored serves its objects as stored, without a view.
+import { qualifiedResource, type KubeObject, type ResourceInfo } from '@kemu/api';
+import type { StorageView } from '../storage-views.ts';
+import { asArray, asRecord, asString } from '../validation/field.ts';
+import { customResourceVersionInfos } from './resource-info.ts';
+import { compareKubeAwareVersions } from './version-priority.ts';
+
+export interface CustomServing {
+  qualified: string;
+  /** The entry whose keys and stored form the objects have (the raw watch cache's). */
+  storage: ResourceInfo;
+  /** The served versions' entries (the served table's). */
+  served: ResourceInfo[];
+  /** One view per served version when the resource has several versions; none otherwise. */
+  views: StorageView[];
+}
+
+/** The object in another version of its group (conversion strategy None). */
+export function convertNone(obj: KubeObject, group: string, version: string): KubeObject {
+  const apiVersion = `${group}/${version}`;
+  return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
+}
+
+export function customServing(crd: KubeObject): CustomServing | undefined {
+  const all = customResourceVersionInfos(crd);
+  const storage = all.find((v) => v.storage);
+  if (!storage) return undefined;
+  const qualified = qualifiedResource(storage.info);
+  const stored = (asArray(asRecord(crd.status)?.storedVersions) ?? []).map((v) => asString(v) ?? '');
+  const single = all.length === 1 && stored.every((v) => v === storage.info.version);
+  if (single) return { qualified, storage: storage.info, served: storage.served ? [storage.info] : [], views: [] };
+  // The raw entry is a copy: the served storage version is a view like the others (older stored versions
+  // are converted to it on read).
+  const raw: ResourceInfo = { ...storage.info };
+  // In Kubernetes' priority order: discovery lists them so, and the first is the preferred version.
+  const served = all
+    .filter((v) => v.served)
+    .map((v) => v.info)
+    .sort((a, b) => compareKubeAwareVersions(b.version, a.version));
+  const { group } = raw;
+  const views = served.map(
+    (view): StorageView => ({
+      view,
+      storage: raw,
+      fromStorage: (o) => convertNone(o, group, view.version),
+      toStorage: (o) => convertNone(o, group, raw.version),
+    }),
+  );
+  return { qualified, storage: raw, served, views };
+}
