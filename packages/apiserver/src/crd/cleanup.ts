@@ -9,6 +9,7 @@ import type { Registry } from '../registry/registry.ts';
 import { CRD_CLEANUP_FINALIZER, deleteRequest } from '../registry/delete-plan.ts';
 import type { Cacher } from '../watch/cacher.ts';
 import { customResourceInfos } from './resource-info.ts';
+import { reconcileNames } from './naming-controller.ts';
 import { asArray, asRecord, isRecord } from '../validation/field.ts';
 
 function terminating(crd: KubeObject): boolean {
@@ -52,7 +53,7 @@ function ignoreExpected(e: unknown): void {
   throw e;
 }
 
-/** Runs the cleanup after every watch batch that may have changed something; returns a stop function. */
+/** Runs the cleanup (and the naming check of CRDs waiting for names, crd/naming-controller.ts) after every watch batch that may have changed something; returns a stop function. */
 export function startCustomResourceCleanup(cacher: Cacher, registry: Registry, logger: Logger): () => void {
   let running = false;
   let again = false;
@@ -66,8 +67,9 @@ export function startCustomResourceCleanup(cacher: Cacher, registry: Registry, l
       do {
         again = false;
         if (!cacher.isReady()) break;
-        const crds = cacher.cache(R.customresourcedefinitions).snapshot(undefined, undefined).map((o) => o.object).filter(terminating);
-        for (const crd of crds) await cleanUp(crd, cacher, registry).catch((e: unknown) => ignoreExpected(e));
+        const all = cacher.cache(R.customresourcedefinitions).snapshot(undefined, undefined).map((o) => o.object);
+        for (const crd of all.filter(terminating)) await cleanUp(crd, cacher, registry).catch((e: unknown) => ignoreExpected(e));
+        await reconcileNames(all, registry);
       } while (again);
     } catch (e) {
       logger.error({ err: e instanceof Error ? e.message : String(e) }, 'custom resource cleanup failed');

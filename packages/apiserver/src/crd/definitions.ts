@@ -4,6 +4,17 @@ import { qualifiedResource, type KubeObject, type ResourceInfo } from '@kemu/api
 import { asArray, asRecord, isRecord } from '../validation/field.ts';
 
 const definitions = new Map<string, KubeObject>();
+/** Every CRD the watch cache holds, established or not, by name (the naming check reads their accepted names). */
+const known = new Map<string, KubeObject>();
+
+export function setKnownDefinition(name: string, crd: KubeObject | undefined): void {
+  if (crd) known.set(name, crd);
+  else known.delete(name);
+}
+
+export function knownDefinitions(): Iterable<KubeObject> {
+  return known.values();
+}
 
 export function setDefinition(qualified: string, crd: KubeObject | undefined): void {
   if (crd) definitions.set(qualified, crd);

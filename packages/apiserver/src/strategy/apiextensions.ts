@@ -1,11 +1,13 @@
 // Strategy of customresourcedefinitions (k8s.io/apiextensions-apiserver pkg/registry/customresourcedefinition):
 // v1 defaults (singular, listKind, conversion None, service port 443), generation, status/storedVersions
 // holding every storage version ever used, and the conditions Kubernetes' naming and establishing
-// controllers write: the names in spec are accepted as they are (NamesAccepted) and the resource is then
-// served (Established). Conflicts with another CRD's names are not checked.
+// controllers write: the names in spec are accepted unless another CRD of the group holds them (crd/naming.ts),
+// and the resource is then served (Established).
 import { formatTime, R } from '@kemu/api';
 import type { KubeObject } from '@kemu/api';
 import { buildStrategy } from './common.ts';
+import { knownDefinitions } from '../crd/definitions.ts';
+import { calculateNames, namesInUse } from '../crd/naming.ts';
 import { asArray, asRecord, asString, isRecord, jsonEqual } from '../validation/field.ts';
 import {
   validateCustomResourceDefinition,
@@ -43,21 +45,36 @@ function condition(type: string, reason: string, message: string, now: string): 
   return { type, status: 'True', lastTransitionTime: now, reason, message };
 }
 
-/** Accept spec.names and mark the resource Established, keeping an unchanged condition's transition time. */
-function acceptNames(crd: KubeObject, old: KubeObject | undefined): void {
+/**
+ * Accept spec.names as far as no other CRD of the group holds them (crd/naming.ts), and mark the resource
+ * Established once they are, keeping an unchanged condition's transition time.
+ */
+export function acceptNames(crd: KubeObject, old: KubeObject | undefined): void {
   const status = (asRecord(crd.status) ?? {}) as Obj;
   crd.status = status;
-  const names = asRecord(asRecord(crd.spec)?.names);
-  if (names) status.acceptedNames = structuredClone(names);
+  const group = asString(asRecord(crd.spec)?.group) ?? '';
+  const naming = calculateNames(crd, namesInUse(knownDefinitions(), group, crd.metadata.name ?? ''));
+  status.acceptedNames = naming.acceptedNames;
   const now = formatTime(Date.now());
   const oldConds = (asArray(asRecord(old?.status)?.conditions) ?? []).filter(isRecord);
   const keep = (c: Obj): Obj => {
     const prev = oldConds.find((o) => o.type === c.type);
     return prev && prev.status === c.status && prev.reason === c.reason ? { ...c, lastTransitionTime: prev.lastTransitionTime } : c;
   };
-  const others = (asArray(status.conditions) ?? []).filter((c) => isRecord(c) && c.type !== 'NamesAccepted' && c.type !== 'Established');
-  const established = condition('Established', 'InitialNamesAccepted', 'the initial names have been accepted', now);
-  status.conditions = [keep(condition('NamesAccepted', 'NoConflicts', 'no conflicts found', now)), keep(established), ...others];
+  const conds = (asArray(status.conditions) ?? []).filter(isRecord);
+  const others = conds.filter((c) => c.type !== 'NamesAccepted' && c.type !== 'Established');
+  const namesAccepted = { type: 'NamesAccepted', status: naming.status, lastTransitionTime: now, reason: naming.reason, message: naming.message };
+  const was = conds.find((c) => c.type === 'Established');
+  const established =
+    naming.status === 'True'
+      ? condition('Established', 'InitialNamesAccepted', 'the initial names have been accepted', now)
+      : (was ?? { type: 'Established', status: 'False', lastTransitionTime: now, reason: 'NotAccepted', message: 'not all names are accepted' });
+  status.conditions = [keep(namesAccepted), keep(established), ...others];
+}
+
+/** Whether spec.names differ from the accepted names (the naming check runs again then). */
+export function namesPending(crd: KubeObject): boolean {
+  return !jsonEqual(asRecord(crd.spec)?.names, asRecord(asRecord(crd.status)?.acceptedNames));
 }
 
 function addStoredVersion(crd: KubeObject): void {
@@ -83,6 +100,6 @@ export const customResourceDefinitionStrategy = buildStrategy(R.customresourcede
   },
   prepareForUpdate(crd, old) {
     addStoredVersion(crd);
-    if (!jsonEqual(asRecord(crd.spec)?.names, asRecord(old.spec)?.names)) acceptNames(crd, old);
+    if (namesPending(crd)) acceptNames(crd, old);
   },
 });

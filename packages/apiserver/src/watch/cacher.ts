@@ -5,7 +5,7 @@
 // converted, so its lists, gets and watches (and their resourceVersions) are the stored resource's.
 import { errors, qualifiedResource, R, RESOURCES, setCustomResource, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
 import { customServing } from '../crd/versions.ts';
-import { setDefinition } from '../crd/definitions.ts';
+import { setDefinition, setKnownDefinition } from '../crd/definitions.ts';
 import type { Logger } from '@kemu/base';
 import { CompactedError, type Backend, type Watch, type WatchEvent } from '@kemu/store';
 import { rawWithResourceVersion, REGISTRY_PREFIX } from '../storage.ts';
@@ -157,6 +157,7 @@ export class Cacher {
         serving = undefined;
       }
     }
+    setKnownDefinition(qualified, crd);
     if (!crd || !serving || serving.qualified !== qualified) {
       this.dropCustom(qualified);
       return;
