@@ -359,7 +359,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     const proxied = parseProxyPath(u.pathname);
     if (proxied) {
       reply.hijack();
-      await serveProxyOrStatus(ctx, proxied, { method: req.method, headers: req.headers, query: u.searchParams.toString(), body: req.body as Buffer | undefined, pathname: u.pathname }, reply.raw);
+      await serveProxyOrStatus(ctx, proxied, { method: req.method, headers: req.headers, query: u.searchParams.toString(), body: req.body as Buffer | undefined, pathname: u.pathname, ...(req.raw.socket.remoteAddress ? { remoteAddress: req.raw.socket.remoteAddress } : {}) }, reply.raw);
       return reply;
     }
     // metrics.k8s.io: served here, not stored (metrics-api/serve.ts).

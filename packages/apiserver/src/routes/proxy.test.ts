@@ -41,6 +41,10 @@ beforeAll(async () => {
       if ((req.url ?? '').startsWith('/kemu/proxy/default/web/81/')) {
         return void res.writeHead(502, { 'x-kemu-proxy-error': 'dial', 'content-type': 'text/plain' }).end('dial tcp 10.244.1.5:81: connect: connection refused');
       }
+      if ((req.url ?? '').startsWith('/kemu/proxy/default/web/80/page')) {
+        return void res.writeHead(200, { 'content-type': 'text/html', 'access-control-allow-origin': '*', 'x-seen-uri': String(req.headers['x-forwarded-uri']) }).end('<a href="/docs/">d</a> <a href="http://10.244.1.5:80/abs">a</a> <a href="rel">r</a>');
+      }
+      if ((req.url ?? '').startsWith('/kemu/proxy/default/web/80/moved')) return void res.writeHead(302, { location: 'http://10.244.1.5:80/new/' }).end();
       res.writeHead(200, { 'content-type': 'text/plain', 'x-seen-auth': String(req.headers.authorization ?? '') });
       res.end(`${req.method} ${req.url} ${Buffer.concat(chunks).toString()}`);
     });
@@ -95,6 +99,20 @@ describe('pods/proxy', () => {
     expect([noip.status, noip.json().message]).toEqual([400, 'address not allowed']);
     const redirect = await call('GET', '/api/v1/namespaces/default/pods/web/proxy');
     expect([redirect.status, redirect.headers.location]).toEqual([301, '/api/v1/namespaces/default/pods/web/proxy/']);
+  });
+});
+
+describe('links in proxied answers', () => {
+  it('puts an HTML page\'s same-host links and a redirect\'s Location under the proxy prefix, and drops CORS headers', async () => {
+    const pod = await call('GET', '/api/v1/namespaces/default/pods/web/proxy/page');
+    expect(pod.text).toBe('<a href="/api/v1/namespaces/default/pods/web/proxy/docs/">d</a> <a href="/api/v1/namespaces/default/pods/web/proxy/abs">a</a> <a href="rel">r</a>');
+    expect(pod.headers['content-length']).toBe(String(Buffer.byteLength(pod.text)));
+    expect(pod.headers['access-control-allow-origin']).toBeUndefined();
+    expect(pod.headers['x-seen-uri']).toBe('/api/v1/namespaces/default/pods/web/proxy/page');
+    const svc = await call('GET', '/api/v1/namespaces/default/services/web:http/proxy/page');
+    expect(svc.text).toContain('href="/api/v1/namespaces/default/services/web:http/proxy/docs/"');
+    const moved = await call('GET', '/api/v1/namespaces/default/services/web:http/proxy/moved');
+    expect([moved.status, moved.headers.location]).toEqual([302, '/api/v1/namespaces/default/services/web:http/proxy/new/']);
   });
 });
 

@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiContext } from '../context.ts';
 import { KubeletRequestError } from '../kubelet-client/client.ts';
 import { joinHostPort, NoPreferredAddressError } from '../kubelet-client/connection-info.ts';
+import { CORS_HEADERS, pathPrepend, rewriteBody, rewritesBody, rewriteURL, type RewriteTarget } from './proxy-rewrite.ts';
 
 export interface ProxyTarget {
   resource: 'pods' | 'services' | 'nodes';
@@ -63,6 +64,8 @@ interface Location {
   port?: number;
   /** For nodes: a port given in the URL overrides the kubelet's. */
   nodePort?: number;
+  /** The host:port a real apiserver would dial (the pod's IP and port), which links in its pages may name. */
+  host: string;
 }
 
 function firstContainerPort(pod: KubeObject): number | undefined {
@@ -85,7 +88,7 @@ async function podLocation(ctx: ApiContext, namespace: string, id: string): Prom
   if (ip === '') throw errors.badRequest('address not allowed');
   const port = parsed.port !== '' ? Number(parsed.port) : (firstContainerPort(pod) ?? (parsed.scheme === 'https' ? 443 : 80));
   if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new StatusError('ServiceUnavailable', `error trying to reach service: dial tcp: address ${parsed.port}: invalid port`);
-  return { kind: 'pod', node: await podNode(ctx, pod), namespace, pod: parsed.name, port };
+  return { kind: 'pod', node: await podNode(ctx, pod), namespace, pod: parsed.name, port, host: joinHostPort(ip, port) };
 }
 
 interface EndpointSubset {
@@ -133,7 +136,7 @@ async function serviceLocation(ctx: ApiContext, namespace: string, id: string): 
           continue;
         }
         if (((pod.status ?? {}) as { podIP?: string }).podIP !== addr?.ip) continue;
-        return { kind: 'pod', node: await podNode(ctx, pod), namespace: ref.namespace ?? namespace, pod: ref.name, port: p.port ?? 0 };
+        return { kind: 'pod', node: await podNode(ctx, pod), namespace: ref.namespace ?? namespace, pod: ref.name, port: p.port ?? 0, host: joinHostPort(addr?.ip ?? '', p.port ?? 0) };
       }
     }
   }
@@ -145,7 +148,7 @@ async function nodeLocation(ctx: ApiContext, id: string): Promise<Location> {
   if (!parsed) throw errors.badRequest(`invalid node request ${JSON.stringify(id)}`);
   const node = await ctx.registry.get(R.nodes, undefined, parsed.name);
   const nodePort = parsed.port !== '' ? Number(parsed.port) : undefined;
-  return { kind: 'node', node, ...(nodePort !== undefined && Number.isInteger(nodePort) ? { nodePort } : {}) };
+  return { kind: 'node', node, ...(nodePort !== undefined && Number.isInteger(nodePort) ? { nodePort } : {}), host: '' };
 }
 
 /** Request headers that are not passed on: hop-by-hop ones and the caller's own credentials. */
@@ -165,36 +168,74 @@ export interface ProxyRequest {
   /** The raw query string (without "?"). */
   query: string;
   body: Buffer | undefined;
-  /** The request path, for the empty-path redirect. */
+  /** The request path, for the empty-path redirect and the rewritten links' prefix. */
   pathname: string;
+  /** The client's address (X-Forwarded-For). */
+  remoteAddress?: string;
+}
+
+/** Where a proxy request goes: the kubelet URL to ask and what the answer's links are rewritten against. */
+export interface ProxyBackend {
+  url: URL;
+  rewrite: RewriteTarget;
+  /** X-Forwarded-Uri: the path the client asked for (Transport.RoundTrip's forwardedURI). */
+  forwardedUri: string;
+}
+
+/** The backend of a proxy request; Status errors for the object, its endpoints or its node. */
+export async function proxyBackend(ctx: ApiContext, t: ProxyTarget, req: Pick<ProxyRequest, 'query' | 'pathname' | 'headers'>): Promise<ProxyBackend> {
+  const ns = t.namespace ?? '';
+  const loc = t.resource === 'pods' ? await podLocation(ctx, ns, t.id) : t.resource === 'services' ? await serviceLocation(ctx, ns, t.id) : await nodeLocation(ctx, t.id);
+  const kubelet = ctx.kubeletClient;
+  const rest = t.rest ?? '/';
+  try {
+    const info = kubelet.connectionInfo(loc.node);
+    if (loc.nodePort !== undefined) info.port = loc.nodePort;
+    const path = loc.kind === 'pod' ? `/kemu/proxy/${loc.namespace}/${loc.pod}/${loc.port}${rest}` : rest;
+    const prepend = pathPrepend(req.pathname, rest);
+    return {
+      url: kubelet.url(info, path, req.query),
+      rewrite: { pathPrepend: prepend, backendHost: loc.kind === 'pod' ? loc.host : joinHostPort(info.hostname, info.port), requestHost: String(req.headers.host ?? '') },
+      forwardedUri: req.pathname,
+    };
+  } catch (e) {
+    if (e instanceof NoPreferredAddressError) throw new StatusError('InternalError', e.message);
+    throw e;
+  }
+}
+
+/** The client's address for X-Forwarded-For (ReverseProxy appends it to what the client sent). */
+export function forwardedFor(headers: IncomingMessage['headers'], remote: string | undefined): string | undefined {
+  if (!remote) return undefined;
+  const ip = remote.replace(/^::ffff:/, '');
+  const prior = headers['x-forwarded-for'];
+  const before = Array.isArray(prior) ? prior.join(', ') : prior;
+  return before ? `${before}, ${ip}` : ip;
+}
+
+async function readAll(r: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of r) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
 }
 
 /** Serves a proxy request to its end on `res`; errors before the backend answers are thrown (Status errors). */
 export async function serveProxy(ctx: ApiContext, t: ProxyTarget, req: ProxyRequest, res: ServerResponse): Promise<void> {
-  const ns = t.namespace ?? '';
-  const loc = t.resource === 'pods' ? await podLocation(ctx, ns, t.id) : t.resource === 'services' ? await serviceLocation(ctx, ns, t.id) : await nodeLocation(ctx, t.id);
+  const backend = await proxyBackend(ctx, t, req);
   if (t.rest === undefined && t.resource !== 'nodes') {
     // UpgradeAwareHandler: an empty location path redirects to the same path with a trailing slash.
     res.writeHead(301, { location: `${req.pathname}/${req.query ? `?${req.query}` : ''}`, 'content-type': 'text/html; charset=utf-8' });
     res.end(`<a href="${req.pathname}/">Moved Permanently</a>.\n\n`);
     return;
   }
-  const kubelet = ctx.kubeletClient;
-  let url: URL;
-  try {
-    const info = kubelet.connectionInfo(loc.node);
-    if (loc.nodePort !== undefined) info.port = loc.nodePort;
-    const path = loc.kind === 'pod' ? `/kemu/proxy/${loc.namespace}/${loc.pod}/${loc.port}${t.rest ?? '/'}` : (t.rest ?? '/');
-    url = kubelet.url(info, path, req.query);
-  } catch (e) {
-    if (e instanceof NoPreferredAddressError) throw new StatusError('InternalError', e.message);
-    throw e;
-  }
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !DROP.has(k)) headers[k] = v;
+  headers['x-forwarded-uri'] = backend.forwardedUri;
+  const xff = forwardedFor(req.headers, req.remoteAddress);
+  if (xff) headers['x-forwarded-for'] = xff;
   let answer: IncomingMessage;
   try {
-    const r = await kubelet.request(url, { method: req.method, headers, ...(req.body ? { body: req.body } : {}) });
+    const r = await ctx.kubeletClient.request(backend.url, { method: req.method, headers, ...(req.body ? { body: req.body } : {}) });
     answer = r.response;
     if ('socket' in r) r.socket.destroy();
   } catch (e) {
@@ -203,12 +244,26 @@ export async function serveProxy(ctx: ApiContext, t: ProxyTarget, req: ProxyRequ
     throw e;
   }
   if (answer.headers['x-kemu-proxy-error']) {
-    const chunks: Buffer[] = [];
-    for await (const c of answer) chunks.push(c as Buffer);
-    throw new StatusError('ServiceUnavailable', `error trying to reach service: ${Buffer.concat(chunks).toString('utf8')}`);
+    throw new StatusError('ServiceUnavailable', `error trying to reach service: ${(await readAll(answer)).toString('utf8')}`);
   }
   const back: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !DROP_BACK.has(k)) back[k] = v;
+  for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !DROP_BACK.has(k) && !CORS_HEADERS.includes(k)) back[k] = v;
+  // A redirect's Location and an HTML page's links are put under the proxy prefix (proxy-rewrite.ts).
+  if (typeof back.location === 'string') back.location = rewriteURL(back.location, backend.rewrite);
+  else if (rewritesBody(answer.headers) && req.method !== 'HEAD') {
+    const raw = await readAll(answer);
+    let body: Buffer;
+    try {
+      body = rewriteBody(raw, answer.headers['content-encoding'], backend.rewrite);
+    } catch {
+      // A body that does not decode goes as it came (the transport logs and passes the answer on).
+      body = raw;
+    }
+    back['content-length'] = String(body.length);
+    res.writeHead(answer.statusCode ?? 502, back);
+    res.end(body);
+    return;
+  }
   res.writeHead(answer.statusCode ?? 502, back);
   res.on('close', () => answer.destroy());
   answer.pipe(res);
