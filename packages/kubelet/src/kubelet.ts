@@ -4,6 +4,7 @@ import { R, type Node, type Pod } from '@kemu/api';
 import type { Clock, Logger } from '@kemu/base';
 import { EventRecorder, type RestClient } from '@kemu/client';
 import { NodeAgent, Semaphore } from './node/agent.ts';
+import type { LifecycleEnv } from './pods/lifecycle.ts';
 import type { PodWorker } from './pods/worker.ts';
 import { containerLogMaxBytes } from './logs/flags.ts';
 import { nodeIdentities, type NodeConfig } from './node/status.ts';
@@ -24,6 +25,8 @@ export interface KubeletDeps {
   nodeClients?: ReadonlyMap<string, KubeApi>;
   /** The process' timer heap, when the caller schedules on it too (certificate rotation); else a new one. */
   timers?: TimerQueue;
+  /** Real time and the cluster network for containers whose command talks to the network (LifecycleEnv.live). */
+  live?: LifecycleEnv['live'];
 }
 
 export class Kubelet {
@@ -83,6 +86,7 @@ export class Kubelet {
           registerNode: f['register-node'],
           recorder,
           registrations,
+          ...(deps.live ? { live: deps.live } : {}),
         },
         // Spread the nodes' lease renewals evenly over the renew interval.
         ids.length === 1 ? 0 : id.index / ids.length,

@@ -22,6 +22,7 @@ import { resourceMetricsRoutes } from './server/resource-metrics.ts';
 import { NodeStatsCollector } from './usage/node-stats.ts';
 import { streamingRoutes, streamingUpgrade, streamNodeOf } from './server/streaming.ts';
 import type { KubeProxy } from './proxy/kube-proxy.ts';
+import type { ClientPod } from './proxy/cluster-network.ts';
 import { nodePortAddresses } from './proxy/flags.ts';
 import type { Pod } from '@kemu/api';
 
@@ -97,7 +98,10 @@ async function main(): Promise<void> {
     const rotation = flags['rotate-certificates'] && n === 1 ? rotatingClient(client, first.name, { certDir: flags['cert-dir'], timers, clock: realClock, logger }) : undefined;
     if (rotation) managers.push(rotation);
   }
-  kubelet = new Kubelet(opts, { client, clock: realClock, logger, timers, ...(nodeClients ? { nodeClients } : {}) });
+  // The emulated kube-proxy, once loaded (below): the network a container's own wget/curl reach.
+  let proxy: KubeProxy | undefined;
+  const live = { now: () => realClock.now(), network: (c: ClientPod) => proxy?.network.forPod(c) };
+  kubelet = new Kubelet(opts, { client, clock: realClock, logger, timers, live, ...(nodeClients ? { nodeClients } : {}) });
   const running = kubelet;
 
   const registry = newMetricsRegistry();
@@ -122,7 +126,6 @@ async function main(): Promise<void> {
   }
   // Loaded once the kubelet is under way, so its modules do not delay registration (a short-lived client certificate
   // must be rotated before it expires); until then exec sessions have no network.
-  let proxy: KubeProxy | undefined;
   let proxyClient = client;
   if (flags['proxy-kubeconfig']) {
     try {

@@ -15,7 +15,16 @@ export type ExitOutlook =
   /** Not within the look ahead: look again at `recheckAt` (undefined: it runs until stopped). */
   | { recheckAt: number | undefined };
 
-export class ContainerProcess {
+/** A running container's process as the lifecycle sees it: in virtual time (below) or live (live-process.ts). */
+export interface RunningProcess {
+  readonly log: LogInstance;
+  /** When it exits, if known. */
+  outlook(now: number): ExitOutlook;
+  /** It is gone at `at`: no more output. */
+  stop(at: number): void;
+}
+
+export class ContainerProcess implements RunningProcess {
   private readonly ahead: ProcessEvent[] = [];
   private drained = false;
 

@@ -37,6 +37,8 @@ export interface AgentDeps {
   recorder?: (nodeName: string, index: number) => EventSink;
   /** Bounds how many nodes register at once (a thousand at once would open a thousand connections). */
   registrations: Semaphore;
+  /** Real time and the cluster network, for containers whose command talks to the network (LifecycleEnv.live). */
+  live?: LifecycleEnv['live'];
 }
 
 export class Semaphore {
@@ -115,6 +117,7 @@ export class NodeAgent {
       ...(deps.imageCatalog ? { pullFailure: pullFailure.bind(undefined, deps.imageCatalog) } : {}),
       ...(deps.imageBackOff ? { imageBackOff: deps.imageBackOff } : {}),
       newContainerID: () => `kemu://${randomBytes(32).toString('hex')}`,
+      ...(deps.live ? { live: deps.live } : {}),
     };
     this.tokens = new ServiceAccountTokens({ client: deps.client, timers: deps.timers, clock: deps.clock, logger: deps.logger });
     this.host = {

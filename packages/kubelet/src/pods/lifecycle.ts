@@ -7,7 +7,9 @@ import { Message, Reason, podRef, type EventType } from '../events.ts';
 import { EXIT_CODE, RUN_SECONDS, annotation, containerBehaviour, preStopMs, type Behaviour } from './command.ts';
 import { containerProgram, type ContainerProgram } from './program.ts';
 import { ContainerLogs } from '../logs/store.ts';
-import { ContainerProcess } from '../logs/process.ts';
+import { ContainerProcess, type RunningProcess } from '../logs/process.ts';
+import { LiveProcess } from '../logs/live-process.ts';
+import type { ShellNetwork } from '../shell/network.ts';
 import { probePlan } from './probe.ts';
 import type { PullFailure } from '../images/registry.ts';
 import type { RegistryAuth } from '../images/credentials.ts';
@@ -83,7 +85,7 @@ export interface ContainerRuntime {
   /** The program decides when it exits and with what code (no run-seconds/exit-code annotation overrides it). */
   programExits: boolean;
   logs: ContainerLogs;
-  process?: ContainerProcess;
+  process?: RunningProcess;
 }
 
 export interface LifecycleEnv {
@@ -99,6 +101,12 @@ export interface LifecycleEnv {
   imageBackOff?: { initialMs: number; maxMs: number };
   /** --container-log-max-size in bytes (default 10Mi). */
   containerLogMaxBytes?: number;
+  /**
+   * Real time and the cluster network (a kubelet process): a command that talks to the network runs live
+   * (logs/live-process.ts). `network` is undefined until the kube-proxy is up. Absent: everything runs in
+   * virtual time, its wget/curl ending at once.
+   */
+  live?: { now(): number; network(client: { namespace: string; name: string; ip?: string }): ShellNetwork | undefined };
 }
 
 /** Where a lifecycle records its Events: about a container, or (container undefined) the pod. */
@@ -130,6 +138,8 @@ export class PodLifecycle {
   podIP?: string;
   /** The registries the pod's imagePullSecrets have credentials for (set by its worker). */
   pullAuth?: RegistryAuth;
+  /** Has the pod's worker look at it now (a live process exited); set by the worker. */
+  wake?: () => void;
 
   constructor(
     readonly pod: PodIdentity,
@@ -438,6 +448,14 @@ export class PodLifecycle {
     if (c.program.silent && !c.programExits) return;
     const log = c.logs.start(containerID);
     // command.ts' rule: a plain init container running something unknown completes at once.
+    const live = this.env.live;
+    if (c.program.live && live) {
+      const client = { namespace: this.pod.namespace, name: this.pod.name, ...(this.podIP ? { ip: this.podIP } : {}) };
+      // Before the kube-proxy is up no name resolves, as with a cluster DNS not yet answering.
+      const network: ShellNetwork = { request: (req, signal) => live.network(client)?.request(req, signal) ?? Promise.resolve({ kind: 'error', error: 'unknown-host' }) };
+      c.process = new LiveProcess(c.program.live(startedAt, this.podIP, network), log, () => live.now(), () => this.wake?.());
+      return;
+    }
     c.process = new ContainerProcess(c.program.start(startedAt, this.podIP), startedAt, log, c.init && !c.sidecar);
   }
 

@@ -4,7 +4,8 @@
 // code) unless the kemu.dev/run-seconds or kemu.dev/exit-code annotations do (see containerBehaviour).
 import type { Container, EnvVar } from '@kemu/api';
 import { FINITE, SHELLS } from './command.ts';
-import { parses, runProcess, type ProcessEvent, type ShellContext } from '../shell/interpreter.ts';
+import { liveProcess, parses, runProcess, type ProcessEvent, type ShellContext, type ShellStep } from '../shell/interpreter.ts';
+import type { ShellNetwork } from '../shell/network.ts';
 
 export interface ContainerProgram {
   /** The shell runs it to its end: the exit time and code come from it. */
@@ -13,6 +14,18 @@ export interface ContainerProgram {
   silent?: boolean;
   /** Its events from a start at `startedAt` (deterministic: the same start gives the same events). */
   start(startedAt: number, podIP?: string): Iterator<ProcessEvent>;
+  /**
+   * Set when the command talks to the network (wget, curl): its steps in real time against `network`
+   * (logs/live-process.ts), instead of `start`'s virtual time, where those would end at once, silently.
+   */
+  live?(startedAt: number, podIP: string | undefined, network: ShellNetwork): Generator<ShellStep, number>;
+}
+
+/** A command line that calls wget or curl (as a word, with or without a path). */
+const NETWORKED = /(^|[\s;&|(`$/!])(wget|curl)(?=$|[\s;&|)`])/;
+
+export function usesNetwork(argv: readonly string[]): boolean {
+  return argv.some((a) => NETWORKED.test(a));
 }
 
 export interface PodContext {
@@ -140,6 +153,7 @@ export function containerProgram(c: Container, pod: PodContext): ContainerProgra
   const readable = !SHELLS.has(name) || c_ < 0 || argv[c_ + 1] === undefined || parses(argv[c_ + 1] ?? '');
   return {
     scripted: readable,
+    ...(readable && usesNetwork(argv) ? { live: (startedAt: number, podIP: string | undefined, network: ShellNetwork) => liveProcess(argv, { ...context(startedAt, podIP), network }) } : {}),
     *start(startedAt, podIP) {
       if (!readable) {
         yield { kind: 'forever', atMs: 0 };

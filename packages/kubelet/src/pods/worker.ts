@@ -98,6 +98,7 @@ export class PodWorker {
       if (this.pod.status?.startTime) this.lc.adopt(this.pod.status, now);
       this.podIP = this.pod.spec.hostNetwork ? this.host.hostIP() : this.host.allocateIP(this.pod.status?.podIP);
       this.lc.podIP = this.podIP;
+      this.lc.wake = () => this.tick();
       // A pod none of whose containers has started yet waits for its volumes and config first.
       const started = [...(this.pod.status?.containerStatuses ?? []), ...(this.pod.status?.initContainerStatuses ?? [])].some(
         (cs) => cs.state?.running || cs.state?.terminated || cs.lastState?.terminated,

@@ -53,6 +53,8 @@ export interface ShellContext {
 
 /** Commands run without a sleep in between before a script is taken to spin (it then runs on silently). */
 export const BUSY_LIMIT = 4_000;
+/** Sleeps in a row without output before a container's process in virtual time is taken to run on silently. */
+export const SILENT_SLEEPS_LIMIT = 2_000;
 /** Lines `seq` prints at most. */
 const SEQ_LIMIT = 100_000;
 
@@ -479,6 +481,8 @@ class Interpreter implements FileView {
         let got: Result = { out: '', status: 1 };
         const io_ = { network, writeFile: (p: string, text: string) => void this.files.set(this.abs(p), text), fileExists: (p: string) => this.file(p) !== undefined };
         yield { t: 'wait', until: (name === 'wget' ? wget(args, io_) : curl(args, io_)).then((r) => void (got = r)) };
+        // Real time passed on the network: a loop of requests is not a spin.
+        this.busy = 0;
         return yield* this.result(io, got);
       }
       case 'env':
@@ -626,6 +630,9 @@ class Interpreter implements FileView {
 export function* runProcess(argv: readonly string[], ctx: ShellContext): Generator<ProcessEvent, void> {
   const gen = new Interpreter(ctx).main(argv);
   let at = 0;
+  // A loop that only sleeps (`while sleep 1; do wget …; done` without a network) writes nothing, ever: it is
+  // taken to run on silently rather than looked ahead of without end.
+  let silent = 0;
   for (;;) {
     let r: IteratorResult<Step, number>;
     try {
@@ -642,13 +649,30 @@ export function* runProcess(argv: readonly string[], ctx: ShellContext): Generat
       return;
     }
     const step = r.value;
-    if (step.t === 'out') yield { kind: 'output', atMs: at, stream: step.stream, text: step.text };
-    // A container's own process has no network (ShellContext.network is for exec sessions): nothing to wait for.
+    if (step.t === 'out') {
+      silent = 0;
+      yield { kind: 'output', atMs: at, stream: step.stream, text: step.text };
+    }
+    // In virtual time there is no network (a live process, below, has one): nothing to wait for.
     else if (step.t === 'wait') continue;
-    else if (step.ms === Infinity) {
+    else if (step.ms === Infinity || ++silent > SILENT_SLEEPS_LIMIT) {
       yield { kind: 'forever', atMs: at };
       return;
     } else at += step.ms;
+  }
+}
+
+/**
+ * Runs argv as a container's process in real time (live-process.ts drives it): its steps as an exec session's,
+ * so its sleeps are waited for and its wget/curl reach `ctx.network`; a spin runs on silently.
+ */
+export function* liveProcess(argv: readonly string[], ctx: ShellContext): Generator<Step, number> {
+  try {
+    return yield* new Interpreter(ctx).main(argv);
+  } catch (e) {
+    if (!(e instanceof Spin)) throw e;
+    yield { t: 'sleep', ms: Infinity };
+    return 0;
   }
 }
 

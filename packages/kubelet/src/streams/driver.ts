@@ -5,7 +5,7 @@ import type { ShellStep } from '../shell/interpreter.ts';
 
 export type Write = (stream: 'stdout' | 'stderr', text: string) => void;
 
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const done = () => {
@@ -20,7 +20,7 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** Resolves when `p` settles or the session is cancelled, leaving no listener behind. */
-function until(p: Promise<void>, signal: AbortSignal): Promise<void> {
+export function until(p: Promise<void>, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
