@@ -47,8 +47,8 @@ describe('lab addons', () => {
         expect(report.errors).toEqual([]);
         expect(report.ignored).toEqual([]);
         expect(report.created.sort()).toEqual(['clusterrolebinding.rbac.authorization.k8s.io/system:coredns', 'configmap/coredns']);
-        expect(report.applied).toContain('deployment.apps/coredns serverside-applied');
-        expect(report.applied).toContain('deployment.apps/metrics-server serverside-applied');
+        expect(report.applied).toContain('deployment.apps/coredns created');
+        expect(report.applied).toContain('deployment.apps/metrics-server created');
       } finally {
         fs.rmSync(seeded, { recursive: true, force: true });
       }
