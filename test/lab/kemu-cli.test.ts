@@ -18,7 +18,8 @@ const noKubelet = missing('worker') ?? (hasKubectl() ? undefined : 'skipped: kub
 describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
   let lab: Lab;
   beforeAll(async () => {
-    lab = await startLab({ apiservers: 3, controllerManagers: 2, schedulers: 2, workers: 2 });
+    // The addon manager on a short period: its case below waits for passes, not minutes.
+    lab = await startLab({ apiservers: 3, controllerManagers: 2, schedulers: 2, workers: 2, addonManagers: 1, addonCheckInterval: '2s' });
     await lab.waitRunning(['apiserver-0', 'apiserver-1', 'apiserver-2', 'lb']);
   }, 120_000);
   afterAll(async () => {
@@ -122,6 +123,39 @@ describe.skipIf(skip)('kemu up (processes, built-in balancer)', () => {
     const healthUrl = lab.state().components.find((c) => c.name === 'worker-1')?.healthUrl ?? '';
     expect(healthUrl).toMatch(new RegExp(`^http://${block}\\.101:\\d+/healthz$`));
     expect(await (await fetch(healthUrl)).text()).toBe('ok');
+  });
+
+  it.skipIf(noKubelet ?? noCm)('runs the addon manager on DIR/addons: CoreDNS Running behind kube-dns 10.96.0.10, drift reverted, EnsureExists left alone, removed files pruned', async () => {
+    await waitFor('2 coredns pods Running', async () => {
+      const r = await lab.kubectl('get', 'pods', '-n', 'kube-system', '--no-headers');
+      return r.code === 0 && r.stdout.split('\n').filter((l) => /^coredns-[a-z0-9]+-[a-z0-9]{5}\s+1\/1\s+Running\s/.test(l)).length === 2;
+    }, 120_000, 500);
+    const svc = await lab.kubectl('get', 'svc', '-n', 'kube-system', 'kube-dns');
+    expect(svc.stdout).toMatch(/^kube-dns\s+ClusterIP\s+10\.96\.0\.10\s+<none>\s+53\/UDP,53\/TCP,9153\/TCP\s/m);
+    expect((await lab.kubectl('get', 'lease', '-n', 'kube-system', 'kube-addon-manager', '-o', 'jsonpath={.spec.holderIdentity}')).stdout).toMatch(/^addon-manager-0_/);
+
+    // The Corefile ConfigMap is EnsureExists: a user's edit stays. The Deployment is Reconcile: a scale is undone.
+    const edit = await lab.kubectl('patch', 'configmap', 'coredns', '-n', 'kube-system', '--type=merge', '-p', '{"data":{"Corefile":".:53 { errors }"}}');
+    expect(edit.code, edit.stderr).toBe(0);
+    const replicas = async () => (await lab.kubectlJson<{ spec: { replicas: number } }>('get', 'deployment', 'coredns', '-n', 'kube-system')).spec.replicas;
+    // Twice, so at least one whole pass (ensure, then reconcile) ran after the ConfigMap edit.
+    for (const n of [3, 4]) {
+      const scaled = await lab.kubectl('scale', 'deployment', 'coredns', '-n', 'kube-system', `--replicas=${n}`);
+      expect(scaled.code, scaled.stderr).toBe(0);
+      await waitFor('coredns back to 2 replicas', async () => (await replicas()) === 2, 60_000, 250);
+    }
+    expect((await lab.kubectl('get', 'configmap', 'coredns', '-n', 'kube-system', '-o', 'jsonpath={.data.Corefile}')).stdout).toBe('.:53 { errors }');
+
+    // A manifest dropped into the directory is applied (an unlabelled object in it is not); removed, it is pruned.
+    const file = path.join(lab.dir, 'addons', 'extra.yaml');
+    const cm = (name: string, labels: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: kube-system\n  labels: {${labels}}\ndata:\n  k: v\n`;
+    fs.writeFileSync(file, `${cm('addon-extra', 'addonmanager.kubernetes.io/mode: Reconcile')}---\n${cm('no-mode', '')}`);
+    await waitFor('addon-extra created', async () => (await lab.kubectl('get', 'configmap', 'addon-extra', '-n', 'kube-system')).code === 0, 60_000, 250);
+    const ignored = await lab.kubectl('get', 'configmap', 'no-mode', '-n', 'kube-system');
+    expect(ignored.stderr).toContain('configmaps "no-mode" not found');
+    fs.rmSync(file);
+    await waitFor('addon-extra pruned', async () => (await lab.kubectl('get', 'configmap', 'addon-extra', '-n', 'kube-system')).stderr.includes('not found'), 60_000, 250);
+    expect((await lab.kubectl('get', 'deployment', 'coredns', '-n', 'kube-system')).code).toBe(0);
   });
 
   it.skipIf(noCm)('shows the Lease holder and moves it when the holder is stopped; a stopped one stays down', async () => {

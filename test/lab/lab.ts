@@ -40,6 +40,10 @@ export interface LabOptions {
   apiservers?: number;
   controllerManagers?: number;
   schedulers?: number;
+  /** kube-addon-manager replicas; 0 unless asked, so kube-system stays empty for the files that count its pods. */
+  addonManagers?: number;
+  /** Their period (kemu up --addon-check-interval). */
+  addonCheckInterval?: string;
   workers?: number;
   leaseDuration?: string;
   renewDeadline?: string;
@@ -93,6 +97,7 @@ export async function startLab(o: LabOptions = {}): Promise<Lab> {
     `--controller-managers=${o.controllerManagers ?? 2}`,
     `--schedulers=${o.schedulers ?? 2}`,
     `--workers=${o.workers ?? 2}`,
+    `--addon-managers=${o.addonManagers ?? 0}`,
     `--leader-elect-lease-duration=${o.leaseDuration ?? FAST.leaseDuration}`,
     `--leader-elect-renew-deadline=${o.renewDeadline ?? FAST.renewDeadline}`,
     `--leader-elect-retry-period=${o.retryPeriod ?? FAST.retryPeriod}`,
@@ -104,6 +109,7 @@ export async function startLab(o: LabOptions = {}): Promise<Lab> {
   if (o.nodeLeaseDurationSeconds) args.push(`--node-lease-duration-seconds=${o.nodeLeaseDurationSeconds}`);
   if (o.maxPods) args.push(`--max-pods=${o.maxPods}`);
   if (o.imagePullDelay) args.push(`--image-pull-delay=${o.imagePullDelay}`);
+  if (o.addonCheckInterval) args.push(`--addon-check-interval=${o.addonCheckInterval}`);
   args.push(...(o.extra ?? []));
   const proc = startProcess('kemu', BIN.kemu, args);
   const seen = new Set<number>();

@@ -51,7 +51,7 @@ describe('AddonReconciler', () => {
     const set = loaded(deployment('dns', 2), configMap('ignored', { a: '1' }, {}));
     let report = await rec.cycle(set);
     expect(report.errors).toEqual([]);
-    expect(report.applied).toEqual(['deployment.apps/dns serverside-applied']);
+    expect(report.applied).toEqual(['deployment.apps/dns created']);
     expect(report.ignored).toEqual(['ConfigMap/ignored in /addons/1.yaml']);
     expect((await get(R.deployments, 'dns')).spec.replicas).toBe(2);
     await expect(client.get(R.configmaps, 'kube-system', 'ignored')).rejects.toMatchObject({ reason: 'NotFound' });
@@ -116,7 +116,7 @@ describe('AddonReconciler', () => {
     const bogus: KubeObject = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', labels: { [MODE]: 'Reconcile' } } };
     const report = await rec.cycle(loaded(bogus, configMap('other', {}, { [MODE]: 'Reconcile' }, 'kube-node-lease')));
     expect(report.errors).toEqual(['error: resource mapping not found for name: "w" namespace: "" from "/addons/0.yaml": no matches for kind "Widget" in version "example.com/v1"']);
-    expect(report.applied).toEqual(['configmap/other serverside-applied']);
+    expect(report.applied).toEqual(['configmap/other created']);
     expect(report.pruned).toEqual([]);
   });
 });

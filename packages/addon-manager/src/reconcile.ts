@@ -31,7 +31,7 @@ export interface ReconcilerOptions {
 export interface CycleReport {
   /** EnsureExists objects created this pass ("configmap/x"). */
   created: string[];
-  /** Reconcile objects applied, each "<ref> serverside-applied|configured|unchanged". */
+  /** Reconcile objects applied, each "<ref> created|configured|unchanged" (configured: drift reverted). */
   applied: string[];
   /** Objects deleted because their manifest is gone. */
   pruned: string[];
@@ -63,8 +63,6 @@ export class AddonReconciler {
   private readonly fieldManager: string;
   private readonly defaultNamespace: string;
   private readonly allowlist: readonly ResourceInfo[];
-  /** resourceVersion each Reconcile object had after our last apply: tells "configured" (drift reverted) from "unchanged". */
-  private readonly lastApplied = new Map<string, string>();
   private readonly ignoredSeen = new Set<string>();
 
   constructor(o: ReconcilerOptions) {
@@ -141,13 +139,17 @@ export class AddonReconciler {
 
   private async applyOne(o: Resolved, report: CycleReport): Promise<void> {
     const ref = objectRef(o.r, o.name);
-    const key = identity(o.r, o.namespace, o.name);
     try {
+      // Read first, as kubectl apply does: the answer tells created, configured (drift reverted) and unchanged
+      // apart (an apply that changes nothing writes nothing, so the resourceVersion stays).
+      let before: string | undefined;
+      try {
+        before = (await this.client.get<KubeObject>(o.r, o.namespace, o.name)).metadata.resourceVersion;
+      } catch (e) {
+        if (!(e instanceof StatusError && e.reason === 'NotFound')) throw e;
+      }
       const live = await this.client.patch<KubeObject>(o.r, o.namespace, o.name, o.body, 'apply', { fieldManager: this.fieldManager, force: true });
-      const rv = live.metadata.resourceVersion ?? '';
-      const before = this.lastApplied.get(key);
-      const verb = before === undefined ? 'serverside-applied' : before === rv ? 'unchanged' : 'configured';
-      this.lastApplied.set(key, rv);
+      const verb = before === undefined ? 'created' : before === live.metadata.resourceVersion ? 'unchanged' : 'configured';
       report.applied.push(`${ref} ${verb}`);
       if (verb !== 'unchanged') this.logger.info(`${ref} ${verb}`);
     } catch (e) {
@@ -182,7 +184,6 @@ export class AddonReconciler {
               report.errors.push(`error: pruning ${objectRef(r, name)}: ${(e as Error).message}`);
               continue;
             }
-            this.lastApplied.delete(key);
             report.pruned.push(objectRef(r, name));
             this.logger.info(`${objectRef(r, name)} pruned`);
           }

@@ -18,9 +18,10 @@ Usage:
           [--address 127.0.0.1] [--port 6443] [--lb haproxy|builtin|auto] [--leader-elect-lease-duration D]
           [--leader-elect-renew-deadline D] [--leader-elect-retry-period D] [--node-monitor-grace-period D]
           [--default-not-ready-toleration-seconds N] [--default-unreachable-toleration-seconds N]
-          [--kubelet-bootstrap=false]
+          [--kubelet-bootstrap=false] [--addon-managers N] [--addon-check-interval D]
                                 start the lab in the foreground (Ctrl-C stops it); workers get their
-                                certificates by TLS bootstrapping (DIR/bootstrap-kubelet.kubeconfig)
+                                certificates by TLS bootstrapping (DIR/bootstrap-kubelet.kubeconfig); the
+                                addon manager applies DIR/addons (CoreDNS, metrics-server, your manifests)
   kemu status [-o json]         processes, apiserver readiness, Lease holders, Node readiness
   kemu down                     stop the lab and every process it started
   kemu stop <name>              SIGTERM a component; it stays down until \`kemu start <name>\`
@@ -46,11 +47,11 @@ Usage:
 
 Each process has its own loopback address in the /24 of --address: the balancer on 127.0.0.1:6443,
 apiserver-N on 127.0.0.1N:6443, controller-manager-N 127.0.0.2N, scheduler-N 127.0.0.3N, worker-N (its
-node's InternalIP) 127.0.0.10N; with \`kemu up --store etcd\`, etcd-N on 127.0.0.4N:2379. A second lab side by
+node's InternalIP) 127.0.0.10N, addon-manager-N 127.0.0.5N (no port); with \`kemu up --store etcd\`, etcd-N on 127.0.0.4N:2379. A second lab side by
 side: --address 127.0.1.1 (and its own --data-dir).
 
 Every command takes --data-dir DIR (default ./.kemu). Names: lb, etcd-N, apiserver-N, controller-manager-N,
-scheduler-N, worker-N (each process's --hostname-override). \`kemu up --help\` and \`kemu pki --help\` list all flags.
+scheduler-N, addon-manager-N, worker-N (each process's --hostname-override). \`kemu up --help\` and \`kemu pki --help\` list all flags.
 `;
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {

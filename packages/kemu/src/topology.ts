@@ -7,11 +7,12 @@ import { formatDuration } from '@kemu/base';
 import { pickPort, pickSharedPort } from './ports.ts';
 import { labAddresses } from './addresses.ts';
 import { labPkiFiles, type LabPkiFiles } from './lab-pki.ts';
+import { labAddonsDir } from './lab-addons.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** The kinds kemu runs from its own packages (a Node binary each). */
-export type NodeKind = 'apiserver' | 'controller-manager' | 'scheduler' | 'worker';
+export type NodeKind = 'apiserver' | 'controller-manager' | 'scheduler' | 'addon-manager' | 'worker';
 export type ComponentKind = 'lb' | 'etcd' | NodeKind;
 
 export interface ComponentSpec {
@@ -33,6 +34,7 @@ export const BINARIES: Record<NodeKind, { pkg: string; bin: string }> = {
   apiserver: { pkg: 'apiserver', bin: 'kube-apiserver' },
   'controller-manager': { pkg: 'controller-manager', bin: 'kube-controller-manager' },
   scheduler: { pkg: 'scheduler', bin: 'kube-scheduler' },
+  'addon-manager': { pkg: 'addon-manager', bin: 'kube-addon-manager' },
   worker: { pkg: 'kubelet', bin: 'kubelet' },
 };
 
@@ -56,6 +58,10 @@ export interface TopologyOptions {
   apiservers: number;
   controllerManagers: number;
   schedulers: number;
+  /** kube-addon-manager replicas (leader-elected), reading DIR/addons (lab-addons.ts); default 0. */
+  addonManagers?: number;
+  /** Their --period (how often the addons directory is applied); default 60 s. */
+  addonCheckIntervalMs?: number;
   workers: number;
   leaseDurationMs: number;
   renewDeadlineMs: number;
@@ -86,6 +92,7 @@ export interface Topology {
   apiservers: ComponentSpec[];
   controllerManagers: ComponentSpec[];
   schedulers: ComponentSpec[];
+  addonManagers: ComponentSpec[];
   workers: ComponentSpec[];
   /** Kinds left out because their binary is not implemented yet. */
   missing: NodeKind[];
@@ -244,6 +251,7 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
     apiserver: wanted('apiserver', o.apiservers),
     'controller-manager': wanted('controller-manager', o.controllerManagers),
     scheduler: wanted('scheduler', o.schedulers),
+    'addon-manager': wanted('addon-manager', o.addonManagers ?? 0),
     worker: wanted('worker', o.workers),
   };
   const addr = labAddresses(o.address, counts);
@@ -321,7 +329,29 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
       ], a, p, '/healthz'),
     );
   }
+  // kube-addon-manager serves no port (as the real one): the supervisor counts it up once started. It writes as
+  // the admin (system:masters), as the real one's token on GCE masters does.
+  const addonManagers: ComponentSpec[] = [];
+  for (let i = 0; i < counts['addon-manager']; i++) {
+    const name = `addon-manager-${i}`;
+    addonManagers.push({
+      name,
+      kind: 'addon-manager',
+      command: process.execPath,
+      args: [
+        binPath('addon-manager'),
+        `--kubeconfig=${path.join(o.dataDir, 'admin.kubeconfig')}`,
+        `--addons-dir=${labAddonsDir(o.dataDir)}`,
+        `--period=${formatDuration(o.addonCheckIntervalMs ?? 60_000)}`,
+        `--hostname-override=${name}`,
+        ...leaderFlags,
+        ...v,
+      ],
+      address: addr.of('addon-manager', i),
+      ports: {},
+    });
+  }
   const workers: ComponentSpec[] = [];
   for (let i = 0; i < counts.worker; i++) workers.push(await planWorker(o, i, `worker-${i}`, taken));
-  return { apiservers, controllerManagers, schedulers, workers, missing };
+  return { apiservers, controllerManagers, schedulers, addonManagers, workers, missing };
 }

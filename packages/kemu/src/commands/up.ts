@@ -2,7 +2,7 @@
 // Ctrl-C/SIGTERM (or `kemu down`), then stops everything — controllers first, apiservers next, the balancer last.
 import fs from 'node:fs';
 import path from 'node:path';
-import { loggingFormatError, parseFlags } from '@kemu/base';
+import { formatDuration, loggingFormatError, parseFlags } from '@kemu/base';
 import { UP_FLAGS, resolveDataDir } from '../options.ts';
 import { isPortFree, pickPort } from '../ports.ts';
 import { planTopology, kubeletBootstrapMode, BINARIES, type ComponentSpec, type TopologyOptions } from '../topology.ts';
@@ -14,6 +14,7 @@ import { serveControl, controlSocketPath, type Action } from '../control.ts';
 import { prepareBootstrappingKubelet, ensureLabPki, labPkiFiles, readLabTls } from '../lab-pki.ts';
 import { ensureLabBootstrap, labAdminClient } from '../lab-bootstrap.ts';
 import { joinWorker } from '../lab-join.ts';
+import { ensureLabAddons } from '../lab-addons.ts';
 import { readState, writeState, pidAlive, type LabState } from '../state.ts';
 import { probe } from '../probe.ts';
 import { UsageError } from './errors.ts';
@@ -27,8 +28,9 @@ function say(line: string): void {
 export async function up(argv: string[]): Promise<number> {
   const f = parseFlags(UP_FLAGS, argv);
   if (f._.length) throw new UsageError(`kemu up takes no arguments (got ${f._.join(' ')})`);
-  for (const k of ['workers', 'controller-managers', 'schedulers'] as const)
+  for (const k of ['workers', 'controller-managers', 'schedulers', 'addon-managers'] as const)
     if (f[k] < 0) throw new UsageError(`--${k} must be 0 or more`);
+  if (f['addon-check-interval'] <= 0) throw new UsageError('--addon-check-interval must be greater than 0');
   if (f['max-pods'] < 1) throw new UsageError('--max-pods must be at least 1');
   if (f.apiservers < 1) throw new UsageError('--apiservers must be at least 1');
   if (f.port < 1 || f.port > 65535) throw new UsageError(`--port ${f.port} is not a TCP port`);
@@ -79,6 +81,8 @@ export async function up(argv: string[]): Promise<number> {
       apiservers: f.apiservers,
       controllerManagers: f['controller-managers'],
       schedulers: f.schedulers,
+      addonManagers: f['addon-managers'],
+      addonCheckIntervalMs: f['addon-check-interval'],
       workers: f.workers,
       leaseDurationMs: f['leader-elect-lease-duration'],
       renewDeadlineMs: f['leader-elect-renew-deadline'],
@@ -160,7 +164,8 @@ export async function up(argv: string[]): Promise<number> {
     writeState(dataDir, state());
   }
 
-  const groups: ComponentSpec[][] = [etcd?.members ?? [], topo.apiservers, [lb.spec], topo.controllerManagers, topo.schedulers, topo.workers];
+  const addons = ensureLabAddons(dataDir);
+  const groups: ComponentSpec[][] = [etcd?.members ?? [], topo.apiservers, [lb.spec], topo.controllerManagers, topo.schedulers, topo.addonManagers, topo.workers];
   for (const g of groups) for (const spec of g) sup.add(spec);
   process.on('exit', () => sup.killAllNow());
 
@@ -168,6 +173,8 @@ export async function up(argv: string[]): Promise<number> {
   if (auditPolicyFile) say(`audit logs ${path.join(dataDir, 'logs')}/audit-apiserver-*.log (policy ${auditPolicyFile})`);
   say(`pki ${pkiFiles.dir}/: ${made.length ? `made ${made.join(', ')} in ${((Date.now() - pkiStarted) / 1000).toFixed(1)}s` : 'kept every certificate'}; each component has its own kubeconfig in ${dataDir}/`);
   if (topo.workers.length) say(`workers: ${bootstrapMode.why}`);
+  if (topo.addonManagers.length)
+    say(`addons ${addons.dir}/${addons.seeded.length ? ` (made with ${addons.seeded.join(', ')})` : ''}: applied every ${formatDuration(f['addon-check-interval'])} by the addon manager`);
   if (etcd) say(`store: etcd, ${etcd.members.length} members ${etcd.servers.join(' ')} (TLS: ${etcd.pki.ca}, ${etcd.pki.cert})`);
   say(`load balancer on ${f.address}:${f.port}: ${lb.reason}`);
   const where = (specs: ComponentSpec[]) => specs.map((c) => `${c.address}:${c.ports['secure-port']}`).join(' ');
@@ -182,7 +189,7 @@ export async function up(argv: string[]): Promise<number> {
       // Workers `kemu join` added are in the first group too.
       const workers = sup.records().filter((r) => r.kind === 'worker').map((r) => r.name);
       await sup.shutdown([
-        [...workers, ...[...topo.schedulers, ...topo.controllerManagers].map((s) => s.name)],
+        [...workers, ...[...topo.addonManagers, ...topo.schedulers, ...topo.controllerManagers].map((s) => s.name)],
         topo.apiservers.map((s) => s.name),
         (etcd?.members ?? []).map((s) => s.name),
         ['lb'],
@@ -255,7 +262,7 @@ export async function up(argv: string[]): Promise<number> {
   if (!stopping) {
     // Seed 003 section 8 before any kubelet starts: the token Secret, the three bindings, cluster-info, bootstrap-kubelet.kubeconfig.
     await bootstrapObjects();
-    for (const s of [...topo.controllerManagers, ...topo.schedulers, ...topo.workers]) sup.start(s.name);
+    for (const s of [...topo.controllerManagers, ...topo.schedulers, ...topo.addonManagers, ...topo.workers]) sup.start(s.name);
     const t0 = Date.now();
     while (!stopping && !sup.records().every((r) => r.state === 'running') && Date.now() - t0 < 90_000)
       await new Promise((r) => setTimeout(r, 200));
