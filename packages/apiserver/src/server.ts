@@ -52,6 +52,8 @@ import { parseProxyPath, serveProxyOrStatus } from './routes/proxy.ts';
 import { VERSION_INFO } from './version.ts';
 import { Cacher } from './watch/cacher.ts';
 import { startCustomResourceCleanup } from './crd/cleanup.ts';
+import { Aggregator, type AggregatorOptions } from './aggregator/controller.ts';
+import { plainError } from './aggregator/proxy.ts';
 import { DEFAULT_MAX_WATCH_BUFFER_BYTES, DEFAULT_WATCH_BOOKMARK_INTERVAL_MS, DEFAULT_WATCH_UNRESPONSIVE_TIMEOUT_MS, WatchHub } from './watch/hub.ts';
 import { prepareWatch, serveHttpWatch, trackWatcher, wsSink } from './watch/route.ts';
 
@@ -101,6 +103,8 @@ export interface ApiServerOptions {
   authorizationModes?: readonly AuthorizationMode[];
   /** How kubelets are reached (--kubelet-* flags); default: no client certificate, no verification, Kubernetes' address order. */
   kubelet?: KubeletClientConfig;
+  /** API aggregation: the front-proxy client certificate (--proxy-client-*) and the availability check periods. */
+  aggregator?: AggregatorOptions;
 }
 
 export interface ApiServer {
@@ -250,6 +254,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     kubeletClient: new KubeletClient(opts.kubelet),
     ...(authorizer ? { authorizer } : {}),
   };
+  const aggregator = new Aggregator(cacher, registry, logger, opts.aggregator);
   const checks: Record<string, Check> = {
     ping: () => true,
     log: () => true,
@@ -354,6 +359,16 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
   const metricsScraper = new SummaryScraper(ctx);
   const rest = async (req: FastifyRequest, reply: FastifyReply) => {
     const u = requestUrl(req.url);
+    // /apis/<group>/<version>/... of a non-local APIService: proxied to its aggregated API server (aggregator/).
+    const [head, group, version] = u.pathname.split('/').filter((p) => p !== '');
+    const remote = head === 'apis' && group && version ? aggregator.remoteFor(group, version) : undefined;
+    if (remote) {
+      reply.hijack();
+      const user = requestUser(req.raw);
+      if (!user) plainError(reply.raw, 500, 'missing user');
+      else await aggregator.proxy(remote, { method: req.method, url: req.url, headers: req.headers, body: req.body as Buffer | undefined, user }, reply.raw);
+      return reply;
+    }
     // pods|services|nodes/<name>/proxy/<path>: every method, any body, streamed (routes/proxy.ts).
     const proxied = parseProxyPath(u.pathname);
     if (proxied) {
@@ -482,9 +497,11 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     async start() {
       await cacher.start();
       stopCrdCleanup = startCustomResourceCleanup(cacher, ctx.registry, logger);
+      aggregator.start();
     },
     async close() {
       stopCrdCleanup?.();
+      aggregator.stop();
       nodeGraph?.stopKeepUp();
       hub.stop();
       cacher.stop();

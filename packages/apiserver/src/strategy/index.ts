@@ -45,6 +45,7 @@ import {
 import { POLICY_STRATEGIES } from './policy.ts';
 import { mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from './admissionregistration.ts';
 import { customResourceDefinitionStrategy } from './apiextensions.ts';
+import { apiServiceStrategy } from './apiregistration.ts';
 import { customResourceStrategy, registerCustomResourceValidator } from '../crd/strategy.ts';
 import { customResourceDecoder } from '../crd/decode.ts';
 import { celRulesValidatorFactory } from '../crd/cel-rules.ts';
@@ -101,6 +102,7 @@ const STRATEGIES: ResourceStrategy[] = [
   validatingAdmissionPolicyStrategy,
   validatingAdmissionPolicyBindingStrategy,
   customResourceDefinitionStrategy,
+  apiServiceStrategy,
 ];
 
 const keyOf = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
