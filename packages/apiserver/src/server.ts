@@ -103,7 +103,10 @@ export interface ApiServerOptions {
   authorizationModes?: readonly AuthorizationMode[];
   /** How kubelets are reached (--kubelet-* flags); default: no client certificate, no verification, Kubernetes' address order. */
   kubelet?: KubeletClientConfig;
-  /** API aggregation: the front-proxy client certificate (--proxy-client-*) and the availability check periods. */
+  /**
+   * API aggregation's controllers (local APIServices, Available conditions, merged discovery) with the
+   * front-proxy client certificate (--proxy-client-*); none: not run (requests for a remote APIService get 503).
+   */
   aggregator?: AggregatorOptions;
 }
 
@@ -254,7 +257,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     kubeletClient: new KubeletClient(opts.kubelet),
     ...(authorizer ? { authorizer } : {}),
   };
-  const aggregator = new Aggregator(cacher, registry, logger, opts.aggregator);
+  const aggregator = new Aggregator(cacher, registry, logger, clock, opts.aggregator);
   const checks: Record<string, Check> = {
     ping: () => true,
     log: () => true,
@@ -497,7 +500,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     async start() {
       await cacher.start();
       stopCrdCleanup = startCustomResourceCleanup(cacher, ctx.registry, logger);
-      aggregator.start();
+      if (opts.aggregator) aggregator.start();
     },
     async close() {
       stopCrdCleanup?.();

@@ -6,6 +6,7 @@
 import { formatTime, RESOURCES, R, servedResources, type KubeObject, type ResourceInfo } from '@kemu/api';
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '@kemu/base';
+import type { Clock } from '../clock.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { Cacher } from '../watch/cacher.ts';
 import { objectKey } from '../storage.ts';
@@ -51,6 +52,7 @@ export class Aggregator {
     private readonly cacher: Cacher,
     private readonly registry: Registry,
     private readonly logger: Logger,
+    private readonly clock: Clock,
     opts: AggregatorOptions = {},
   ) {
     this.id = opts.proxyClient ?? {};
@@ -122,12 +124,12 @@ export class Aggregator {
         keep.add(gv);
         const fingerprint = await this.fingerprint(svc);
         const prev = this.checked.get(name);
-        const now = Date.now();
+        const now = this.clock.now();
         const fresh = prev && prev.fingerprint === fingerprint && now - prev.at < (prev.result.status === 'True' ? this.resyncMs : this.tickMs);
         if (prev && fresh) result = prev.result;
         else {
           result = await checkAvailability(svc, this.list, this.id);
-          this.checked.set(name, { fingerprint, at: Date.now(), result });
+          this.checked.set(name, { fingerprint, at: this.clock.now(), result });
           if (result.status === 'True' && result.discovery !== undefined) {
             this.discovery.set(asString(spec.group) ?? '', asString(spec.version) ?? '', resourcesOfList(asString(spec.group) ?? '', asString(spec.version) ?? '', result.discovery));
           }
@@ -166,7 +168,7 @@ export class Aggregator {
         undefined,
         name,
         (o) => {
-          const next = withAvailability(o, a, formatTime(Date.now()));
+          const next = withAvailability(o, a, formatTime(this.clock.now()));
           if (jsonEqual(next, o.status)) return o;
           o.status = next;
           return o;
