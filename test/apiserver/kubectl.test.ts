@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from './cluster.ts';
 import { startKubectlCluster, type KubectlCluster } from './kubectl-cluster.ts';
 import { startWebhookServer } from '../../packages/apiserver/src/testing/webhook-server.ts';
+import { startAggregatedServer, WARDLE_GROUP } from '../../packages/apiserver/src/testing/aggregated-server.ts';
+import { waitFor } from '@kemu/base/testing/processes';
 
 let k: KubectlCluster;
 
@@ -284,6 +286,36 @@ webhooks:
       await wh.close();
     }
   });
+
+  it('an aggregated API server behind a selector-less Service: get apiservices, get flunders through it', async () => {
+    const stub = await startAggregatedServer({ service: { name: 'wardle-api', namespace: 'default' } });
+    const base = `${k.A.url}/api/v1/namespaces/default`;
+    const apiService = `${k.A.url}/apis/apiregistration.k8s.io/v1/apiservices`;
+    try {
+      expect((await api(`${base}/services`, 'POST', { metadata: { name: 'wardle-api' }, spec: { ports: [{ name: 'https', port: 443, targetPort: stub.port }] } })).status).toBe(201);
+      expect((await api(`${base}/endpoints`, 'POST', { metadata: { name: 'wardle-api' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: stub.port }] }] })).status).toBe(201);
+      const spec = { group: WARDLE_GROUP, version: 'v1alpha1', groupPriorityMinimum: 1000, versionPriority: 15, caBundle: stub.caBundle, service: { namespace: 'default', name: 'wardle-api' } };
+      expect((await api(apiService, 'POST', { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: `v1alpha1.${WARDLE_GROUP}` }, spec })).status).toBe(201);
+      const listed = await waitFor('the APIService Available', async () => {
+        const r = await k.kubectl('get', 'apiservices');
+        return /\nv1alpha1\.wardle\.example\.com\s+default\/wardle-api\s+True\s+\d+s\n/.test(r.stdout) ? r.stdout : undefined;
+      }, 30_000, 200);
+      expect(listed).toMatch(/^NAME\s+SERVICE\s+AVAILABLE\s+AGE\n/);
+      expect(listed).toMatch(/\nv1\.apps\s+Local\s+True\s+/);
+      const created = await api(`${k.A.url}/apis/${WARDLE_GROUP}/v1alpha1/namespaces/default/flunders`, 'POST', { apiVersion: `${WARDLE_GROUP}/v1alpha1`, kind: 'Flunder', metadata: { name: 'my-flunder' } });
+      expect(created.status).toBe(201);
+      const flunders = await waitFor('kubectl get flunders', async () => {
+        const r = await k.kubectl('get', 'flunders');
+        return r.code === 0 ? r.stdout : undefined;
+      }, 30_000, 200);
+      expect(flunders).toMatch(/^NAME\s+AGE\nmy-flunder\s+1m\n$/);
+      expect((await k.kubectl('get', 'fl', 'my-flunder', '-o', 'jsonpath={.kind}')).stdout).toBe('Flunder');
+    } finally {
+      await api(`${apiService}/v1alpha1.${WARDLE_GROUP}`, 'DELETE');
+      await api(`${base}/services/wardle-api`, 'DELETE');
+      await stub.close();
+    }
+  }, 60_000);
 });
 
 /** The CRD of https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/, as written. */

@@ -8,8 +8,9 @@ const PROTO_PACKAGE: Record<string, string> = { '': 'core' };
 const protoPackage = (group: string) => PROTO_PACKAGE[group] ?? group.split('.')[0]!;
 
 export const ROOTS: [string, Struct, string][] = [
-  // kubectl 1.32 links no apiextensions-apiserver types, so it registers no descriptor to hold CRDs against.
-  ...KINDS.filter((k) => k.group !== 'apiextensions.k8s.io').map((k): [string, Struct, string] => {
+  // kubectl 1.32 links no apiextensions-apiserver or kube-aggregator types, so it registers no descriptor to
+  // hold CRDs and APIServices against.
+  ...KINDS.filter((k) => k.group !== 'apiextensions.k8s.io' && k.group !== 'apiregistration.k8s.io').map((k): [string, Struct, string] => {
     // kubectl 1.32's binary registers no certificates/v1 descriptor; v1beta1's CSR has the same fields and numbers.
     const version = k.group === 'certificates.k8s.io' ? 'v1beta1' : k.version;
     return [`${k.group || 'core'}/${k.version} ${k.kind}`, k.struct, `k8s.io.api.${protoPackage(k.group)}.${version}.${k.kind}`];

@@ -180,6 +180,7 @@ export const RESOURCES: readonly ResourceInfo[] = [
     categories: ['api-extensions'],
     status: true,
   }),
+  res('apiregistration.k8s.io', 'v1', 'APIService', 'apiservices', false, { categories: ['api-extensions'], status: true }),
 ];
 
 /** "apps/v1" or "v1" for the core group. */
@@ -263,4 +264,5 @@ export const R = {
   validatingadmissionpolicies: must('admissionregistration.k8s.io', 'validatingadmissionpolicies'),
   validatingadmissionpolicybindings: must('admissionregistration.k8s.io', 'validatingadmissionpolicybindings'),
   customresourcedefinitions: must('apiextensions.k8s.io', 'customresourcedefinitions'),
+  apiservices: must('apiregistration.k8s.io', 'apiservices'),
 } as const;

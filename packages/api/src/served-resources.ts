@@ -44,3 +44,11 @@ export function onServedResourcesChange(f: () => void): () => void {
     listeners = listeners.filter((x) => x !== f);
   };
 }
+
+/**
+ * Serve in discovery the resources an aggregated API server reports for one "<group>/<version>" (the
+ * apiserver's aggregator proxies their requests); an empty list stops. Kept beside the custom resources.
+ */
+export function setAggregatedResources(groupVersion: string, resources: readonly ResourceInfo[]): void {
+  setCustomResource(`${groupVersion} (aggregated)`, resources);
+}

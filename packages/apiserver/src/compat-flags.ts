@@ -2,7 +2,8 @@
 // yet: accepted with Kubernetes' names, types and defaults, checked where kube-apiserver checks them at
 // start-up (files it loads must load; values it parses must parse, with its words), and each one the user
 // set logged once as not in effect (docs/apiserver.md lists them). A flag moves out of here when kemu
-// implements it.
+// implements it. The --proxy-client-* pair and --enable-aggregator-routing stay here for their start-up
+// checks, but are in effect: the aggregator presents the pair and always routes to endpoints (aggregator/).
 import fs from 'node:fs';
 import { FEATURE_GATES_FLAG, featureGatesError, type Logger } from '@kemu/base';
 import { readCertAndKey } from '@kemu/pki';
@@ -39,11 +40,8 @@ export interface CompatFlagValues {
   'encryption-provider-config': string;
 }
 
-/** Why each flag does nothing in kemu (the log line and docs/apiserver.md say the same). */
-export const NOT_IN_EFFECT: Record<CompatFlag, string> = {
-  'proxy-client-cert-file': 'there is no API aggregation and no admission webhooks to call out to',
-  'proxy-client-key-file': 'there is no API aggregation and no admission webhooks to call out to',
-  'enable-aggregator-routing': 'there is no API aggregation',
+/** Why each flag does nothing in kemu (the log line and docs/apiserver.md say the same); absent: in effect. */
+export const NOT_IN_EFFECT: Partial<Record<CompatFlag, string>> = {
   profiling: 'kemu serves no /debug/pprof',
   'enable-swagger-ui': 'kemu serves no Swagger UI',
   'apiserver-count': 'the lease endpoint reconciler counts live apiservers itself',
@@ -124,8 +122,9 @@ function isDefault(name: CompatFlag, value: unknown): boolean {
 /** One line per flag given a non-default value: accepted, not in effect, and why. */
 export function logNotInEffect(f: CompatFlagValues, logger: Logger): void {
   for (const name of Object.keys(COMPAT_FLAGS) as CompatFlag[]) {
-    if (isDefault(name, f[name])) continue;
-    logger.info({ flag: `--${name}`, value: f[name] }, `Flag accepted but not in effect in kemu: ${NOT_IN_EFFECT[name]}`);
+    const why = NOT_IN_EFFECT[name];
+    if (why === undefined || isDefault(name, f[name])) continue;
+    logger.info({ flag: `--${name}`, value: f[name] }, `Flag accepted but not in effect in kemu: ${why}`);
   }
   const [cert, key] = [f['proxy-client-cert-file'], f['proxy-client-key-file']];
   if ((cert === '') !== (key === '')) logger.warn({}, '--proxy-client-cert-file and --proxy-client-key-file are used only together; the one given is ignored');

@@ -238,6 +238,11 @@ async function main(): Promise<void> {
     authentication: { authenticator: authn.authenticator, trusted: isInsecureRequest },
     allowPrivileged: flags['allow-privileged'],
     kubelet: kubeletClientConfig(flags),
+    // The aggregator presents the front-proxy client certificate when both files are given (checked above).
+    aggregator:
+      flags['proxy-client-cert-file'] && flags['proxy-client-key-file']
+        ? { proxyClient: { cert: readFileSync(flags['proxy-client-cert-file'], 'utf8'), key: readFileSync(flags['proxy-client-key-file'], 'utf8') } }
+        : {},
     ...(https ? { https } : {}),
     ...(audit ? { audit } : {}),
   });

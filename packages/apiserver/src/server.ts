@@ -53,6 +53,8 @@ import { parseProxyPath, serveProxyOrStatus } from './routes/proxy.ts';
 import { VERSION_INFO } from './version.ts';
 import { Cacher } from './watch/cacher.ts';
 import { startCustomResourceCleanup } from './crd/cleanup.ts';
+import { Aggregator, type AggregatorOptions } from './aggregator/controller.ts';
+import { plainError } from './aggregator/proxy.ts';
 import { DEFAULT_MAX_WATCH_BUFFER_BYTES, DEFAULT_WATCH_BOOKMARK_INTERVAL_MS, DEFAULT_WATCH_UNRESPONSIVE_TIMEOUT_MS, WatchHub } from './watch/hub.ts';
 import { prepareWatch, serveHttpWatch, trackWatcher, wsSink } from './watch/route.ts';
 
@@ -102,6 +104,11 @@ export interface ApiServerOptions {
   authorizationModes?: readonly AuthorizationMode[];
   /** How kubelets are reached (--kubelet-* flags); default: no client certificate, no verification, Kubernetes' address order. */
   kubelet?: KubeletClientConfig;
+  /**
+   * API aggregation's controllers (local APIServices, Available conditions, merged discovery) with the
+   * front-proxy client certificate (--proxy-client-*); none: not run (requests for a remote APIService get 503).
+   */
+  aggregator?: AggregatorOptions;
 }
 
 export interface ApiServer {
@@ -251,6 +258,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     kubeletClient: new KubeletClient(opts.kubelet),
     ...(authorizer ? { authorizer } : {}),
   };
+  const aggregator = new Aggregator(cacher, registry, logger, clock, opts.aggregator);
   const checks: Record<string, Check> = {
     ping: () => true,
     log: () => true,
@@ -355,6 +363,16 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
   const metricsScraper = new SummaryScraper(ctx);
   const rest = async (req: FastifyRequest, reply: FastifyReply) => {
     const u = requestUrl(req.url);
+    // /apis/<group>/<version>/... of a non-local APIService: proxied to its aggregated API server (aggregator/).
+    const [head, group, version] = u.pathname.split('/').filter((p) => p !== '');
+    const remote = head === 'apis' && group && version ? aggregator.remoteFor(group, version) : undefined;
+    if (remote) {
+      reply.hijack();
+      const user = requestUser(req.raw);
+      if (!user) plainError(reply.raw, 500, 'missing user');
+      else await aggregator.proxy(remote, { method: req.method, url: req.url, headers: req.headers, body: req.body as Buffer | undefined, user }, reply.raw);
+      return reply;
+    }
     // pods|services|nodes/<name>/proxy/<path>: every method, any body, streamed (routes/proxy.ts).
     const proxied = parseProxyPath(u.pathname);
     if (proxied) {
@@ -489,9 +507,11 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     async start() {
       await cacher.start();
       stopCrdCleanup = startCustomResourceCleanup(cacher, ctx.registry, logger);
+      if (opts.aggregator) aggregator.start();
     },
     async close() {
       stopCrdCleanup?.();
+      aggregator.stop();
       nodeGraph?.stopKeepUp();
       hub.stop();
       cacher.stop();

@@ -46,6 +46,9 @@ export interface LabPkiFiles {
   dir: string;
   ca: string;
   frontProxyCa: string;
+  /** The aggregator's client certificate (CN front-proxy-client): --proxy-client-cert-file / --proxy-client-key-file. */
+  frontProxyClientCert: string;
+  frontProxyClientKey: string;
   apiserverCert: string;
   apiserverKey: string;
   saKey: string;
@@ -74,6 +77,8 @@ export function labPkiFiles(dataDir: string, root = dataDir): LabPkiFiles {
     dir: pki,
     ca: path.join(pki, 'ca.pem'),
     frontProxyCa: path.join(pki, 'front-proxy-ca.pem'),
+    frontProxyClientCert: path.join(pki, 'front-proxy-client.pem'),
+    frontProxyClientKey: path.join(pki, 'front-proxy-client-key.pem'),
     apiserverCert: path.join(pki, 'apiserver.pem'),
     apiserverKey: path.join(pki, 'apiserver-key.pem'),
     saKey: path.join(pki, 'sa.key'),

@@ -136,6 +136,9 @@ export function labApiserverAccessFlags(f: LabPkiFiles): string[] {
     '--requestheader-username-headers=X-Remote-User',
     '--requestheader-group-headers=X-Remote-Group',
     '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+    // The aggregator's identity towards aggregated API servers (signed by the front-proxy CA, as kubeadm's).
+    `--proxy-client-cert-file=${f.frontProxyClientCert}`,
+    `--proxy-client-key-file=${f.frontProxyClientKey}`,
   ];
 }
 

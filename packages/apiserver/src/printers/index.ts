@@ -19,6 +19,7 @@ import { webhookConfigurationPrinter } from './admissionregistration.ts';
 import { validatingAdmissionPolicyBindingPrinter, validatingAdmissionPolicyPrinter } from './admission-policies.ts';
 import { customResourceDefinitionPrinter } from './apiextensions.ts';
 import { horizontalPodAutoscalerPrinter } from './autoscaling.ts';
+import { apiServicePrinter } from './apiregistration.ts';
 
 const key = (r: { group: string; plural: string }): string => `${r.plural}.${r.group}`;
 
@@ -69,6 +70,7 @@ const PRINTERS = new Map<string, TablePrinter>([
   [key(R.mutatingwebhookconfigurations), webhookConfigurationPrinter],
   [key(R.validatingwebhookconfigurations), webhookConfigurationPrinter],
   [key(R.customresourcedefinitions), customResourceDefinitionPrinter],
+  [key(R.apiservices), apiServicePrinter],
 ]);
 
 export function printerFor(r: ResourceInfo): TablePrinter | undefined {

@@ -46,6 +46,7 @@ import { POLICY_STRATEGIES } from './policy.ts';
 import { mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from './admissionregistration.ts';
 import { customResourceDefinitionStrategy } from './apiextensions.ts';
 import { horizontalPodAutoscalerStrategy, horizontalPodAutoscalerV1Strategy } from './autoscaling.ts';
+import { apiServiceStrategy } from './apiregistration.ts';
 import { customResourceStrategy, registerCustomResourceValidator } from '../crd/strategy.ts';
 import { customResourceDecoder } from '../crd/decode.ts';
 import { celRulesValidatorFactory } from '../crd/cel-rules.ts';
@@ -104,6 +105,7 @@ const STRATEGIES: ResourceStrategy[] = [
   customResourceDefinitionStrategy,
   horizontalPodAutoscalerStrategy,
   horizontalPodAutoscalerV1Strategy,
+  apiServiceStrategy,
 ];
 
 const keyOf = (r: { group: string; version: string; plural: string }): string => `${r.plural}.${r.group}/${r.version}`;

@@ -1,0 +1,204 @@
+// API aggregation in process: the local APIServices (built-in and CRD groups) with Kubernetes' priorities and
+// Available=True Local; APIService validation; the Available condition of a remote one through ServiceNotFound,
+// MissingEndpoints and Passed against a stub aggregated server; requests proxied to it with the caller in
+// X-Remote-* headers and the front-proxy client certificate, a watch streamed through; its resources merged
+// into discovery; and with the stub down, 503 and FailedDiscoveryCheck.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { certificatePem, generatePrivateKey, issueCertificate } from '@kemu/pki';
+import type { ApiServer } from '../server.ts';
+import { startMemoryApiServer } from '../testing/memory-server.ts';
+import { injectClient, until, type Body } from '../testing/inject-client.ts';
+import { startAggregatedServer, WARDLE_GROUP, type AggregatedServer } from '../testing/aggregated-server.ts';
+import { makeCa } from '../authn/testing/certs.ts';
+
+const APISERVICES = '/apis/apiregistration.k8s.io/v1/apiservices';
+const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
+const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+const FLUNDERS = `/apis/${WARDLE_GROUP}/v1alpha1/namespaces/default/flunders`;
+const WAIT = 20_000;
+
+let srv: ApiServer;
+let stub: AggregatedServer;
+const call = injectClient(() => srv);
+const asAlice = (method: 'GET' | 'POST', url: string, body?: unknown) =>
+  srv.app.inject({ method, url, headers: { authorization: 'Bearer alice', 'content-type': 'application/json' }, ...(body ? { payload: JSON.stringify(body) } : {}) });
+
+const available = async (name: string): Promise<Body | undefined> => {
+  const r = await call('GET', `${APISERVICES}/${name}`);
+  return (r.body.status?.conditions ?? []).find((c: Body) => c.type === 'Available');
+};
+const waitFor = (name: string, reason: string) =>
+  until(async () => (await available(name))?.reason === reason, WAIT);
+
+beforeAll(async () => {
+  const ca = await makeCa('front-proxy-ca');
+  const key = await generatePrivateKey({ algo: 'ecdsa', size: 256 });
+  const now = Date.now();
+  const cert = await issueCertificate(
+    { subject: { CN: 'front-proxy-client' }, publicKey: key, keyUsages: ['digitalSignature'], extKeyUsages: ['clientAuth'], notBefore: new Date(now - 3_600_000), notAfter: new Date(now + 86_400_000) },
+    ca,
+  );
+  stub = await startAggregatedServer({ service: { name: 'api', namespace: 'wardle' }, clientCA: certificatePem(ca.cert) });
+  srv = await startMemoryApiServer({
+    authentication: {
+      authenticator: { name: 'test', authenticate: (req) => (req.headers.authorization === 'Bearer alice' ? { user: { username: 'alice', groups: ['devs', 'system:authenticated'], extra: { scopes: ['a b'] } } } : undefined) },
+      trusted: (raw) => raw.headers.authorization === undefined,
+    },
+    aggregator: { proxyClient: { cert: certificatePem(cert), key: key.export({ type: 'pkcs8', format: 'pem' }).toString() }, resyncMs: 300, tickMs: 100 },
+  });
+}, 60_000);
+afterAll(async () => {
+  await srv?.close();
+  await stub?.close();
+});
+
+describe('local APIServices', () => {
+  it('are registered for the built-in groups with Kubernetes priorities, Available True Local, printed as kubectl shows them', async () => {
+    await waitFor('v1.apps', 'Local');
+    const apps = await call('GET', `${APISERVICES}/v1.apps`);
+    expect(apps.body.spec).toEqual({ group: 'apps', version: 'v1', groupPriorityMinimum: 17800, versionPriority: 15 });
+    expect(apps.body.metadata.labels).toEqual({ 'kube-aggregator.kubernetes.io/automanaged': 'onstart' });
+    expect(await available('v1.apps')).toMatchObject({ status: 'True', reason: 'Local', message: 'Local APIServices are always available' });
+    expect((await call('GET', `${APISERVICES}/v1.`)).body.spec).toEqual({ group: '', version: 'v1', groupPriorityMinimum: 18000, versionPriority: 1 });
+    await waitFor('v1.', 'Local');
+    const table = await call('GET', APISERVICES, undefined, 'application/json', TABLE);
+    expect(table.body.columnDefinitions.map((c: Body) => c.name)).toEqual(['Name', 'Service', 'Available', 'Age']);
+    const row = table.body.rows.find((r: Body) => r.cells[0] === 'v1.apps');
+    expect(row.cells.slice(1, 3)).toEqual(['Local', 'True']);
+  });
+
+  it('follow CustomResourceDefinition groups (automanaged=true), created and deleted with the CRD', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gizmos.toys.example.com' },
+      spec: { group: 'toys.example.com', scope: 'Namespaced', names: { plural: 'gizmos', kind: 'Gizmo' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] },
+    };
+    expect((await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status).toBe(201);
+    await waitFor('v1.toys.example.com', 'Local');
+    const svc = await call('GET', `${APISERVICES}/v1.toys.example.com`);
+    expect(svc.body.spec).toEqual({ group: 'toys.example.com', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 100 });
+    expect(svc.body.metadata.labels['kube-aggregator.kubernetes.io/automanaged']).toBe('true');
+    await call('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.toys.example.com');
+    await until(async () => (await call('GET', `${APISERVICES}/v1.toys.example.com`)).status === 404, WAIT);
+  });
+});
+
+describe('APIService validation', () => {
+  it('refuses a name other than <version>.<group>, priorities out of range and TLS settings on a local APIService', async () => {
+    const r = await call('POST', APISERVICES, {
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name: 'v1.wrong.example.com' },
+      spec: { group: 'wardle.example.com', version: 'v1alpha1', groupPriorityMinimum: 0, versionPriority: 1001, caBundle: Buffer.from('abc').toString('base64') },
+    });
+    expect(r.status).toBe(422);
+    expect(r.body.details.causes.map((c: Body) => `${c.field}: ${c.message}`)).toEqual([
+      'metadata.name: Invalid value: "v1.wrong.example.com": must be `spec.version+"."+spec.group`: "v1alpha1.wardle.example.com"',
+      'spec.groupPriorityMinimum: Invalid value: 0: must be positive and less than 20000',
+      'spec.versionPriority: Invalid value: 1001: must be positive and less than 1000',
+      'spec.caBundle: Invalid value: "3 bytes": local APIServices may not have a caBundle',
+    ]);
+    const both = await call('POST', APISERVICES, {
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name: 'v1.x.example.com' },
+      spec: { group: 'x.example.com', version: 'v1', groupPriorityMinimum: 10, versionPriority: 10, insecureSkipTLSVerify: true, caBundle: 'YWJj', service: { namespace: 'x' } },
+    });
+    expect(both.body.details.causes.map((c: Body) => `${c.field}: ${c.message}`)).toEqual([
+      'spec.service.name: Required value',
+      'spec.insecureSkipTLSVerify: Invalid value: true: may not be true if caBundle is present',
+    ]);
+  });
+});
+
+describe('an aggregated API server', () => {
+  const NAME = `v1alpha1.${WARDLE_GROUP}`;
+
+  it('is Available only once its Service has endpoints and it answers discovery', async () => {
+    const apiService = {
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name: NAME },
+      spec: { group: WARDLE_GROUP, version: 'v1alpha1', groupPriorityMinimum: 1000, versionPriority: 15, caBundle: stub.caBundle, service: { namespace: 'wardle', name: 'api' } },
+    };
+    const created = await call('POST', APISERVICES, apiService);
+    expect(created.status).toBe(201);
+    expect(created.body.spec.service.port).toBe(443);
+    await waitFor(NAME, 'ServiceNotFound');
+    expect((await available(NAME))?.message).toBe('service/api in "wardle" is not present');
+    expect((await asAlice('GET', FLUNDERS)).statusCode).toBe(503);
+
+    await call('POST', '/api/v1/namespaces', { metadata: { name: 'wardle' } });
+    await call('POST', '/api/v1/namespaces/wardle/services', { metadata: { name: 'api' }, spec: { ports: [{ name: 'https', port: 443, targetPort: stub.port }] } });
+    await call('POST', '/api/v1/namespaces/wardle/endpoints', { metadata: { name: 'api' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'other', port: stub.port }] }] });
+    await waitFor(NAME, 'MissingEndpoints');
+    expect((await available(NAME))?.message).toBe('endpoints for service/api in "wardle" have no addresses with port name "https"');
+
+    const ep = (await call('GET', '/api/v1/namespaces/wardle/endpoints/api')).body;
+    ep.subsets[0].ports[0].name = 'https';
+    expect((await call('PUT', '/api/v1/namespaces/wardle/endpoints/api', ep)).status).toBe(200);
+    await waitFor(NAME, 'Passed');
+    expect(await available(NAME)).toMatchObject({ status: 'True', message: 'all checks passed' });
+    const check = stub.requests.find((r) => r.url === `/apis/${WARDLE_GROUP}/v1alpha1`);
+    expect(check?.headers['x-remote-user']).toBe('system:kube-aggregator');
+    const row = (await call('GET', APISERVICES, undefined, 'application/json', TABLE)).body.rows.find((r: Body) => r.cells[0] === NAME);
+    expect(row.cells.slice(1, 3)).toEqual(['wardle/api', 'True']);
+  });
+
+  it('gets requests with the caller in X-Remote-* headers, the front-proxy certificate and no credentials', async () => {
+    const created = await asAlice('POST', FLUNDERS, { apiVersion: `${WARDLE_GROUP}/v1alpha1`, kind: 'Flunder', metadata: { name: 'one' } });
+    expect(created.statusCode).toBe(201);
+    const list = await asAlice('GET', `${FLUNDERS}?limit=500`);
+    expect(list.statusCode).toBe(200);
+    expect(list.json().items.map((f: Body) => f.metadata.name)).toEqual(['one']);
+    const seen = stub.requests.filter((r) => r.url.startsWith('/apis/wardle.example.com/v1alpha1/namespaces/default/flunders')).at(-1);
+    expect(seen?.url).toBe('/apis/wardle.example.com/v1alpha1/namespaces/default/flunders?limit=500');
+    expect(seen?.headers['x-remote-user']).toBe('alice');
+    expect(seen?.headers['x-remote-group']).toBe('devs, system:authenticated');
+    expect(seen?.headers['x-remote-extra-scopes']).toBe('a b');
+    expect(seen?.headers.authorization).toBeUndefined();
+    expect(seen?.clientCN).toBe('front-proxy-client');
+  });
+
+  it('streams a watch through', async () => {
+    const address = await srv.app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (srv.app.server.address() as AddressInfo).port;
+    expect(address).toContain(String(port));
+    const first = await new Promise<string>((resolve, reject) => {
+      const req = http.get({ host: '127.0.0.1', port, path: `${FLUNDERS}?watch=true` }, (res) => {
+        res.once('data', (c: Buffer) => {
+          resolve(c.toString('utf8'));
+          req.destroy();
+        });
+      });
+      req.on('error', reject);
+    });
+    expect(JSON.parse(first.split('\n')[0]!)).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'one' } } });
+  });
+
+  it('is in discovery, legacy and aggregated', async () => {
+    await until(async () => (await call('GET', '/apis')).body.groups.some((g: Body) => g.name === WARDLE_GROUP), WAIT);
+    expect((await call('GET', `/apis/${WARDLE_GROUP}`)).body).toMatchObject({ kind: 'APIGroup', name: WARDLE_GROUP, preferredVersion: { groupVersion: `${WARDLE_GROUP}/v1alpha1` } });
+    const agg = await call('GET', '/apis', undefined, 'application/json', AGGREGATED);
+    const group = agg.body.items.find((g: Body) => g.metadata.name === WARDLE_GROUP);
+    expect(group.versions[0].resources[0]).toMatchObject({ resource: 'flunders', scope: 'Namespaced', shortNames: ['fl'], responseKind: { kind: 'Flunder' } });
+    // The group/version document itself comes from the aggregated server.
+    expect((await asAlice('GET', `/apis/${WARDLE_GROUP}/v1alpha1`)).json()).toMatchObject({ kind: 'APIResourceList', groupVersion: `${WARDLE_GROUP}/v1alpha1` });
+  });
+
+  it('down: requests get 503 and the APIService turns False with FailedDiscoveryCheck', async () => {
+    await stub.close();
+    const r = await asAlice('GET', FLUNDERS);
+    expect(r.statusCode).toBe(503);
+    await waitFor(NAME, 'FailedDiscoveryCheck');
+    const url = `https://127.0.0.1:${stub.port}/apis/${WARDLE_GROUP}/v1alpha1`;
+    expect((await available(NAME))?.message).toBe(`failing or missing response from ${url}: Get "${url}": dial tcp 127.0.0.1:${stub.port}: connect: connection refused`);
+    const after = await asAlice('GET', FLUNDERS);
+    expect(after.statusCode).toBe(503);
+    expect(after.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(after.body).toBe('service unavailable\n');
+  });
+});

@@ -1,0 +1,181 @@
+// The aggregator's controllers, run by every replica over its watch cache: the local APIServices kept
+// registered (local-apiservices.ts), each APIService's Available condition kept current (availability.ts) and
+// the discovery of available aggregated servers merged into the served resources (discovery.ts). Runs after
+// each watch batch and on a timer; a remote server is checked again when its APIService, Service or endpoints
+// change, every resync period (Kubernetes' 30 s), and every tick while it fails.
+import { formatTime, RESOURCES, R, servedResources, type KubeObject, type ResourceInfo } from '@kemu/api';
+import type { ServerResponse } from 'node:http';
+import type { Logger } from '@kemu/base';
+import type { Clock } from '../clock.ts';
+import type { Registry } from '../registry/registry.ts';
+import type { Cacher } from '../watch/cacher.ts';
+import { objectKey } from '../storage.ts';
+import { asRecord, asString, jsonEqual } from '../validation/field.ts';
+import type { ListObjects } from '../service-endpoint.ts';
+import { checkAvailability, LOCAL_AVAILABLE, withAvailability, type Availability } from './availability.ts';
+import { AggregatedDiscovery, resourcesOfList } from './discovery.ts';
+import { localAPIServices, syncLocalAPIServices } from './local-apiservices.ts';
+import { proxyToAPIService, type AggregatedRequest } from './proxy.ts';
+import { serviceRefOf, type ProxyClientIdentity } from './transport.ts';
+
+export interface AggregatorOptions {
+  /** --proxy-client-cert-file / --proxy-client-key-file contents. */
+  proxyClient?: ProxyClientIdentity;
+  /** How often a passing remote APIService is checked again (default 30 s). */
+  resyncMs?: number;
+  /** The timer (default 1 s): failing checks are retried this often. */
+  tickMs?: number;
+}
+
+const BUILT_IN = new Set<ResourceInfo>(RESOURCES);
+
+interface Checked {
+  fingerprint: string;
+  at: number;
+  result: Availability;
+}
+
+export class Aggregator {
+  readonly discovery = new AggregatedDiscovery();
+  private readonly checked = new Map<string, Checked>();
+  private readonly id: ProxyClientIdentity;
+  private readonly resyncMs: number;
+  private readonly tickMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private again = false;
+  private started = false;
+  private readonly onBatch = () => void this.run();
+  readonly list: ListObjects;
+
+  constructor(
+    private readonly cacher: Cacher,
+    private readonly registry: Registry,
+    private readonly logger: Logger,
+    private readonly clock: Clock,
+    opts: AggregatorOptions = {},
+  ) {
+    this.id = opts.proxyClient ?? {};
+    this.resyncMs = opts.resyncMs ?? 30_000;
+    this.tickMs = opts.tickMs ?? 1000;
+    this.list = async (r, ns) => this.cacher.cache(r).snapshot(ns, undefined).map((o) => o.object);
+  }
+
+  start(): void {
+    this.cacher.onBatch.add(this.onBatch);
+    this.timer = setInterval(() => void this.run(), this.tickMs);
+    this.timer.unref();
+    void this.run();
+  }
+
+  stop(): void {
+    this.cacher.onBatch.delete(this.onBatch);
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** The non-local APIService serving /apis/<group>/<version>, if any. */
+  remoteFor(group: string, version: string): KubeObject | undefined {
+    if (!this.cacher.isReady()) return undefined;
+    const found = this.cacher.cache(R.apiservices).objects.get(objectKey(R.apiservices, undefined, `${version}.${group}`))?.object;
+    return found && serviceRefOf(found) ? found : undefined;
+  }
+
+  proxy(apiService: KubeObject, req: AggregatedRequest, res: ServerResponse): Promise<void> {
+    return proxyToAPIService(apiService, req, res, this.list, this.id);
+  }
+
+  private apiServices(): KubeObject[] {
+    return this.cacher.cache(R.apiservices).snapshot(undefined, undefined).map((o) => o.object);
+  }
+
+  private async run(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    try {
+      do {
+        this.again = false;
+        if (!this.cacher.isReady()) break;
+        await this.syncOnce();
+      } while (this.again);
+    } catch (e) {
+      this.logger.error({ err: e instanceof Error ? e.message : String(e) }, 'aggregator sync failed');
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async syncOnce(): Promise<void> {
+    const aggregated = this.discovery.groupVersions();
+    const crdGVs = new Set(servedResources().filter((r) => !BUILT_IN.has(r) && !aggregated.has(`${r.group}/${r.version}`)).map((r) => `${r.group}/${r.version}`));
+    await syncLocalAPIServices(this.registry, this.apiServices(), localAPIServices(crdGVs), !this.started);
+    this.started = true;
+    const keep = new Set<string>();
+    for (const svc of this.apiServices()) {
+      const name = svc.metadata.name ?? '';
+      const spec = asRecord(svc.spec) ?? {};
+      const gv = `${asString(spec.group) ?? ''}/${asString(spec.version) ?? ''}`;
+      const ref = serviceRefOf(svc);
+      let result: Availability;
+      if (!ref) result = LOCAL_AVAILABLE;
+      else {
+        keep.add(gv);
+        const fingerprint = await this.fingerprint(svc);
+        const prev = this.checked.get(name);
+        const now = this.clock.now();
+        const fresh = prev && prev.fingerprint === fingerprint && now - prev.at < (prev.result.status === 'True' ? this.resyncMs : this.tickMs);
+        if (prev && fresh) result = prev.result;
+        else {
+          result = await checkAvailability(svc, this.list, this.id);
+          this.checked.set(name, { fingerprint, at: this.clock.now(), result });
+          if (result.status === 'True' && result.discovery !== undefined) {
+            this.discovery.set(asString(spec.group) ?? '', asString(spec.version) ?? '', resourcesOfList(asString(spec.group) ?? '', asString(spec.version) ?? '', result.discovery));
+          }
+        }
+      }
+      await this.writeStatus(svc, result);
+    }
+    for (const name of [...this.checked.keys()]) if (!this.apiServices().some((o) => o.metadata.name === name)) this.checked.delete(name);
+    this.discovery.retain(keep);
+  }
+
+  /** What the check of a remote APIService depends on: its spec, its Service and the Service's endpoints. */
+  private async fingerprint(svc: KubeObject): Promise<string> {
+    const ref = serviceRefOf(svc);
+    if (!ref) return '';
+    const rv = (r: ResourceInfo, pick: (o: KubeObject) => boolean) =>
+      this.cacher
+        .cache(r)
+        .snapshot(ref.namespace, undefined)
+        .map((o) => o.object)
+        .filter(pick)
+        .map((o) => o.metadata.resourceVersion ?? '')
+        .join(',');
+    const named = (o: KubeObject) => o.metadata.name === ref.name;
+    return [JSON.stringify(svc.spec), rv(R.services, named), rv(R.endpoints, named), rv(R.endpointslices, (o) => o.metadata.labels?.['kubernetes.io/service-name'] === ref.name)].join('|');
+  }
+
+  private async writeStatus(svc: KubeObject, a: Availability): Promise<void> {
+    const cur = (asRecord(svc.status)?.conditions ?? []) as unknown[];
+    const was = cur.find((c): c is Record<string, unknown> => typeof c === 'object' && c !== null && (c as Record<string, unknown>).type === 'Available');
+    if (was && was.status === a.status && was.reason === a.reason && was.message === a.message) return;
+    const name = svc.metadata.name ?? '';
+    await this.registry
+      .guaranteedUpdate(
+        R.apiservices,
+        undefined,
+        name,
+        (o) => {
+          const next = withAvailability(o, a, formatTime(this.clock.now()));
+          if (jsonEqual(next, o.status)) return o;
+          o.status = next;
+          return o;
+        },
+        { subresource: 'status' },
+      )
+      .catch((e: unknown) => this.logger.debug({ apiservice: name, err: e instanceof Error ? e.message : String(e) }, 'APIService status update failed'));
+    if (!was || was.status !== a.status) this.logger.info({ name, newStatus: a.status, reason: a.reason, message: a.message }, 'changing APIService availability');
+  }
+}

@@ -1,0 +1,75 @@
+// Proxying /apis/<group>/<version>/... to the aggregated API server of a non-local APIService (kube-aggregator's
+// proxyHandler), after kemu has authenticated and authorized the request: 503 "service unavailable" while the
+// APIService is not Available or its Service has no endpoint; otherwise the request goes on to one endpoint
+// (transport.ts) without the caller's credentials, with X-Remote-User/-Group/-Extra-* naming the caller, and
+// the answer streams back as it comes (watches included). A connection that fails is a 503 with Go's error text.
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { KubeObject } from '@kemu/api';
+import type { UserInfo } from '../authn/user.ts';
+import { asArray, asRecord, isRecord } from '../validation/field.ts';
+import { goNetError, resolveServiceEndpoint, type ListObjects } from '../service-endpoint.ts';
+import { authProxyHeaders, backendRequest, serviceRefOf, tlsOf, type ProxyClientIdentity } from './transport.ts';
+
+/** Request headers not passed on: hop-by-hop ones, the caller's credentials and identity claims. */
+const DROP = new Set(['connection', 'proxy-connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization', 'content-length']);
+const DROP_PREFIX = ['impersonate-', 'x-remote-'];
+const DROP_BACK = new Set(['connection', 'proxy-connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+export function isAvailable(apiService: KubeObject): boolean {
+  return (asArray(asRecord(apiService.status)?.conditions) ?? []).some((c) => isRecord(c) && c.type === 'Available' && c.status === 'True');
+}
+
+/** Go's http.Error: text/plain, nosniff, the text and a newline. */
+export function plainError(res: ServerResponse, code: number, text: string): void {
+  res.writeHead(code, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache, private' });
+  res.end(`${text}\n`);
+}
+
+export interface AggregatedRequest {
+  method: string;
+  /** Path and query as received. */
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer | undefined;
+  user: UserInfo;
+}
+
+export async function proxyToAPIService(apiService: KubeObject, req: AggregatedRequest, res: ServerResponse, list: ListObjects, id: ProxyClientIdentity): Promise<void> {
+  const ref = serviceRefOf(apiService);
+  if (!ref || !isAvailable(apiService)) return plainError(res, 503, 'service unavailable');
+  let ep: { host: string; port: number };
+  try {
+    ep = await resolveServiceEndpoint(ref, list);
+  } catch {
+    return plainError(res, 503, 'service unavailable');
+  }
+  const u = new URL(req.url, 'http://x');
+  // location.RawQuery = req.URL.Query().Encode(): the query re-encoded.
+  const query = new URLSearchParams([...u.searchParams.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))).toString();
+  const headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !DROP.has(k) && !DROP_PREFIX.some((p) => k.startsWith(p))) headers[k] = v;
+  Object.assign(headers, authProxyHeaders(req.user));
+  headers.host = `${ep.host.includes(':') ? `[${ep.host}]` : ep.host}:${ep.port}`;
+  if (req.body && req.body.length > 0) headers['content-length'] = String(req.body.length);
+  const target = { ...ep, ...tlsOf(apiService, ref) };
+  await new Promise<void>((resolve) => {
+    const out = backendRequest(target, id, { method: req.method, path: `${u.pathname}${query ? `?${query}` : ''}`, headers });
+    out.on('response', (answer: IncomingMessage) => {
+      const back: Record<string, string | string[]> = {};
+      for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !DROP_BACK.has(k)) back[k] = v;
+      res.writeHead(answer.statusCode ?? 502, back);
+      res.flushHeaders();
+      res.on('close', () => answer.destroy());
+      answer.on('end', resolve);
+      answer.on('close', resolve);
+      answer.pipe(res);
+    });
+    out.on('error', (e) => {
+      if (res.headersSent) res.destroy();
+      else plainError(res, 503, goNetError(e, target));
+      resolve();
+    });
+    res.on('close', () => out.destroy());
+    out.end(req.body && req.body.length > 0 ? req.body : undefined);
+  });
+}
