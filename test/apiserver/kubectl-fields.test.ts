@@ -1,5 +1,6 @@
 // The real kubectl against one kube-apiserver: server-side field validation (kubectl sends
-// fieldValidation=Strict by default) and kubectl explain over the served OpenAPI v3 schemas.
+// fieldValidation=Strict by default) and kubectl explain over the served OpenAPI v3 schemas, built-in kinds and
+// a custom resource's (from its CRD's schema).
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,5 +91,53 @@ describe('kubectl explain', () => {
     const r = await k.kubectl('explain', 'pods', '--recursive');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('nodeName');
+  });
+});
+
+const GIZMO_CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gizmos.explain.example.com}
+spec:
+  group: explain.example.com
+  scope: Namespaced
+  names: {plural: gizmos, singular: gizmo, kind: Gizmo}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            description: What the gizmo does.
+            properties:
+              size: {type: integer, description: How big the gizmo is.}
+              color: {type: string}
+`;
+
+describe('kubectl explain and field validation of a custom resource', () => {
+  it('explain walks the CRD schema; apply refuses an unknown field with the strict decoding error', async () => {
+    const file = path.join(k.dir, 'gizmo-crd.yaml');
+    writeFileSync(file, GIZMO_CRD);
+    expect((await k.kubectl('apply', '-f', file)).code).toBe(0);
+    // kubectl finds the kind through discovery and its schema in /openapi/v3 once the CRD is served.
+    let e = await k.kubectl('explain', 'gizmo.spec');
+    for (let i = 0; i < 50 && e.code !== 0; i++) e = await k.kubectl('explain', 'gizmo.spec');
+    expect(e.stderr).toBe('');
+    expect(e.stdout).toMatch(/GROUP:\s+explain\.example\.com/);
+    expect(e.stdout).toMatch(/KIND:\s+Gizmo/);
+    expect(e.stdout).toMatch(/FIELD:\s+spec\s+<Object>/);
+    expect(e.stdout).toContain('What the gizmo does.');
+    expect(e.stdout).toMatch(/^\s+color\s+<string>/m);
+    expect(e.stdout).toMatch(/^\s+size\s+<integer>\n\s+How big the gizmo is\./m);
+    const top = await k.kubectl('explain', 'gizmos');
+    expect(top.stdout).toMatch(/^\s+metadata\s+<ObjectMeta>/m);
+    const obj = path.join(k.dir, 'gizmo.yaml');
+    writeFileSync(obj, 'apiVersion: explain.example.com/v1\nkind: Gizmo\nmetadata: {name: g}\nspec: {size: 2, shape: round}\n');
+    const bad = await k.kubectl('apply', '-f', obj);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('strict decoding error: unknown field "spec.shape"');
   });
 });

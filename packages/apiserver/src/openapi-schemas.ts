@@ -3,7 +3,7 @@
 // kube-apiserver publishes them; each field carries its description and its list, map and patch semantics
 // (x-kubernetes-list-type, -list-map-keys, -map-type, -patch-strategy, -patch-merge-key). `kubectl explain`
 // reads these.
-import { KINDS, type Field, type Scalar, type Struct } from './schema/index.ts';
+import { KINDS, structNamed, type Field, type Scalar, type Struct } from './schema/index.ts';
 import { fieldsOf, structOf } from './schema/walk.ts';
 
 export type Schema = Record<string, unknown>;
@@ -119,3 +119,22 @@ export function schemasFor(group: string, version: string): { schemas: Record<st
   return { schemas: b.schemas, refs };
 }
 
+
+/** ListMeta is not among the kinds' structs (lists are written by hand): its fields as Kubernetes publishes them. */
+const LIST_META: Schema = {
+  description: 'ListMeta describes metadata that synthetic resources must have, including lists and various status objects.',
+  type: 'object',
+  properties: {
+    continue: { type: 'string', description: 'continue may be set if the user set a limit on the number of items returned; the server has more data available.' },
+    remainingItemCount: { type: 'integer', format: 'int64', description: 'The number of subsequent items in the list which are not included in this list response.' },
+    resourceVersion: { type: 'string', description: "String that identifies the server's internal version of this object." },
+    selfLink: { type: 'string', description: 'Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.' },
+  },
+};
+
+/** components.schemas of ObjectMeta and ListMeta and the types they reach (for custom resources' documents). */
+export function metaSchemas(): Record<string, Schema> {
+  const b = new Builder();
+  b.ref(structNamed('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'));
+  return { ...b.schemas, 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta': LIST_META };
+}

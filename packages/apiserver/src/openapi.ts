@@ -2,10 +2,12 @@
 // operation per kind tagged with its GVK and carrying the fieldValidation parameter (--validate=strict), and
 // components.schemas built from the kinds' schemas (src/schema), referenced from the responses (kubectl explain).
 // application/strategic-merge-patch+json stays out of requestBody.content: kubectl then computes strategic
-// merge patches from its compiled-in types.
+// merge patches from its compiled-in types. Custom resources' group versions are built from their CRDs'
+// schemas (crd/openapi.ts) and rebuilt whenever the served set changes.
 import { createHash } from 'node:crypto';
-import { groupVersion, RESOURCES, type ResourceInfo } from '@kemu/api';
+import { groupVersion, onServedResourcesChange, RESOURCES, servedResources, type ResourceInfo } from '@kemu/api';
 import { schemasFor } from './openapi-schemas.ts';
+import { customResourceSchemas, definitionName } from './crd/openapi.ts';
 
 function gvPath(group: string, version: string): string {
   return group === '' ? `api/${version}` : `apis/${group}/${version}`;
@@ -17,19 +19,41 @@ function itemPath(r: ResourceInfo): string {
 }
 
 const docCache = new Map<string, Record<string, unknown> | undefined>();
+/** Custom resources' documents, dropped (with the index and v2) whenever the served set changes. */
+const customDocCache = new Map<string, Record<string, unknown> | undefined>();
+const BUILT_IN = new Set<ResourceInfo>(RESOURCES);
+onServedResourcesChange(() => {
+  customDocCache.clear();
+  indexCache = undefined;
+  v2Cache = undefined;
+});
 
-/** The group version's document (built once: the resource table is fixed). */
+/** The group version's document (built-in ones built once: the resource table is fixed). */
 export function openapiDocument(group: string, version: string): Record<string, unknown> | undefined {
   const key = `${group}/${version}`;
   if (!docCache.has(key)) docCache.set(key, buildDocument(group, version));
-  return docCache.get(key);
+  const builtIn = docCache.get(key);
+  if (builtIn) return builtIn;
+  if (!customDocCache.has(key)) customDocCache.set(key, buildCustomDocument(group, version));
+  return customDocCache.get(key);
+}
+
+function buildCustomDocument(group: string, version: string): Record<string, unknown> | undefined {
+  const rs = servedResources().filter((r) => r.group === group && r.version === version && !BUILT_IN.has(r));
+  if (rs.length === 0) return undefined;
+  const refs = new Map(rs.map((r) => [r.kind, `#/components/schemas/${definitionName(r, r.kind)}`]));
+  return document(rs, customResourceSchemas(rs), refs);
 }
 
 function buildDocument(group: string, version: string): Record<string, unknown> | undefined {
   const rs = RESOURCES.filter((r) => r.group === group && r.version === version);
   if (rs.length === 0) return undefined;
-  const paths: Record<string, unknown> = {};
   const { schemas, refs } = schemasFor(group, version);
+  return document(rs, schemas, refs);
+}
+
+function document(rs: readonly ResourceInfo[], schemas: Record<string, unknown>, refs: Map<string, string>): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
   for (const r of rs) {
     if (!r.verbs.includes('patch')) continue;
     const ref = refs.get(r.kind);
@@ -63,7 +87,7 @@ export function openapiIndex(): Record<string, unknown> {
   if (indexCache) return indexCache;
   const paths: Record<string, { serverRelativeURL: string }> = {};
   const seen = new Set<string>();
-  for (const r of RESOURCES) {
+  for (const r of servedResources()) {
     const gv = groupVersion(r);
     if (seen.has(gv)) continue;
     seen.add(gv);
@@ -97,7 +121,7 @@ export function openapiV2Document(): Record<string, unknown> {
   if (v2Cache) return v2Cache;
   const definitions: Record<string, unknown> = {};
   const seen = new Set<string>();
-  for (const r of RESOURCES) {
+  for (const r of servedResources()) {
     const gv = groupVersion(r);
     if (seen.has(gv)) continue;
     seen.add(gv);

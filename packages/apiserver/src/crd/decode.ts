@@ -1,6 +1,6 @@
 // Decoding a custom resource from a request body as apiextensions-apiserver's codec does: pruned by the
 // version's structural schema (the pruned paths are the unknown fields fieldValidation reports), then defaulted.
-// Kubernetes also defaults objects read from storage; kemu defaults them at their next write only.
+// Objects read from storage are defaulted by their version's view (crd/versions.ts).
 import type { KindDecoder } from '../registry/json-fields.ts';
 import { definitionOfKind } from './definitions.ts';
 import { versionSchema } from './schema-validator.ts';

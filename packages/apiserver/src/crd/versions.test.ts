@@ -95,4 +95,15 @@ describe('custom resource versions', () => {
     expect((await stored('a')).apiVersion).toBe('multi.example.com/v1');
     expect((await call('GET', at('v1', 'd'))).body.apiVersion).toBe('multi.example.com/v1');
   });
+
+  it('default objects read from storage with the version schema, without writing them', async () => {
+    const cur = (await call('GET', `${CRDS}/dials.multi.example.com`)).body;
+    const withDefault = { type: 'object', properties: { spec: { type: 'object', properties: { level: { type: 'integer' }, color: { type: 'string', default: 'red' } } } } };
+    const versions = (cur.spec.versions as Body[]).map((v) => (v.name === 'v2' ? { ...v, schema: { openAPIV3Schema: withDefault } } : v));
+    expect((await call('PUT', `${CRDS}/dials.multi.example.com`, { ...cur, spec: { ...cur.spec, versions } })).status).toBe(200);
+    await until(async () => (await call('GET', at('v2', 'a'))).body.spec.color === 'red');
+    expect((await call('GET', `${at('v2')}?resourceVersion=0`)).body.items.map((i: Body) => i.spec.color)).toEqual(['red', 'red', 'red']);
+    expect((await call('GET', at('v1', 'a'))).body.spec.color).toBeUndefined();
+    expect((await stored('a')).spec).toEqual({ level: 4 });
+  });
 });

@@ -38,6 +38,8 @@ export class Cacher {
   private readonly customByPrefix = new Map<string, ResourceInfo>();
   /** Caches of the versions of custom resources served as views of their storage, by "<qualified>/<version>". */
   private readonly customViewCaches = new Map<string, ResourceCache>();
+  /** The spec each custom resource's views were filled with. */
+  private readonly customSpecs = new Map<string, string>();
   /** The global revision the caches reflect. */
   rv = 0;
   private waiters: { rv: number; resolve: () => void }[] = [];
@@ -166,14 +168,19 @@ export class Cacher {
     if (!raw) this.customCaches.set(qualified, (raw = new ResourceCache(serving.storage, this.historySize, rv)));
     this.customByPrefix.set(qualified, serving.storage);
     // Views for the versions that gained one, filled from the stored objects; gone for those that lost it.
+    // A changed spec (schema defaults) refills the views in place, keeping their watchers.
+    const spec = JSON.stringify(crd.spec);
+    const refill = this.customSpecs.get(qualified) !== spec;
+    this.customSpecs.set(qualified, spec);
     const keep = new Set<string>();
     for (const v of serving.views) {
       const k = `${qualified}/${v.view.version}`;
       keep.add(k);
-      if (this.customViewCaches.has(k)) continue;
-      const c = new ResourceCache(v.view, this.historySize, rv);
+      let c = this.customViewCaches.get(k);
+      if (c && !refill) continue;
+      if (!c) this.customViewCaches.set(k, (c = new ResourceCache(v.view, this.historySize, rv)));
+      c.objects.clear();
       for (const o of raw.objects.values()) c.load(this.viewed(o, v.fromStorage));
-      this.customViewCaches.set(k, c);
     }
     for (const k of [...this.customViewCaches.keys()]) if (k.startsWith(`${qualified}/`) && !keep.has(k)) this.customViewCaches.delete(k);
     setDefinition(qualified, crd);
@@ -183,6 +190,7 @@ export class Cacher {
 
   private dropCustom(qualified: string): void {
     this.customCaches.delete(qualified);
+    this.customSpecs.delete(qualified);
     this.customByPrefix.delete(qualified);
     for (const k of [...this.customViewCaches.keys()]) if (k.startsWith(`${qualified}/`)) this.customViewCaches.delete(k);
     setDefinition(qualified, undefined);
