@@ -1,10 +1,12 @@
 // The connect subresources against a real `kemu up` lab (one of each, one worker) with real kubectl: port-forward
 // to pod/, svc/ and deploy/ forms with an HTTP request through it (the emulated nginx's page), and
-// `kubectl get --raw` / `kubectl proxy` through pods/proxy, services/proxy and nodes/proxy; the emulated
+// `kubectl get --raw` / `kubectl proxy` through pods/proxy, services/proxy and nodes/proxy (with a WebSocket to
+// jmalloc/echo-server); the emulated
 // kube-proxy: wget/curl from a pod to the Service, a NodePort from the host, endpoints after a scale-down.
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { freePort } from '@kemu/base/testing/ports';
 import { waitFor } from '@kemu/base/testing/processes';
 import { hasKubectl, missing, startLab, type Lab } from '../lab/lab.ts';
@@ -60,6 +62,8 @@ describe.skipIf(skip)('port-forward and the proxies through a lab', () => {
     await waitFor('a Ready node', async () => (await lab.kubectl('get', 'nodes')).stdout.includes(' Ready '), 60_000, 250);
     expect((await lab.kubectl('create', 'deployment', 'web', '--image=nginx:1.27.3', '--port=80')).code).toBe(0);
     expect((await lab.kubectl('expose', 'deployment', 'web', '--port=80')).code).toBe(0);
+    // A WebSocket echo server for the proxies' upgrades (started now, used later).
+    expect((await lab.kubectl('run', 'echo', '--image=jmalloc/echo-server:0.3.7', '--port=8080', '--expose')).code).toBe(0);
     await waitFor(
       'the web pod running with an endpoint',
       async () => {
@@ -132,8 +136,31 @@ describe.skipIf(skip)('port-forward and the proxies through a lab', () => {
     const r = await httpGet(port, '/api/v1/namespaces/default/services/web/proxy/');
     expect(r.status).toBe(200);
     expect(r.body).toContain('<title>Welcome to nginx!</title>');
+    // A WebSocket through kubectl proxy and the service proxy reaches the echo server, which greets and echoes.
+    await waitFor('the echo endpoint', async () => (await lab.kubectl('get', 'endpoints', 'echo', '-o', 'jsonpath={.subsets[0].addresses[0].ip}')).stdout.trim() !== '', 60_000, 250);
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/api/v1/namespaces/default/services/echo/proxy/ws`);
+    const messages: string[] = [];
+    ws.on('message', (d: Buffer) => messages.push(d.toString()));
+    await new Promise((resolve, reject) => ws.on('open', resolve).on('error', reject));
+    ws.send('ping');
+    await waitFor('the echo', () => messages.length >= 2, 10_000, 20);
+    expect(messages).toEqual(['Request served by echo', 'ping']);
+    ws.close();
+    // nginx does not upgrade: the apiserver's 500.
+    const refused = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const nginx = new WebSocket(`ws://127.0.0.1:${port}/api/v1/namespaces/default/services/web/proxy/`);
+      nginx.on('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      nginx.on('open', () => reject(new Error('nginx upgraded')));
+      nginx.on('error', reject);
+    });
+    expect(refused.status).toBe(500);
+    expect(refused.body).toContain('invalid upgrade response: status code 200');
     stop(proxy.child);
-  }, 30_000);
+  }, 90_000);
 
   // The emulated kube-proxy: a client pod's exec'd wget/curl reach the Service; a NodePort answers on the node's address.
   it('kubectl exec … -- wget/curl reach the Service by name, FQDN and ClusterIP', async () => {

@@ -50,6 +50,7 @@ import { streamLocation, tunnelUpgrade } from './routes/pod-exec.ts';
 import { parseTarget } from './routes/target.ts';
 import { servePortForwardUpgrade } from './routes/port-forward.ts';
 import { parseProxyPath, serveProxyOrStatus } from './routes/proxy.ts';
+import { serveProxyUpgrade } from './routes/proxy-upgrade.ts';
 import { VERSION_INFO } from './version.ts';
 import { Cacher } from './watch/cacher.ts';
 import { startCustomResourceCleanup } from './crd/cleanup.ts';
@@ -459,6 +460,9 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
         await authenticate(req, opts.authentication, logger);
         await impersonate(req, authorizer);
         await authorize(req, authorizer);
+        // pods|services|nodes/<name>/proxy (routes/proxy-upgrade.ts): a WebSocket to the backend.
+        const proxied = parseProxyPath(u.pathname);
+        if (proxied) return await serveProxyUpgrade(ctx, proxied, req, socket, head, u);
         // pods/<name>/portforward (routes/port-forward.ts) joins the client to the kubelet.
         if (await servePortForwardUpgrade(ctx, authorizer, req, socket, head, u)) return;
         const t = parseTarget(u.pathname);

@@ -1,9 +1,12 @@
 // pods/proxy, services/proxy and nodes/proxy against a stand-in kubelet (HTTPS, client certificate required)
 // that echoes what it is asked: the path each proxy reaches on the kubelet, and Kubernetes' error statuses.
+import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
 import { certificatePem } from '@kemu/pki';
 import { freePort } from '@kemu/base/testing/ports';
 import { makeCa } from '../authn/testing/certs.ts';
@@ -14,6 +17,7 @@ import { parseProxyPath, splitSchemeNamePort } from './proxy.ts';
 
 let srv: ApiServer;
 let kubelet: https.Server;
+let base = '';
 
 async function call(method: string, url: string, payload?: unknown, contentType = 'application/json') {
   const r = await srv.app.inject({ method: method as 'GET', url, headers: { 'content-type': contentType }, ...(payload === undefined ? {} : { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }) });
@@ -49,10 +53,26 @@ beforeAll(async () => {
       res.end(`${req.method} ${req.url} ${Buffer.concat(chunks).toString()}`);
     });
   });
+  // Upgrades: /ws is a WebSocket that greets and echoes, port 81 is refused, anything else answers 200 without upgrading.
+  const wss = new WebSocketServer({ noServer: true });
+  kubelet.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = req.url ?? '';
+    if (path.startsWith('/kemu/proxy/default/web/80/ws')) {
+      return wss.handleUpgrade(req, socket, head, (ws) => {
+        ws.send(`hello ${path} ${String(req.headers['x-forwarded-for'])} ${String(req.headers.authorization)}`);
+        ws.on('message', (d: Buffer) => ws.send(`echo ${d.toString()}`));
+      });
+    }
+    if (path.startsWith('/kemu/proxy/default/web/81/')) return void socket.end('HTTP/1.1 502 Bad Gateway\r\nx-kemu-proxy-error: dial\r\ncontent-length: 51\r\n\r\ndial tcp 10.244.1.5:81: connect: connection refused');
+    if (path.startsWith('/kemu/proxy/default/web/80/forbidden')) return void socket.end('HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n4\r\nnope\r\n0\r\n\r\n');
+    socket.end('HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 2\r\n\r\nhi');
+  });
   await new Promise<void>((r) => kubelet.listen(0, '127.0.0.1', r));
   const port = (kubelet.address() as AddressInfo).port;
   const client = await clientPair(ca, 'kube-apiserver', ['Kubernetes']);
   srv = await startMemoryApiServer({ kubelet: { cert: Buffer.from(client.cert), key: Buffer.from(client.key), preferredAddressTypes: ['InternalIP'], defaultPort: 10250, dialTimeoutMs: 2000 } });
+  await srv.app.listen({ host: '127.0.0.1', port: 0 });
+  base = `127.0.0.1:${(srv.app.server.address() as AddressInfo).port}`;
   await create('/api/v1/nodes', { metadata: { name: 'n1' } });
   await status('/api/v1/nodes/n1', { status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: port } } } });
   await create('/api/v1/nodes', { metadata: { name: 'down' } });
@@ -113,6 +133,52 @@ describe('links in proxied answers', () => {
     expect(svc.text).toContain('href="/api/v1/namespaces/default/services/web:http/proxy/docs/"');
     const moved = await call('GET', '/api/v1/namespaces/default/services/web:http/proxy/moved');
     expect([moved.status, moved.headers.location]).toEqual([302, '/api/v1/namespaces/default/services/web:http/proxy/new/']);
+  });
+});
+
+/** A WebSocket through the apiserver: its messages, or the HTTP answer that refused it. */
+function openSocket(path: string): Promise<{ ws: WebSocket; messages: string[] } | { status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://${base}${path}`, { headers: { authorization: 'Bearer secret' } });
+    const messages: string[] = [];
+    ws.on('message', (d: Buffer) => messages.push(d.toString()));
+    ws.on('open', () => resolve({ ws, messages }));
+    ws.on('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    ws.on('error', reject);
+  });
+}
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setImmediate(r));
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
+}
+
+describe('WebSocket upgrades through the proxies', () => {
+  it('joins a WebSocket to the pod\'s server through pods/proxy and services/proxy, without the caller\'s credentials', async () => {
+    for (const path of ['/api/v1/namespaces/default/pods/web/proxy/ws?x=1', '/api/v1/namespaces/default/services/web:http/proxy/ws']) {
+      const r = await openSocket(path);
+      if (!('ws' in r)) throw new Error(`refused: ${r.status} ${r.body}`);
+      r.ws.send('ping');
+      await until(() => r.messages.length >= 2);
+      expect(r.messages).toEqual([`hello /kemu/proxy/default/web/80/ws${path.includes('?') ? '?x=1' : ''} 127.0.0.1 undefined`, 'echo ping']);
+      r.ws.close();
+    }
+  });
+
+  it('answers a backend that does not upgrade, or cannot be dialled, with a 500; passes a backend\'s error on; object errors as Statuses', async () => {
+    const plain = await openSocket('/api/v1/namespaces/default/pods/web/proxy/page');
+    expect(plain).toEqual({ status: 500, body: expect.stringContaining('"message":"invalid upgrade response: status code 200"') });
+    const refused = await openSocket('/api/v1/namespaces/default/pods/web:81/proxy/');
+    expect(refused).toEqual({ status: 500, body: expect.stringContaining('"message":"error dialing backend: dial tcp 10.244.1.5:81: connect: connection refused"') });
+    expect((refused as { body: string }).body).not.toContain('reason');
+    expect(await openSocket('/api/v1/namespaces/default/pods/web/proxy/forbidden')).toEqual({ status: 403, body: 'nope' });
+    const none = await openSocket('/api/v1/namespaces/default/services/empty/proxy/');
+    expect(none).toEqual({ status: 503, body: expect.stringContaining('no endpoints available for service \\"empty\\"') });
+    expect(await openSocket('/api/v1/namespaces/default/pods/nope/proxy/')).toEqual({ status: 404, body: expect.stringContaining('pods \\"nope\\" not found') });
   });
 });
 

@@ -2,8 +2,11 @@
 // pod's emulated servers. A real apiserver dials the pod IP itself for pods/proxy and services/proxy; kemu's
 // pod IPs lead nowhere, so the apiserver asks the pod's kubelet (authorized as nodes/proxy, like every other
 // path). Nothing listening there: 502 with the dial error in Go's words and the X-Kemu-Proxy-Error header,
-// which the apiserver turns into its 503 "error trying to reach service".
+// which the apiserver turns into its 503 "error trying to reach service". An upgrade (a WebSocket through the
+// pod or service proxy) is written to the pod's server as it came and the two connections are joined, so the
+// pod's own answer (101, or a page from a server that does not upgrade) goes back unchanged.
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Clock, HealthRoutes } from '@kemu/base';
 import { connectPod } from '../servers/pod-servers.ts';
 import type { LoggedPod } from './container-logs.ts';
@@ -77,4 +80,39 @@ export function podProxyRoutes(deps: PodProxyDeps): HealthRoutes {
     req.pipe(out);
     return true;
   };
+}
+
+function rawPlain(socket: Duplex, status: number, text: string, body: string, extra = ''): void {
+  socket.end(`HTTP/1.1 ${status} ${text}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}connection: close\r\n\r\n${body}`);
+}
+
+/** Headers the upgrade hop does not pass on (the connection's own; Connection and Upgrade are the request). */
+const UPGRADE_DROP = new Set(['proxy-connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'content-length']);
+
+/** Handles an upgrade of /kemu/proxy/…: the request is written to the pod's port and the connections joined. */
+export function servePodProxyUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, path: string, deps: PodProxyDeps): void {
+  const t = podProxyTarget(path);
+  if (!t) return rawPlain(socket, 404, 'Not Found', '404: Page Not Found');
+  const w = deps.findPod(t.namespace, t.pod);
+  if (!w) return rawPlain(socket, 404, 'Not Found', 'pod does not exist');
+  const conn = connectPod(serverView(w, deps.clock), t.port);
+  if (!conn) {
+    const ip = w.current.status?.podIP ?? '';
+    const where = ip.includes(':') ? `[${ip}]:${t.port}` : `${ip}:${t.port}`;
+    return rawPlain(socket, 502, 'Bad Gateway', `dial tcp ${where}: connect: connection refused`, `${PROXY_ERROR_HEADER}: dial\r\n`);
+  }
+  const query = new URL(req.url ?? '/', 'http://x').search;
+  let request = `${req.method ?? 'GET'} ${t.rest}${query} HTTP/1.1\r\n`;
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i] ?? '';
+    if (!UPGRADE_DROP.has(name.toLowerCase())) request += `${name}: ${req.rawHeaders[i + 1] ?? ''}\r\n`;
+  }
+  conn.write(`${request}\r\n`);
+  if (head.length > 0) conn.write(head);
+  socket.on('error', () => conn.destroy());
+  conn.on('error', () => socket.destroy());
+  socket.on('close', () => conn.destroy());
+  conn.on('close', () => socket.destroy());
+  socket.pipe(conn);
+  conn.pipe(socket);
 }

@@ -1,13 +1,17 @@
-// The kubelet API's pod-port endpoints for the secure port's server: /portForward (an upgrade, port-forward.ts)
-// kemu's /kemu/proxy (pod-proxy.ts) and /pods, with the node each path's pod runs on for the SubjectAccessReview.
+// The kubelet API's pod-port endpoints for the secure port's server: /portForward (an upgrade, port-forward.ts),
+// kemu's /kemu/proxy (pod-proxy.ts, also upgraded for WebSockets) and /pods, with the node each path's pod runs on for the SubjectAccessReview.
 import type { Pod } from '@kemu/api';
 import type { HealthRoutes, HealthUpgrade } from '@kemu/base';
 import type { ContainerLogsDeps } from './container-logs.ts';
-import { podProxyRoutes, podProxyTarget } from './pod-proxy.ts';
+import { POD_PROXY_PREFIX, podProxyRoutes, podProxyTarget, servePodProxyUpgrade } from './pod-proxy.ts';
 import { portForwardTarget, servePortForward } from './port-forward.ts';
 
 export function podStreamUpgrades(deps: ContainerLogsDeps): HealthUpgrade {
   return (req, socket, head, path) => {
+    if (path.startsWith(POD_PROXY_PREFIX)) {
+      servePodProxyUpgrade(req, socket, head, path, deps);
+      return true;
+    }
     if (path !== '/portForward' && !path.startsWith('/portForward/')) return false;
     servePortForward(req, socket, head, path, deps);
     return true;

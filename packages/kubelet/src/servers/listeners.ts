@@ -1,13 +1,16 @@
 // Which ports an emulated container listens on, and what answers there, per image: nginx and httpd serve
 // HTTP on 80 (whatever containerPorts say, as the real ones); agnhost netexec on --http-port (8080) and
-// serve-hostname on --port (9376); hashicorp/http-echo on -listen (:5678); any other container accepts TCP on
-// each declared containerPort and echoes what it reads. registry.k8s.io/hpa-example serves `OK!` on 80.
+// serve-hostname on --port (9376); hashicorp/http-echo on -listen (:5678); jmalloc/echo-server on $PORT (8080),
+// with WebSockets; any other container accepts TCP on each declared containerPort and echoes what it reads.
+// registry.k8s.io/hpa-example serves `OK!` on 80.
 import type { Container, Pod } from '@kemu/api';
 import { cpuLimit, cpuPerRequest } from '../usage/request-cost.ts';
 import { parseImageReference } from '../images/reference.ts';
+import { echoServerHandler, echoServerPort, echoServerUpgrade, type UpgradeHandler } from './echo-server.ts';
 import { hpaExampleHandler, httpdHandler, httpEchoHandler, netexecHandler, nginxHandler, serveHostnameHandler, type PageHandler, type ServedBy } from './http-pages.ts';
 
-export type Listener = { port: number; kind: 'http'; handler: PageHandler } | { port: number; kind: 'echo' };
+/** An HTTP listener answers requests with `handler`; one with `upgrade` also takes upgrades (WebSockets). */
+export type Listener = { port: number; kind: 'http'; handler: PageHandler; upgrade?: UpgradeHandler } | { port: number; kind: 'echo' };
 
 /** A flag's value in Go's flag syntax: -name=v, --name=v, -name v, --name v. */
 export function flagValue(argv: readonly string[], name: string): string | undefined {
@@ -39,6 +42,7 @@ const HTTPD = /^docker\.io\/(library\/)?httpd$/;
 const AGNHOST = /\/e2e-test-images\/agnhost$|\/kubernetes-e2e-test-images\/agnhost$/;
 const HTTP_ECHO = /\/http-echo$/;
 const HPA_EXAMPLE = /\/(hpa-example)$/;
+const ECHO_SERVER = /^docker\.io\/jmalloc\/echo-server$/;
 
 /**
  * The container's listeners, given who it is (hostname, pod IP) for the replies. With its `pod`, a server that
@@ -59,6 +63,7 @@ export function listenersOf(c: Container, by: Omit<ServedBy, 'argv' | 'tag'> & {
     const workMs = by.pod ? (cpuPerRequest(by.pod, c) / Math.min(1, cpuLimit(c) || 1)) * 1000 : 0;
     return [{ port: 80, kind: 'http', handler: hpaExampleHandler(workMs) }];
   }
+  if (ECHO_SERVER.test(repository)) return [{ port: echoServerPort(c), kind: 'http', handler: echoServerHandler(c, served), upgrade: echoServerUpgrade(c, served) }];
   if (HTTP_ECHO.test(repository)) return [{ port: portFlag(argv, 'listen', 5678), kind: 'http', handler: httpEchoHandler(flagValue(argv, 'text') ?? '') }];
   return (c.ports ?? []).filter((p) => (p.protocol ?? 'TCP') === 'TCP').map((p) => ({ port: p.containerPort, kind: 'echo' as const }));
 }

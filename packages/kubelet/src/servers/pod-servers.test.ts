@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import type { Container, Pod } from '@kemu/api';
 import { connectPod, type PodServerView } from './pod-servers.ts';
 import { versionOf } from './http-pages.ts';
@@ -68,6 +69,35 @@ describe('emulated servers', () => {
     });
     conn.end('PING\r\n');
     expect(await got).toBe('PING\r\n');
+  });
+
+  it('jmalloc/echo-server echoes the request on $PORT and takes WebSockets: its hostname line, then every message back', async () => {
+    const c = { name: 'echo', image: 'jmalloc/echo-server:0.3.7', env: [{ name: 'PORT', value: '9000' }] };
+    expect(connectPod(view([c]), 8080)).toBeUndefined();
+    const r = await get(connectPod(view([c]), 9000) as Duplex, '/hello?x=1');
+    expect(r.headers['content-type']).toBe('text/plain');
+    expect(r.body).toBe('Request served by web-1\n\nGET /hello?x=1 HTTP/1.1\n\nHost: localhost:80\nConnection: close\n');
+    // nginx has no WebSocket: an Upgrade request gets its page.
+    const nginx = connectPod(view([{ name: 'nginx', image: 'nginx' }]), 80) as Duplex;
+    const page = await new Promise<number>((resolve, reject) => {
+      const req = http.request({ path: '/', headers: { connection: 'Upgrade', upgrade: 'websocket' }, createConnection: () => nginx as never }, (res) => resolve(res.statusCode ?? 0));
+      req.on('upgrade', () => reject(new Error('upgraded')));
+      req.end();
+    });
+    expect(page).toBe(200);
+    const ws = new WebSocket('ws://localhost/anything', { createConnection: () => connectPod(view([{ name: 'echo', image: 'jmalloc/echo-server' }]), 8080) as never });
+    const messages: { text: string; binary: boolean }[] = [];
+    ws.on('message', (d: Buffer, binary: boolean) => messages.push({ text: d.toString(), binary }));
+    await new Promise((resolve, reject) => ws.on('open', resolve).on('error', reject));
+    ws.send('hi');
+    ws.send(Buffer.from('bin'), { binary: true });
+    for (let i = 0; i < 200 && messages.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(messages).toEqual([
+      { text: 'Request served by web-1', binary: false },
+      { text: 'hi', binary: false },
+      { text: 'bin', binary: true },
+    ]);
+    ws.close();
   });
 
   it('reads versions from tags', () => {

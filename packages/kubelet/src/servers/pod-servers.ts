@@ -22,6 +22,8 @@ function httpServer(l: Extract<Listener, { kind: 'http' }>): http.Server {
     s = http.createServer(l.handler);
     // nginx's keepalive_timeout: an idle client connection closes after 75 s.
     s.keepAliveTimeout = 75_000;
+    // A server without an upgrade handler answers an Upgrade request as an ordinary one, as nginx does.
+    if (l.upgrade) s.on('upgrade', l.upgrade);
     servers.set(l, s);
   }
   return s;
