@@ -372,6 +372,7 @@ export const horizontalPodAutoscalerDescriptor: ControllerDescriptor = {
   name: 'horizontal-pod-autoscaler-controller',
   aliases: ['horizontalpodautoscaling'],
   serviceAccountName: 'horizontal-pod-autoscaler',
+  eventComponent: 'horizontal-pod-autoscaler',
   enabledByDefault: true,
   create: (ctx) => new HorizontalController(ctx),
 };
