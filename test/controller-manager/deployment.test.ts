@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { R, type Deployment, type ReplicaSet } from '@kemu/api';
-import { PodTracker, startEnv, waitFor, type Env } from './cluster.ts';
+import { R, type Deployment, type HorizontalPodAutoscaler, type ReplicaSet } from '@kemu/api';
+import { PodTracker, SHORT_LEASE, startEnv, waitFor, type Env } from './cluster.ts';
 
 let env: Env;
 let pods: PodTracker;
@@ -29,7 +29,8 @@ function manifest(image: string, replicas: number): string {
 
 beforeAll(async () => {
   env = await startEnv();
-  await env.startManager('kcm-0');
+  // A short autoscaler period for the HorizontalPodAutoscaler case (Kubernetes' flag; default 15s).
+  await env.startManager('kcm-0', [...SHORT_LEASE, '--horizontal-pod-autoscaler-sync-period=1s']);
   pods = new PodTracker(env.client, 'default', true);
 }, 60_000);
 afterAll(async () => {
@@ -144,5 +145,27 @@ describe('Deployment with kube-controller-manager', () => {
     await env.kubectl('delete', 'deployment', 'web');
     await waitFor('replica sets to go', async () => (await replicaSets()).length === 0, 30_000, 100);
     await waitFor('pods to go', () => pods.active('web-').length === 0, 30_000, 100);
+  }, 60_000);
+
+  it('kubectl autoscale: the autoscaler raises the Deployment to minReplicas through /scale, then reports that it has no metrics', async () => {
+    const file = path.join(env.dir, 'php.yaml');
+    writeFileSync(file, manifest('php-apache', 1).replaceAll('web', 'php'));
+    await env.kubectl('apply', '-f', file);
+    expect((await env.kubectl('autoscale', 'deployment', 'php', '--cpu-percent=50', '--min=2', '--max=5')).trim()).toBe('horizontalpodautoscaler.autoscaling/php autoscaled');
+    const hpa = () => env.client.get<HorizontalPodAutoscaler>(R.horizontalpodautoscalers, 'default', 'php');
+    await waitFor('the Deployment at 2 replicas', async () => (await env.client.get<Deployment>(R.deployments, 'default', 'php')).spec.replicas === 2, 30_000, 100);
+    // There are no kubelets here, so metrics.k8s.io has nothing for the pods.
+    const active = await waitFor('ScalingActive False', async () => (await hpa()).status?.conditions?.find((c) => c.type === 'ScalingActive' && c.status === 'False'), 30_000, 100);
+    expect(active).toMatchObject({ reason: 'FailedGetResourceMetric' });
+    expect(active.message).toMatch(/^the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for resource cpu: /);
+    const st = (await hpa()).status;
+    expect(st?.currentReplicas).toBe(2);
+    expect(st?.conditions?.find((c) => c.type === 'AbleToScale')).toMatchObject({ status: 'True', reason: 'SucceededGetScale' });
+    expect(await env.kubectl('get', 'hpa', 'php')).toMatch(/\nphp\s+Deployment\/php\s+cpu: <unknown>\/50%\s+2\s+5\s+2\s+/);
+    const described = await env.kubectl('describe', 'hpa', 'php');
+    expect(described).toMatch(/Normal\s+SuccessfulRescale\s+.*New size: 2; reason: Current number of replicas below Spec.MinReplicas/);
+    expect(described).toMatch(/ScalingActive\s+False\s+FailedGetResourceMetric/);
+    await env.kubectl('delete', 'hpa', 'php');
+    await env.kubectl('delete', '-f', file);
   }, 60_000);
 });

@@ -6,6 +6,7 @@ export type * from './apps.ts';
 export type * from './batch.ts';
 export { CRONJOB_SCHEDULED_TIMESTAMP, JOB_LABELS, JOB_TRACKING_FINALIZER } from './batch.ts';
 export type * from './policy.ts';
+export type * from './autoscaling.ts';
 export type * from './rbac.ts';
 export { RBAC_ALL, RBAC_GROUP } from './rbac.ts';
 export type * from './certificates.ts';

@@ -33,6 +33,9 @@ export interface ControllerDescriptor {
    * name; its bootstrap ClusterRole is system:controller:<serviceAccountName>). */
   serviceAccountName: string;
   enabledByDefault: boolean;
+  /** The source component of its Events when Kubernetes names it otherwise than the controller
+   * ("horizontal-pod-autoscaler"); default: the name. */
+  eventComponent?: string;
   /** Runs with the manager's own client even under --use-service-account-credentials (Kubernetes'
    * tokens-controller, which must work before any ServiceAccount token does). */
   rootClient?: boolean;

@@ -42,7 +42,7 @@ export async function runControllers(o: RunControllersOptions): Promise<void> {
       throw e;
     }
     if (o.signal.aborted) return;
-    const recorder = new EventRecorder(client, { component: d.name, host: o.hostname }, { clock: o.clock, logger: o.logger });
+    const recorder = new EventRecorder(client, { component: d.eventComponent ?? d.name, host: o.hostname }, { clock: o.clock, logger: o.logger });
     const ctx: ControllerContext = {
       client,
       informers,

@@ -6,6 +6,7 @@ import { IDENTITY_FLAGS } from './identity-options.ts';
 import { BATCH_FLAGS } from './controllers/batch-options.ts';
 import { POLICY_FLAGS } from './policy-options.ts';
 import { APPS_SETS_FLAGS } from './apps-options.ts';
+import { HPA_FLAGS } from './controllers/podautoscaler/options.ts';
 
 export const FLAGS = {
   master: { type: 'string', default: '', usage: 'The address of the Kubernetes API server (overrides any value in kubeconfig).' },
@@ -71,6 +72,7 @@ export const FLAGS = {
   ...BATCH_FLAGS,
   ...POLICY_FLAGS,
   ...APPS_SETS_FLAGS,
+  ...HPA_FLAGS,
   ...FEATURE_GATES_FLAG,
 } as const;
 

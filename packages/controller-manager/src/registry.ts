@@ -28,6 +28,7 @@ import { cronJobDescriptor } from './controllers/cronjob.ts';
 import { ttlAfterFinishedDescriptor } from './controllers/ttlafterfinished.ts';
 import { disruptionDescriptor } from './controllers/disruption/index.ts';
 import { resourceQuotaDescriptor } from './controllers/resourcequota.ts';
+import { horizontalPodAutoscalerDescriptor } from './controllers/podautoscaler/index.ts';
 
 /** Every known controller, in start order. Add new controllers here (and only here). */
 export const CONTROLLERS: ControllerDescriptor[] = [
@@ -62,6 +63,7 @@ export const CONTROLLERS: ControllerDescriptor[] = [
   resourceQuotaDescriptor,
   daemonSetDescriptor,
   statefulSetDescriptor,
+  horizontalPodAutoscalerDescriptor,
 ];
 
 /** The registered descriptors --controllers selects (throws ControllerSelectionError for unknown names). */
