@@ -35,13 +35,10 @@ function kubectl(input: string | undefined, ...args: string[]): Promise<RunResul
   });
 }
 
-/**
- * kubectl under a pseudo-terminal (100 columns, 30 rows), as a user types at it: each step waits for `wait`
- * in what the terminal showed, then types `send`. Returns the whole transcript and kubectl's exit status.
- */
-function kubectlPty(steps: { wait: string; send?: string }[], ...args: string[]): RunResult {
-  const l = lab as Lab;
-  const script = String.raw`
+/** One step of a terminal session: wait for `wait` on the screen and/or for `file` to exist, then type `send`. */
+type PtyStep = { wait?: string; file?: string; send?: string };
+
+const PTY_SCRIPT = String.raw`
 import fcntl, json, os, pty, select, struct, sys, termios, time
 steps = json.loads(sys.argv[1])
 pid, fd = pty.fork()
@@ -57,21 +54,54 @@ def more(deadline):
     except OSError: return False
     buf += d
     return len(d) > 0
+def stuck(what):
+    print(json.dumps({'out': buf.decode('utf8', 'replace'), 'code': -1, 'stuck': what})); os.kill(pid, 9); sys.exit(0)
 for step in steps:
     deadline = time.time() + 30
-    while step['wait'].encode() not in buf:
-        if not more(deadline):
-            print(json.dumps({'out': buf.decode('utf8', 'replace'), 'code': -1, 'stuck': step['wait']})); os.kill(pid, 9); sys.exit(0)
+    while 'wait' in step and step['wait'].encode() not in buf:
+        if not more(deadline): stuck(step['wait'])
+    deadline = time.time() + 90
+    while 'file' in step and not os.path.exists(step['file']):
+        if time.time() > deadline: stuck(step['file'])
+        more(time.time() + 0.1)
     if 'send' in step: os.write(fd, step['send'].encode())
 deadline = time.time() + 30
 while more(deadline): pass
 _, st = os.waitpid(pid, 0)
 print(json.dumps({'out': buf.decode('utf8', 'replace'), 'code': os.waitstatus_to_exitcode(st)}))
 `;
-  const r = spawnSync(PYTHON, ['-c', script, JSON.stringify(steps), `--kubeconfig=${l.kubeconfig}`, ...args], { encoding: 'utf8', timeout: 90_000, env: { ...process.env, HOME: l.dir } });
-  if (r.status !== 0) return { code: 1, stdout: '', stderr: r.stderr };
-  const j = JSON.parse(r.stdout) as { out: string; code: number; stuck?: string };
+
+function ptyResult(status: number | null, stdout: string, stderr: string): RunResult {
+  if (status !== 0) return { code: 1, stdout: '', stderr };
+  const j = JSON.parse(stdout) as { out: string; code: number; stuck?: string };
   return { code: j.code, stdout: j.out, stderr: j.stuck ? `stuck waiting for ${JSON.stringify(j.stuck)}` : '' };
+}
+
+/**
+ * kubectl under a pseudo-terminal (100 columns, 30 rows), as a user types at it: each step waits for `wait`
+ * in what the terminal showed, then types `send`. Returns the whole transcript and kubectl's exit status.
+ */
+function kubectlPty(steps: PtyStep[], ...args: string[]): RunResult {
+  const l = lab as Lab;
+  const r = spawnSync(PYTHON, ['-c', PTY_SCRIPT, JSON.stringify(steps), `--kubeconfig=${l.kubeconfig}`, ...args], { encoding: 'utf8', timeout: 90_000, env: { ...process.env, HOME: l.dir } });
+  return ptyResult(r.status, r.stdout, r.stderr);
+}
+
+/** kubectlPty running beside the test, which can meanwhile look at the cluster (and create a step's `file`). */
+function kubectlPtyAsync(steps: PtyStep[], ...args: string[]): Promise<RunResult> {
+  const l = lab as Lab;
+  return new Promise((resolve) => {
+    const child = spawn(PYTHON, ['-c', PTY_SCRIPT, JSON.stringify(steps), `--kubeconfig=${l.kubeconfig}`, ...args], { env: { ...process.env, HOME: l.dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 150_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve(ptyResult(code, stdout, stderr));
+    });
+  });
 }
 
 beforeAll(async () => {
@@ -276,4 +306,79 @@ describe.skipIf(skip)('exec, attach and cp through the apiserver to the kubelet'
     expect(out).toBe('node-out\n');
     expect(status).toMatchObject({ status: 'Failure', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '2' }] } });
   });
+
+  it("the HPA walkthrough's data path: a load generator run -it raises php-apache's CPU in kubectl top; Ctrl-C ends it, --rm deletes it, the CPU falls back", async () => {
+    const l = lab as Lab;
+    // kubernetes.io's php-apache.yaml, with a 2 s usage window (10 s by default) to keep the test short.
+    const manifest = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: php-apache
+spec:
+  selector:
+    matchLabels:
+      run: php-apache
+  template:
+    metadata:
+      labels:
+        run: php-apache
+      annotations:
+        kemu.dev/cpu-usage-window: 2s
+    spec:
+      containers:
+      - name: php-apache
+        image: registry.k8s.io/hpa-example
+        ports:
+        - containerPort: 80
+        resources:
+          limits:
+            cpu: 500m
+          requests:
+            cpu: 200m
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: php-apache
+  labels:
+    run: php-apache
+spec:
+  ports:
+  - port: 80
+  selector:
+    run: php-apache
+`;
+    const applied = await kubectl(manifest, 'apply', '-f', '-');
+    expect(applied.stdout, applied.stderr).toBe('deployment.apps/php-apache created\nservice/php-apache created\n');
+    expect((await kubectl(undefined, 'rollout', 'status', 'deployment/php-apache', '--timeout=60s')).code).toBe(0);
+    // The pod's CPU as kubectl top prints it, in millicores (the apiserver keeps a node's scrape for 15 s).
+    const cpu = async () => {
+      const m = /^php-apache-\S+\s+(\d+)m\s/m.exec((await kubectl(undefined, 'top', 'pod', '-l', 'run=php-apache', '--no-headers')).stdout);
+      return m ? Number(m[1]) : undefined;
+    };
+    const stop = path.join(l.dir, 'stop-load-generator');
+    const session = kubectlPtyAsync(
+      [{ wait: 'OK!OK!OK!' }, { file: stop, send: '\x03' }],
+      'run', '-i', '--tty', 'load-generator', '--rm', '--image=busybox:1.28', '--restart=Never', '--', '/bin/sh', '-c', 'while sleep 0.01; do wget -q -O- http://php-apache; done',
+    );
+    // Base: 10% of the 200m request. Under load: 100 ms of CPU per request, up to the 500m limit.
+    let busy: number | undefined;
+    await waitFor('php-apache busy in kubectl top', async () => ((busy = await cpu()) ?? 0) >= 100, 60_000, 1000);
+    expect(busy).toBeLessThanOrEqual(500);
+    fs.writeFileSync(stop, '');
+    const r = await session;
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('OK!OK!OK!');
+    expect(r.stdout).toMatch(/pod "load-generator" deleted/);
+    // The load is over: any scrape taken one usage window later (each apiserver keeps its own) shows the base.
+    const after = Date.now() + 2_000;
+    let fresh: { timestamp: string; containers: { usage: { cpu: string } }[] } | undefined;
+    await waitFor('a PodMetrics scraped after the load', async () => {
+      const list = JSON.parse((await kubectl(undefined, 'get', '--raw', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods?labelSelector=run%3Dphp-apache')).stdout || '{}') as { items?: (typeof fresh)[] };
+      fresh = list.items?.find((m) => m !== undefined && Date.parse(m.timestamp) >= after);
+      return fresh !== undefined;
+    }, 60_000, 1000);
+    expect(fresh?.containers[0]?.usage.cpu).toBe('20m');
+    await waitFor('php-apache back at its base in kubectl top', async () => (await cpu()) === 20, 60_000, 1000);
+  }, 150_000);
 });

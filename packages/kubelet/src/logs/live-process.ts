@@ -4,14 +4,12 @@
 // cluster network, what it writes goes to the container's log as it happens, and its exit is reported to the
 // lifecycle (`onExit`) when it comes. It shares the kubelet's event loop, so it never holds it: it yields to
 // I/O after every network exchange and every OUTPUT_BATCH writes, and makes at most one exchange per
-// MIN_EXCHANGE_MS (a loop of requests without a sleep costs the kubelet a bounded share of its CPU).
+// MIN_EXCHANGE_MS (streams/driver.ts; a loop of requests without a sleep costs the kubelet a bounded share of its CPU).
 import type { ShellStep } from '../shell/interpreter.ts';
-import { pause, until } from '../streams/driver.ts';
+import { exchange, pause } from '../streams/driver.ts';
 import type { ExitOutlook, RunningProcess } from './process.ts';
 import type { LogInstance } from './store.ts';
 
-/** The shortest time between two network exchanges of one process (at most 200 requests a second). */
-export const MIN_EXCHANGE_MS = 5;
 /** Writes in a row before the process lets the event loop run. */
 const OUTPUT_BATCH = 64;
 
@@ -57,12 +55,8 @@ export class LiveProcess implements RunningProcess {
           await yieldToLoop();
         }
       } else if (step.t === 'wait') {
-        const early = lastExchange + MIN_EXCHANGE_MS - this.now();
-        if (early > 0) await pause(early, signal);
-        await until(step.until, signal);
-        lastExchange = this.now();
+        lastExchange = await exchange(step.until, lastExchange, signal, this.now);
         writes = 0;
-        await yieldToLoop();
       } else {
         writes = 0;
         // Infinity: it runs on silently until stopped.

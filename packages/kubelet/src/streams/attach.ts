@@ -6,9 +6,13 @@
 import type { Clock } from '@kemu/base';
 import { ShellSession } from '../shell/interpreter.ts';
 import type { Channels } from './channels.ts';
-import { endContainer, mainReadsStdin, type RunningContainer } from './containers.ts';
+import { endContainer, mainReadsStdin, runsShellScript, type RunningContainer } from './containers.ts';
 import { InteractiveShell } from './interactive.ts';
 import { outcomeMessage } from './protocol.ts';
+
+/** Ctrl-C as a terminal sends it, and the status of a shell killed by SIGINT (128 + 2). */
+const ETX = 0x03;
+const SIGINT_EXIT = 130;
 
 /** A follower looks at the log at least this often. */
 const FOLLOW_CHECK_MS = 1000;
@@ -46,6 +50,8 @@ export async function runAttach(ch: Channels, c: RunningContainer, req: AttachRe
   // Output only: the main process' log from now until it ends or the client leaves.
   const log = c.runtime.process?.log;
   if (!log) return success();
+  // Ctrl-C typed on the terminal (`kubectl run -it`) is SIGINT to the foreground process: a shell script dies of it.
+  if (req.stdin && ch.tty && runsShellScript(c)) ch.on({ stdin: (d) => void (d.includes(ETX) && endContainer(c, SIGINT_EXIT, clock.now())) });
   let cursor = log.end;
   while (!ch.signal.aborted && !log.finished) {
     await log.changed(FOLLOW_CHECK_MS);

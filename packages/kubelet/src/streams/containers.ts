@@ -130,6 +130,13 @@ export function mainReadsStdin(c: RunningContainer): boolean {
   return SHELLS.has(name) && !argv.slice(1).some((a) => !a.startsWith('-') || /^-[a-z]*c/.test(a));
 }
 
+/** The main process is a shell running a script (`sh -c '…'`): one SIGINT from its terminal ends. */
+export function runsShellScript(c: RunningContainer): boolean {
+  const argv = containerArgv(c.spec, podContext(c.pod.current));
+  const name = (argv[0] ?? '').slice((argv[0] ?? '').lastIndexOf('/') + 1);
+  return SHELLS.has(name) && argv.slice(1).some((a) => /^-[a-z]*c/.test(a));
+}
+
 /** Ends the running container now with `code` (its main process exited), and has its pod worker notice. */
 export function endContainer(c: RunningContainer, code: number, now: number): void {
   endRuntime(c.pod, c.runtime, c.containerID, code, now);

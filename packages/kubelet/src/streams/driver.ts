@@ -32,15 +32,34 @@ export function until(p: Promise<void>, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** The shortest time between two network exchanges of one shell (at most 200 requests a second). */
+export const MIN_EXCHANGE_MS = 5;
+
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Waits for one network exchange of a shell whose previous one ended at `last` (ms): no sooner than
+ * MIN_EXCHANGE_MS after it, and then lets the event loop run, so a loop of requests never holds the kubelet.
+ * Returns when it ended.
+ */
+export async function exchange(p: Promise<void>, last: number, signal: AbortSignal, now: () => number = Date.now): Promise<number> {
+  const early = last + MIN_EXCHANGE_MS - now();
+  if (early > 0) await pause(early, signal);
+  await until(p, signal);
+  await yieldToLoop();
+  return now();
+}
+
 /** Its result, or undefined when the session was cancelled first. */
 export async function drive<R>(steps: Generator<ShellStep, R>, write: Write, signal: AbortSignal): Promise<R | undefined> {
+  let last = -Infinity;
   for (;;) {
     if (signal.aborted) return undefined;
     const r = steps.next();
     if (r.done) return r.value;
     const step = r.value;
     if (step.t === 'out') write(step.stream, step.text);
-    else if (step.t === 'wait') await until(step.until, signal);
+    else if (step.t === 'wait') last = await exchange(step.until, last, signal);
     else if (step.ms > 0) await pause(step.ms, signal);
   }
 }
