@@ -64,6 +64,7 @@ describe('--logging-format', () => {
     ['kube-controller-manager', BIN.controllerManager, ['--master=http://127.0.0.1:1']],
     ['kube-scheduler', BIN.scheduler, ['--master=http://127.0.0.1:1']],
     ['kubelet', BIN.kubelet, ['--master=http://127.0.0.1:1']],
+    ['kube-addon-manager', BIN.addonManager, ['--master=http://127.0.0.1:1']],
   ])('%s lists the flag and refuses an unknown format with Kubernetes\' message (exit 1)', async (_name, bin, args) => {
     const help = startProcess('help', bin, ['--help']);
     expect(await help.exited).toBe(0);

@@ -85,9 +85,11 @@ export async function nodes(server: string, tls?: ProbeTls): Promise<NodeView[]>
   });
 }
 
-export async function clusterView(server: string, tls?: ProbeTls): Promise<ClusterView> {
+/** The leader Leases and the Nodes; `extraLeases` names more Leases (a lab's kube-addon-manager). */
+export async function clusterView(server: string, tls?: ProbeTls, extraLeases: readonly string[] = []): Promise<ClusterView> {
   try {
-    const [leases, ns] = await Promise.all([Promise.all(LEADER_LEASES.map((n) => leaseHolder(server, n, tls))), nodes(server, tls)]);
+    const names = [...LEADER_LEASES, ...extraLeases];
+    const [leases, ns] = await Promise.all([Promise.all(names.map((n) => leaseHolder(server, n, tls))), nodes(server, tls)]);
     return { leases, nodes: ns };
   } catch (e) {
     return { leases: [], nodes: [], error: e instanceof Error ? e.message : String(e) };

@@ -43,12 +43,19 @@ describe('lab addons', () => {
     it('every default object is accepted: kube-dns gets 10.96.0.10, CoreDNS 2 replicas, metrics-server its Service', async () => {
       const seeded = fs.mkdtempSync(path.join(os.tmpdir(), 'kemu-addons-'));
       try {
-        const report = await new AddonReconciler({ client, logger: silentLogger() }).cycle(loadManifests(ensureLabAddons(seeded).dir));
+        const rec = new AddonReconciler({ client, logger: silentLogger() });
+        const manifests = loadManifests(ensureLabAddons(seeded).dir);
+        const report = await rec.cycle(manifests);
         expect(report.errors).toEqual([]);
         expect(report.ignored).toEqual([]);
         expect(report.created.sort()).toEqual(['clusterrolebinding.rbac.authorization.k8s.io/system:coredns', 'configmap/coredns']);
         expect(report.applied).toContain('deployment.apps/coredns created');
         expect(report.applied).toContain('deployment.apps/metrics-server created');
+        // The next pass writes nothing: no object churns (nor a Deployment rolls) once a period.
+        const again = await rec.cycle(manifests);
+        expect(again.errors).toEqual([]);
+        expect(again.applied.filter((a) => !a.endsWith(' unchanged'))).toEqual([]);
+        expect(again.created).toEqual([]);
       } finally {
         fs.rmSync(seeded, { recursive: true, force: true });
       }

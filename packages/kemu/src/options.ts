@@ -14,7 +14,7 @@ export const UP_FLAGS = {
   schedulers: { type: 'int', default: 3, usage: 'Number of kube-scheduler replicas' },
   'addon-managers': { type: 'int', default: 1, usage: 'Number of kube-addon-manager replicas (leader-elected; addon-manager-N on .5N), applying the manifests in DIR/addons (made with CoreDNS and metrics-server on the first start)' },
   'addon-check-interval': { type: 'duration', default: 60_000, usage: "How often the addon manager applies DIR/addons (the real one's ADDON_CHECK_INTERVAL_SEC, 60s)" },
-  address: { type: 'string', default: '127.0.0.1', usage: 'Loopback address of the load balancer (the kubeconfig\'s server); the lab\'s processes take the rest of its /24: apiserver-N .1N, controller-manager-N .2N, scheduler-N .3N, worker-N .10N. Another lab: another /24, e.g. 127.0.1.1' },
+  address: { type: 'string', default: '127.0.0.1', usage: 'Loopback address of the load balancer (the kubeconfig\'s server); the lab\'s processes take the rest of its /24: apiserver-N .1N, controller-manager-N .2N, scheduler-N .3N, addon-manager-N .5N, worker-N .10N. Another lab: another /24, e.g. 127.0.1.1' },
   port: { type: 'int', default: 6443, usage: 'Port of the load balancer on --address' },
   lb: { type: 'string', default: 'auto', usage: 'Load balancer: haproxy, builtin, or auto (haproxy when installed)' },
   'leader-elect-lease-duration': { type: 'duration', default: 15_000, usage: 'Passed to controller-managers and schedulers' },

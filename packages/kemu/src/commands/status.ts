@@ -53,7 +53,9 @@ export async function collectStatus(dataDirFlag: string): Promise<StatusView> {
   const running = supervisorRunning(lab);
   const tls = readLabTls(lab.dataDir);
   const processes = await Promise.all(lab.components.map((c) => processView(c, running, tls)));
-  const cluster: ClusterView = running ? await clusterView(lab.server, tls) : { leases: [], nodes: [], error: 'lab not running' };
+  // The addon manager's Lease is listed when the lab runs one (kemu up --addon-managers).
+  const extra = lab.components.some((c) => c.kind === 'addon-manager') ? ['kube-addon-manager'] : [];
+  const cluster: ClusterView = running ? await clusterView(lab.server, tls, extra) : { leases: [], nodes: [], error: 'lab not running' };
   return { dataDir: lab.dataDir, running, supervisorPid: lab.supervisorPid, server: lab.server, lb: lab.lb, processes, cluster };
 }
 

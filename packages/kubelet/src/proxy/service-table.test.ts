@@ -45,6 +45,21 @@ describe('ServiceTable', () => {
     expect(t.resolve('db', 'shop')).toMatchObject({ kind: 'endpoint', address: '10.244.1.9', endpoint: { pod: 'db-0' } });
   });
 
+  it('a kube-dns Service (the lab\'s CoreDNS addon) is one more Service: names still resolve here, not through it', () => {
+    const withDns = new ServiceTable();
+    withDns.upsertService(svc('web', 'default', '10.96.0.20'));
+    const dns: Service = { ...svc('kube-dns', 'kube-system', '10.96.0.10'), spec: { clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10'], ports: [
+      { name: 'dns', port: 53, protocol: 'UDP' },
+      { name: 'dns-tcp', port: 53, protocol: 'TCP' },
+      { name: 'metrics', port: 9153, protocol: 'TCP' },
+    ] } };
+    withDns.upsertService(dns);
+    expect(withDns.resolve('web', 'default')?.address).toBe('10.96.0.20');
+    expect(withDns.resolve('kube-dns.kube-system', 'default')?.address).toBe('10.96.0.10');
+    // TCP traffic to 10.96.0.10:53 goes to the dns-tcp port (UDP is not carried by the emulated data plane).
+    expect(withDns.servicePort(dns, 53)?.name).toBe('dns-tcp');
+  });
+
   it('balances over ready endpoints with the port of the Service port\'s name, in turn', () => {
     const s = t.allServices().find((x) => x.metadata.namespace === 'default') as Service;
     const sp = t.servicePort(s, 80);
