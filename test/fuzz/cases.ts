@@ -130,6 +130,9 @@ export function validObject(r: ResourceInfo, name = TARGET): Record<string, unkn
           versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
         },
       };
+    // Valid but for the name, which must be <version>.<group>.
+    case 'APIService':
+      return { ...base, spec: { group: 'fuzz.example.com', version: 'v1', groupPriorityMinimum: 100, versionPriority: 10 } };
     case 'CertificateSigningRequest':
       return { ...base, spec: { request: FUZZ_CSR, signerName: 'example.com/fuzz', usages: ['client auth'] } };
     case 'ValidatingAdmissionPolicy':

@@ -45,7 +45,14 @@ export class Aggregator {
   private running = false;
   private again = false;
   private started = false;
-  private readonly onBatch = () => void this.run();
+  private soon: NodeJS.Timeout | undefined;
+  // Watch batches come in bursts under load: one run per 50 ms at most.
+  private readonly onBatch = () => {
+    this.soon ??= setTimeout(() => {
+      this.soon = undefined;
+      void this.run();
+    }, 50);
+  };
   readonly list: ListObjects;
 
   constructor(
@@ -71,6 +78,7 @@ export class Aggregator {
   stop(): void {
     this.cacher.onBatch.delete(this.onBatch);
     if (this.timer) clearInterval(this.timer);
+    if (this.soon) clearTimeout(this.soon);
   }
 
   /** The non-local APIService serving /apis/<group>/<version>, if any. */
