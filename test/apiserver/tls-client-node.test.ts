@@ -1,6 +1,6 @@
 // HTTPS as Kubernetes serves it: with --tls-cert-file/--tls-private-key-file (the lab's PKI, made by @kemu/pki)
 // and --client-ca-file, used by kubectl and by @kubernetes/client-node's informer (list, then watch from the
-// list's resourceVersion) with the admin kubeconfig, the CA verified; a self-signed pair in --cert-dir when no
+// list's resourceVersion) with the admin kubeconfig, the CA verified, on configmaps and on a custom resource; a self-signed pair in --cert-dir when no
 // certificate is given; a client certificate from another CA does not break the handshake; a serving, key or CA
 // file it cannot use stops start-up with exit 1 and the file named.
 import * as k8s from '@kubernetes/client-node';
@@ -68,6 +68,55 @@ describe('HTTPS', () => {
       const deadline = Date.now() + 15_000;
       while (!seen.includes('delete:inf') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect(seen).toEqual(['add:inf', 'update:inf', 'delete:inf']);
+    } finally {
+      await informer.stop();
+    }
+  });
+
+  it('feeds a client-node informer on a custom resource (CustomObjectsApi), through a version other than the storage one', async () => {
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    const ext = kc.makeApiClient(k8s.ApiextensionsV1Api);
+    const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+    const schema = { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } };
+    await ext.createCustomResourceDefinition({
+      body: {
+        metadata: { name: 'gadgets.informer.example.com' },
+        spec: {
+          group: 'informer.example.com',
+          scope: 'Namespaced',
+          names: { plural: 'gadgets', kind: 'Gadget' },
+          versions: [
+            { name: 'v1', served: true, storage: true, schema },
+            { name: 'v1beta1', served: true, storage: false, schema },
+          ],
+        },
+      },
+    });
+    const at = (version: string) => ({ group: 'informer.example.com', version, namespace: 'default', plural: 'gadgets' });
+    const list = () => custom.listNamespacedCustomObject(at('v1beta1')) as Promise<k8s.KubernetesListObject<k8s.KubernetesObject>>;
+    const served = Date.now() + 15_000;
+    while (!(await list().then(() => true, () => false))) {
+      if (Date.now() > served) throw new Error('custom resource not served');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const seen: string[] = [];
+    const note = (what: string) => (o: k8s.KubernetesObject) => seen.push(`${what}:${o.metadata?.name}:${o.apiVersion}`);
+    const informer = k8s.makeInformer(kc, '/apis/informer.example.com/v1beta1/namespaces/default/gadgets', list);
+    informer.on('add', note('add'));
+    informer.on('update', note('update'));
+    informer.on('delete', note('delete'));
+    await informer.start();
+    try {
+      const body = (size: number) => ({ apiVersion: 'informer.example.com/v1', kind: 'Gadget', metadata: { name: 'g' }, spec: { size } });
+      await custom.createNamespacedCustomObject({ ...at('v1'), body: body(1) });
+      // client-node sends a JSON patch by default.
+      await custom.patchNamespacedCustomObject({ ...at('v1'), name: 'g', body: [{ op: 'replace', path: '/spec/size', value: 2 }] });
+      await custom.deleteNamespacedCustomObject({ ...at('v1'), name: 'g' });
+      const deadline = Date.now() + 15_000;
+      while (!seen.some((s) => s.startsWith('delete:')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const v = 'informer.example.com/v1beta1';
+      expect(seen).toEqual([`add:g:${v}`, `update:g:${v}`, `delete:g:${v}`]);
     } finally {
       await informer.stop();
     }
