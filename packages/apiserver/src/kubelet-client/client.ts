@@ -66,6 +66,7 @@ export class KubeletClient {
   request(url: URL, opts: KubeletRequestOptions = {}): Promise<{ response: IncomingMessage } | { response: IncomingMessage; socket: Duplex; head: Buffer }> {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const hostPort = url.host;
+    const upgrading = Object.keys(opts.headers ?? {}).some((k) => k.toLowerCase() === 'upgrade');
     return new Promise((resolve, reject) => {
       const req = https.request(url, {
         method: opts.method ?? 'GET',
@@ -98,6 +99,9 @@ export class KubeletClient {
       };
       req.on('response', (response) => {
         settled();
+        // An upgrade the kubelet answered without switching: the kubelet may have joined this connection to a
+        // pod's server (/kemu/proxy), so it is closed after this answer instead of going back to the pool.
+        if (upgrading) req.shouldKeepAlive = false;
         resolve({ response });
       });
       req.on('upgrade', (response, socket, head) => {

@@ -65,7 +65,9 @@ beforeAll(async () => {
     }
     if (path.startsWith('/kemu/proxy/default/web/81/')) return void socket.end('HTTP/1.1 502 Bad Gateway\r\nx-kemu-proxy-error: dial\r\ncontent-length: 51\r\n\r\ndial tcp 10.244.1.5:81: connect: connection refused');
     if (path.startsWith('/kemu/proxy/default/web/80/forbidden')) return void socket.end('HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n4\r\nnope\r\n0\r\n\r\n');
-    socket.end('HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 2\r\n\r\nhi');
+    // As the kubelet's /kemu/proxy: the connection stays joined to the pod's server, which answers anything after.
+    socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 2\r\n\r\nhi');
+    socket.on('data', () => socket.write('HTTP/1.1 404 Not Found\r\ncontent-type: text/html\r\ncontent-length: 3\r\n\r\npod'));
   });
   await new Promise<void>((r) => kubelet.listen(0, '127.0.0.1', r));
   const port = (kubelet.address() as AddressInfo).port;
@@ -172,6 +174,8 @@ describe('WebSocket upgrades through the proxies', () => {
   it('answers a backend that does not upgrade, or cannot be dialled, with a 500; passes a backend\'s error on; object errors as Statuses', async () => {
     const plain = await openSocket('/api/v1/namespaces/default/pods/web/proxy/page');
     expect(plain).toEqual({ status: 500, body: expect.stringContaining('"message":"invalid upgrade response: status code 200"') });
+    // That connection is not reused: the next request reaches the kubelet, not the pod.
+    expect((await call('GET', '/api/v1/nodes/n1/proxy/healthz')).text).toBe('GET /healthz ');
     const refused = await openSocket('/api/v1/namespaces/default/pods/web:81/proxy/');
     expect(refused).toEqual({ status: 500, body: expect.stringContaining('"message":"error dialing backend: dial tcp 10.244.1.5:81: connect: connection refused"') });
     expect((refused as { body: string }).body).not.toContain('reason');
