@@ -18,7 +18,8 @@ Usage:
           [--address 127.0.0.1] [--port 6443] [--lb haproxy|builtin|auto] [--leader-elect-lease-duration D]
           [--leader-elect-renew-deadline D] [--leader-elect-retry-period D] [--node-monitor-grace-period D]
           [--default-not-ready-toleration-seconds N] [--default-unreachable-toleration-seconds N]
-          [--kubelet-bootstrap=false]
+          [--kubelet-bootstrap=false] [--horizontal-pod-autoscaler-sync-period D]
+          [--horizontal-pod-autoscaler-downscale-stabilization D]
                                 start the lab in the foreground (Ctrl-C stops it); workers get their
                                 certificates by TLS bootstrapping (DIR/bootstrap-kubelet.kubeconfig)
   kemu status [-o json]         processes, apiserver readiness, Lease holders, Node readiness
