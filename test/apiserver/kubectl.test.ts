@@ -98,6 +98,9 @@ describe('kubectl', () => {
     // In the `all` category once, under its preferred version.
     const all = await k.kubectl('get', 'all');
     expect(all.stdout.match(/^horizontalpodautoscaler\.autoscaling\/php-apache\s/gm)).toHaveLength(1);
+    const explain = await k.kubectl('explain', 'hpa.spec.behavior');
+    expect(explain.stdout).toMatch(/^GROUP:\s+autoscaling\nKIND:\s+HorizontalPodAutoscaler\nVERSION:\s+v2\n/);
+    expect(explain.stdout).toMatch(/scaleDown\s+<HPAScalingRules>/);
     const d = await k.kubectl('describe', 'hpa', 'php-apache');
     expect(d.code).toBe(0);
     expect(d.stdout).toMatch(/Reference:\s+Deployment\/php-apache/);
