@@ -97,6 +97,12 @@ describe('kubectl', () => {
     expect(g.stdout).toMatch(/\nphp-apache\s+Deployment\/php-apache\s+cpu: <unknown>\/50%\s+1\s+10\s+0\s+\d+s\n/);
     const v2 = await api(`${k.A.url}/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/php-apache`, 'GET');
     expect((v2.body.spec as { metrics: unknown }).metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }]);
+    // In the `all` category once, under its preferred version.
+    const all = await k.kubectl('get', 'all');
+    expect(all.stdout.match(/^horizontalpodautoscaler\.autoscaling\/php-apache\s/gm)).toHaveLength(1);
+    const explain = await k.kubectl('explain', 'hpa.spec.behavior');
+    expect(explain.stdout).toMatch(/^GROUP:\s+autoscaling\nKIND:\s+HorizontalPodAutoscaler\nVERSION:\s+v2\n/);
+    expect(explain.stdout).toMatch(/scaleDown\s+<HPAScalingRules>/);
     const d = await k.kubectl('describe', 'hpa', 'php-apache');
     expect(d.code).toBe(0);
     expect(d.stdout).toMatch(/Reference:\s+Deployment\/php-apache/);

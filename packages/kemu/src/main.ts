@@ -19,6 +19,8 @@ Usage:
           [--leader-elect-renew-deadline D] [--leader-elect-retry-period D] [--node-monitor-grace-period D]
           [--default-not-ready-toleration-seconds N] [--default-unreachable-toleration-seconds N]
           [--kubelet-bootstrap=false] [--addon-managers N] [--addon-check-interval D]
+          [--horizontal-pod-autoscaler-sync-period D]
+          [--horizontal-pod-autoscaler-downscale-stabilization D]
                                 start the lab in the foreground (Ctrl-C stops it); workers get their
                                 certificates by TLS bootstrapping (DIR/bootstrap-kubelet.kubeconfig); the
                                 addon manager applies DIR/addons (CoreDNS, metrics-server, your manifests)

@@ -22,6 +22,8 @@ export const UP_FLAGS = {
   'leader-elect-retry-period': { type: 'duration', default: 2_000, usage: 'Passed to controller-managers and schedulers' },
   'node-monitor-grace-period': { type: 'duration', default: 50_000, usage: 'Passed to controller-managers' },
   'node-monitor-period': { type: 'duration', default: 5_000, usage: 'Passed to controller-managers' },
+  'horizontal-pod-autoscaler-sync-period': { type: 'duration', default: 15_000, usage: 'Passed to controller-managers: how often each HorizontalPodAutoscaler is reconciled' },
+  'horizontal-pod-autoscaler-downscale-stabilization': { type: 'duration', default: 300_000, usage: 'Passed to controller-managers: an autoscaler scales down no lower than its highest recommendation of this window' },
   'default-not-ready-toleration-seconds': { type: 'int', default: 300, usage: 'Passed to apiservers: tolerationSeconds of the not-ready:NoExecute toleration added to pods without one' },
   'default-unreachable-toleration-seconds': { type: 'int', default: 300, usage: 'Passed to apiservers: tolerationSeconds of the unreachable:NoExecute toleration added to pods without one (a frozen node\'s pods are evicted this long after it goes Unknown)' },
   'node-status-update-frequency': { type: 'duration', default: 10_000, usage: 'Passed to kubelets' },

@@ -68,6 +68,9 @@ export interface TopologyOptions {
   retryPeriodMs: number;
   nodeMonitorGracePeriodMs: number;
   nodeMonitorPeriodMs: number;
+  /** kube-controller-manager's --horizontal-pod-autoscaler-sync-period / -downscale-stabilization (unset: its defaults). */
+  hpaSyncPeriodMs?: number;
+  hpaDownscaleStabilizationMs?: number;
   /** kube-apiserver's --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds. */
   defaultNotReadyTolerationSeconds: number;
   defaultUnreachableTolerationSeconds: number;
@@ -309,6 +312,8 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
         ...leaderFlags,
         `--node-monitor-grace-period=${formatDuration(o.nodeMonitorGracePeriodMs)}`,
         `--node-monitor-period=${formatDuration(o.nodeMonitorPeriodMs)}`,
+        ...(o.hpaSyncPeriodMs === undefined ? [] : [`--horizontal-pod-autoscaler-sync-period=${formatDuration(o.hpaSyncPeriodMs)}`]),
+        ...(o.hpaDownscaleStabilizationMs === undefined ? [] : [`--horizontal-pod-autoscaler-downscale-stabilization=${formatDuration(o.hpaDownscaleStabilizationMs)}`]),
         // Like kubeadm clusters: nodeipam gives every Node a spec.podCIDR, from which the kubelets take pod IPs.
         '--allocate-node-cidrs=true',
         '--cluster-cidr=10.200.0.0/16',

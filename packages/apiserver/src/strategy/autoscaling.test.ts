@@ -67,6 +67,31 @@ describe('autoscaling/v2 HorizontalPodAutoscaler', () => {
     );
   });
 
+  it('checks each metric source as validateMetricSpec does', async () => {
+    const r = await call('POST', V2, {
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: 'metrics' },
+      spec: {
+        scaleTargetRef: ref,
+        maxReplicas: 3,
+        metrics: [
+          { type: 'Bogus' },
+          { type: 'External', external: { metric: { name: 'queue' }, target: { type: 'Value', value: '5', averageValue: '1' } } },
+          { type: 'ContainerResource', containerResource: { name: 'cpu', container: 'App_1', target: { type: 'Percent' } } },
+        ],
+      },
+    });
+    expect(r.status).toBe(422);
+    expect(r.body.details.causes.map((c: Json) => `${c.field}: ${c.message}`)).toEqual([
+      'spec.metrics[0].type: Unsupported value: "Bogus": supported values: "ContainerResource", "External", "Object", "Pods", "Resource"',
+      'spec.metrics[1].external.target.value: Forbidden: may not set both a target value for metric and a per-pod target',
+      'spec.metrics[2].containerResource.container: Invalid value: "App_1": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character (e.g. \'my-name\',  or \'123-abc\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?\')',
+      'spec.metrics[2].containerResource.target.type: Invalid value: "Percent": must be either Utilization, Value, or AverageValue',
+      'spec.metrics[2].containerResource.target.averageUtilization: Required value: must set either a target raw value or a target utilization',
+    ]);
+  });
+
   it('prints NAME REFERENCE TARGETS MINPODS MAXPODS REPLICAS AGE with <unknown> before metrics', async () => {
     await call('POST', V2, { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'tbl' }, spec: { scaleTargetRef: ref, minReplicas: 1, maxReplicas: 10, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }] } });
     const accept = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };

@@ -5,8 +5,7 @@ import { tryParseQuantity } from '@kemu/api';
 import type { KubeObject, StatusCause } from '@kemu/api';
 import { child, fieldErrors, index, isRecord } from './field.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
-import { validateLabelSelector } from './apps.ts';
-import { isValidPathSegmentName } from './names.ts';
+import { isDNS1123Label, isValidPathSegmentName } from './names.ts';
 import { hpaV1ToV2 } from '../conversion/hpa.ts';
 
 type Fields = Record<string, unknown>;
@@ -34,33 +33,39 @@ const positive = (q: unknown): boolean => (tryParseQuantity(q) ?? 0) > 0;
 /** validateMetricTarget. */
 function validateTarget(t: Fields, path: string, out: StatusCause[]): void {
   if (!set(t.type) || t.type === '') out.push(fieldErrors.required(child(path, 'type'), 'must specify a metric target type'));
-  else if (!METRIC_TARGET_TYPES.includes(String(t.type))) out.push(fieldErrors.notSupported(child(path, 'type'), t.type, METRIC_TARGET_TYPES));
+  if (!METRIC_TARGET_TYPES.includes(String(t.type))) out.push(fieldErrors.invalid(child(path, 'type'), t.type ?? '', 'must be either Utilization, Value, or AverageValue'));
   if (set(t.value) && !positive(t.value)) out.push(fieldErrors.invalid(child(path, 'value'), t.value, 'must be positive'));
   if (set(t.averageValue) && !positive(t.averageValue)) out.push(fieldErrors.invalid(child(path, 'averageValue'), t.averageValue, 'must be positive'));
   if (set(t.averageUtilization) && Number(t.averageUtilization) < 1) out.push(fieldErrors.invalid(child(path, 'averageUtilization'), t.averageUtilization, 'must be greater than 0'));
 }
 
+/** validateMetricIdentifier: a name that is a valid path segment. */
 function validateIdentifier(id: Fields, path: string, out: StatusCause[]): void {
   if (typeof id.name !== 'string' || id.name === '') out.push(fieldErrors.required(child(path, 'name'), 'must specify a metric name'));
-  if (set(id.selector)) out.push(...validateLabelSelector(id.selector, child(path, 'selector')));
+  else for (const msg of isValidPathSegmentName(id.name)) out.push(fieldErrors.invalid(child(path, 'name'), id.name, msg));
 }
 
 /** validateResourceSource / validateContainerResourceSource: a name, and a utilization or an average value. */
 function validateResource(src: Fields, path: string, container: boolean, out: StatusCause[]): void {
   if (typeof src.name !== 'string' || src.name === '') out.push(fieldErrors.required(child(path, 'name'), 'must specify a resource name'));
-  if (container && (typeof src.container !== 'string' || src.container === '')) out.push(fieldErrors.required(child(path, 'container'), 'must specify a container'));
+  if (container) {
+    if (typeof src.container !== 'string' || src.container === '') out.push(fieldErrors.required(child(path, 'container'), 'must specify a container'));
+    else for (const msg of isDNS1123Label(src.container)) out.push(fieldErrors.invalid(child(path, 'container'), src.container, msg));
+  }
   const t = rec(src.target);
   const tp = child(path, 'target');
+  validateTarget(t, tp, out);
   if (!set(t.averageUtilization) && !set(t.averageValue)) out.push(fieldErrors.required(child(tp, 'averageUtilization'), 'must set either a target raw value or a target utilization'));
   if (set(t.averageUtilization) && set(t.averageValue)) out.push(fieldErrors.forbidden(child(tp, 'averageValue'), 'may not set both a target raw value and a target utilization'));
-  validateTarget(t, tp, out);
 }
+
+const SOURCE_FIELD: Record<string, string> = { Object: 'object', Pods: 'pods', Resource: 'resource', External: 'external', ContainerResource: 'containerResource' };
 
 /** validateMetricSpec: a known type and exactly the matching source. */
 function validateMetric(m: Fields, path: string, out: StatusCause[]): void {
   const type = typeof m.type === 'string' ? m.type : '';
   if (type === '') out.push(fieldErrors.required(child(path, 'type'), 'must specify a metric source type'));
-  else if (!METRIC_SOURCE_TYPES.includes(type)) out.push(fieldErrors.notSupported(child(path, 'type'), type, METRIC_SOURCE_TYPES));
+  if (!METRIC_SOURCE_TYPES.includes(type)) out.push(fieldErrors.notSupported(child(path, 'type'), type, METRIC_SOURCE_TYPES));
   const present: string[] = [];
   const check = (f: string, fn: (src: Fields, p: string) => void) => {
     if (!set(m[f])) return;
@@ -71,26 +76,26 @@ function validateMetric(m: Fields, path: string, out: StatusCause[]): void {
     validateReference(rec(src.describedObject), child(p, 'describedObject'), out);
     validateIdentifier(rec(src.metric), child(p, 'metric'), out);
     const t = rec(src.target);
-    if (!set(t.value) && !set(t.averageValue)) out.push(fieldErrors.required(child(p, 'target', 'value'), 'must set either a target value or averageValue'));
     validateTarget(t, child(p, 'target'), out);
+    if (!set(t.value) && !set(t.averageValue)) out.push(fieldErrors.required(child(p, 'target', 'averageValue'), 'must set either a target value or averageValue'));
+  });
+  check('external', (src, p) => {
+    validateIdentifier(rec(src.metric), child(p, 'metric'), out);
+    const t = rec(src.target);
+    validateTarget(t, child(p, 'target'), out);
+    if (!set(t.value) && !set(t.averageValue)) out.push(fieldErrors.required(child(p, 'target', 'averageValue'), 'must set either a target value for metric or a per-pod target'));
+    if (set(t.value) && set(t.averageValue)) out.push(fieldErrors.forbidden(child(p, 'target', 'value'), 'may not set both a target value for metric and a per-pod target'));
   });
   check('pods', (src, p) => {
     validateIdentifier(rec(src.metric), child(p, 'metric'), out);
     const t = rec(src.target);
-    if (!set(t.averageValue)) out.push(fieldErrors.required(child(p, 'target', 'averageValue'), 'must specify a positive target averageValue'));
     validateTarget(t, child(p, 'target'), out);
+    if (!set(t.averageValue)) out.push(fieldErrors.required(child(p, 'target', 'averageValue'), 'must specify a positive target averageValue'));
   });
   check('resource', (src, p) => validateResource(src, p, false, out));
   check('containerResource', (src, p) => validateResource(src, p, true, out));
-  check('external', (src, p) => {
-    validateIdentifier(rec(src.metric), child(p, 'metric'), out);
-    const t = rec(src.target);
-    if (!set(t.value) && !set(t.averageValue)) out.push(fieldErrors.required(child(p, 'target', 'averageValue'), 'must set either a target value for metric or a per-pod target'));
-    if (set(t.value) && set(t.averageValue)) out.push(fieldErrors.forbidden(child(p, 'target', 'value'), 'may not set both a target value for metric and a per-pod target'));
-    validateTarget(t, child(p, 'target'), out);
-  });
-  const expected = type === 'ContainerResource' ? 'containerResource' : type.toLowerCase();
-  if (type !== '' && !present.includes(expected)) out.push(fieldErrors.required(child(path, expected), 'must populate information for the given metric source'));
+  const expected = SOURCE_FIELD[type] ?? '';
+  if (expected !== '' && !present.includes(expected)) out.push(fieldErrors.required(child(path, expected), 'must populate information for the given metric source'));
   if (present.length !== 1) for (const f of present.filter((f) => f !== expected)) out.push(fieldErrors.forbidden(child(path, f), 'must populate the given metric source only'));
 }
 
@@ -124,7 +129,10 @@ function validateSpec(spec: Fields, out: StatusCause[]): void {
   if (max < 1) out.push(fieldErrors.invalid('spec.maxReplicas', max, 'must be greater than 0'));
   if (set(min) && max < Number(min)) out.push(fieldErrors.invalid('spec.maxReplicas', max, 'must be greater than or equal to `minReplicas`'));
   validateReference(rec(spec.scaleTargetRef), 'spec.scaleTargetRef', out);
-  (Array.isArray(spec.metrics) ? spec.metrics : []).forEach((m, i) => validateMetric(rec(m), index('spec.metrics', i), out));
+  const metrics = (Array.isArray(spec.metrics) ? spec.metrics : []).map(rec);
+  metrics.forEach((m, i) => validateMetric(m, index('spec.metrics', i), out));
+  if (set(min) && Number(min) === 0 && !metrics.some((m) => m.type === 'Object' || m.type === 'External'))
+    out.push(fieldErrors.forbidden('spec.metrics', 'must specify at least one Object or External metric to support scaling to zero replicas'));
   if (set(spec.behavior)) {
     const b = rec(spec.behavior);
     if (set(b.scaleUp)) validateRules(rec(b.scaleUp), 'spec.behavior.scaleUp', out);
@@ -146,11 +154,11 @@ export function validateHorizontalPodAutoscalerUpdate(o: KubeObject, old: KubeOb
   return out;
 }
 
-/** ValidateHorizontalPodAutoscalerStatusUpdate (its desiredReplicas path carries Kubernetes' typo). */
+/** ValidateHorizontalPodAutoscalerStatusUpdate. */
 export function validateHorizontalPodAutoscalerStatusUpdate(o: KubeObject, old: KubeObject): StatusCause[] {
   const out = validateObjectMetaUpdate(o.metadata, old.metadata, { namespaced: true });
   const st = rec(o.status);
-  for (const [f, path] of [['currentReplicas', 'status.currentReplicas'], ['desiredReplicas', 'status.desiredReplicasa']] as const) {
+  for (const [f, path] of [['currentReplicas', 'status.currentReplicas'], ['desiredReplicas', 'status.desiredReplicas']] as const) {
     const v = st[f];
     if (typeof v === 'number' && v < 0) out.push(fieldErrors.invalid(path, v, 'must be greater than or equal to 0'));
   }

@@ -89,6 +89,8 @@ export async function up(argv: string[]): Promise<number> {
       retryPeriodMs: f['leader-elect-retry-period'],
       nodeMonitorGracePeriodMs: f['node-monitor-grace-period'],
       nodeMonitorPeriodMs: f['node-monitor-period'],
+      hpaSyncPeriodMs: f['horizontal-pod-autoscaler-sync-period'],
+      hpaDownscaleStabilizationMs: f['horizontal-pod-autoscaler-downscale-stabilization'],
       defaultNotReadyTolerationSeconds: f['default-not-ready-toleration-seconds'],
       defaultUnreachableTolerationSeconds: f['default-unreachable-toleration-seconds'],
       nodeStatusUpdateFrequencyMs: f['node-status-update-frequency'],
