@@ -450,9 +450,10 @@ export class PodLifecycle {
     // command.ts' rule: a plain init container running something unknown completes at once.
     const live = this.env.live;
     if (c.program.live && live) {
-      const client = { namespace: this.pod.namespace, name: this.pod.name, ...(this.podIP ? { ip: this.podIP } : {}) };
+      // Read at each request: a pod taken over after a kubelet restart gets its IP after its containers.
+      const client = () => ({ namespace: this.pod.namespace, name: this.pod.name, ...(this.podIP ? { ip: this.podIP } : {}) });
       // Before the kube-proxy is up no name resolves, as with a cluster DNS not yet answering.
-      const network: ShellNetwork = { request: (req, signal) => live.network(client)?.request(req, signal) ?? Promise.resolve({ kind: 'error', error: 'unknown-host' }) };
+      const network: ShellNetwork = { request: (req, signal) => live.network(client())?.request(req, signal) ?? Promise.resolve({ kind: 'error', error: 'unknown-host' }) };
       c.process = new LiveProcess(c.program.live(startedAt, this.podIP, network), log, () => live.now(), () => this.wake?.());
       return;
     }

@@ -26,7 +26,7 @@ export class PodTraffic implements TrafficSource {
   }
 
   /** One connection delivered to `container` of namespace/pod at `at` (ms). */
-  add(namespace: string, pod: string, container = '', at = Date.now()): void {
+  add(namespace: string, pod: string, container: string, at: number): void {
     const k = `${namespace}/${pod}`;
     this.counts.set(k, (this.counts.get(k) ?? 0) + 1);
     this.counter?.inc({ namespace, pod });
