@@ -111,4 +111,38 @@ describe('three replicas on one store', () => {
     expect(read.body.metadata.resourceVersion).toBe(w.body.metadata.resourceVersion);
     expect((read.body.spec as { size: number }).size).toBe(3);
   });
+
+  it('a two-version CRD created through A: an object written through B in one version is read on C in the other', async () => {
+    const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gauges.replicas.example.com' },
+      spec: {
+        group: 'replicas.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'gauges', kind: 'Gauge' },
+        versions: [
+          { name: 'v1beta1', served: true, storage: false, schema },
+          { name: 'v1', served: true, storage: true, schema },
+        ],
+      },
+    };
+    expect((await api(`${A.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`, 'POST', crd)).status).toBe(201);
+    const at = (v: string) => `/apis/replicas.example.com/${v}/namespaces/default/gauges`;
+    const deadline = Date.now() + 10_000;
+    for (const [r, v] of [[B, 'v1beta1'], [C, 'v1']] as const) {
+      while ((await api(`${r.url}${at(v)}`, 'GET')).status !== 200) {
+        expect(Date.now()).toBeLessThan(deadline);
+        await new Promise((res) => setTimeout(res, 20));
+      }
+    }
+    const g = await api(`${B.url}${at('v1beta1')}`, 'POST', { apiVersion: 'replicas.example.com/v1beta1', kind: 'Gauge', metadata: { name: 'g1' }, spec: { level: 2 } });
+    expect(g.status).toBe(201);
+    const read = await api(`${C.url}${at('v1')}/g1`, 'GET');
+    expect(read.body).toMatchObject({ apiVersion: 'replicas.example.com/v1', kind: 'Gauge', spec: { level: 2 } });
+    expect(read.body.metadata.resourceVersion).toBe(g.body.metadata.resourceVersion);
+    const listed = await api(`${C.url}${at('v1beta1')}?resourceVersion=${g.body.metadata.resourceVersion}`, 'GET');
+    expect((listed.body.items as { apiVersion: string }[]).map((i) => i.apiVersion)).toEqual(['replicas.example.com/v1beta1']);
+  });
 });

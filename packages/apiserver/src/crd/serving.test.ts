@@ -1,7 +1,8 @@
 // Custom resources through the REST API (fastify.inject): a CRD is served once its watch event reaches the
 // cache — routes, discovery (legacy and aggregated) with short names and categories — and its objects are
 // created, read, listed with selectors, patched (merge and JSON; strategic merge refused with Kubernetes' 415),
-// printed with the version's columns and deleted; the status subresource keeps spec and status apart.
+// printed with the version's columns and deleted; the status subresource keeps spec and status apart; deleting
+// the CRD deletes its objects and ends its watches.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -120,11 +121,16 @@ describe('custom resources', () => {
 
   it('go first when their CRD is deleted (customresourcecleanup finalizer), then the CRD and its routes', async () => {
     expect((await call('GET', `${CT}/b`)).status).toBe(200);
+    // A watch on the resource ends when the CRD goes (after the objects' DELETED events), as in Kubernetes.
+    const watching = srv.app.inject({ method: 'GET', url: `${CT}?watch=true&timeoutSeconds=60` });
+    await waitFor(async () => srv.ctx.hub.count() > 0);
     const del = await call('DELETE', `${CRDS}/crontabs.stable.example.com`);
     expect(del.status).toBe(200);
     expect(del.body.metadata.finalizers).toContain('customresourcecleanup.apiextensions.k8s.io');
     expect(del.body.metadata.deletionTimestamp).toBeDefined();
     await waitFor(async () => (await call('GET', `${CRDS}/crontabs.stable.example.com`)).status === 404);
+    const events = (await watching).body.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; object: KubeObject });
+    expect(events.map((e) => [e.type, e.object.metadata.name])).toEqual([['ADDED', 'b'], ['DELETED', 'b']]);
     expect((await call('GET', CT)).status).toBe(404);
     expect((await call('GET', '/apis/stable.example.com/v1')).status).toBe(404);
     // Nothing of the objects is left in the store.

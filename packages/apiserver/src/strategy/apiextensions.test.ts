@@ -102,6 +102,29 @@ describe('CustomResourceDefinition', () => {
     );
   });
 
+  it("checks a Webhook conversion's client config and review versions, and refuses them with None, with the internal type's paths", async () => {
+    const causes = async (conversion: Record<string, unknown>) => {
+      const r = await call('POST', CRDS, cronTabCRD({ conversion }));
+      expect(r.status).toBe(422);
+      return ((r.body.details as { causes: { field: string; message: string }[] }).causes).map((c) => `${c.field}: ${c.message}`);
+    };
+    expect(await causes({ strategy: 'Webhook' })).toEqual(['spec.conversion.webhookClientConfig: Required value: required when strategy is set to Webhook', 'spec.conversion.conversionReviewVersions: Required value']);
+    expect(await causes({ strategy: 'Webhook', webhook: { clientConfig: { url: 'http://example.com/convert' }, conversionReviewVersions: ['v2', 'v2'] } })).toEqual([
+      "spec.conversion.webhookClientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL scheme",
+      'spec.conversion.conversionReviewVersions[1]: Duplicate value: "v2"',
+      'spec.conversion.conversionReviewVersions: Invalid value: []string{"v2", "v2"}: must include at least one of v1, v1beta1',
+    ]);
+    expect(await causes({ strategy: 'None', webhook: { clientConfig: { service: { name: 'conv', namespace: 'default' } }, conversionReviewVersions: ['v1'] } })).toEqual([
+      'spec.conversion.webhookClientConfig: Forbidden: should not be set when strategy is not set to Webhook',
+      'spec.conversion.conversionReviewVersions: Forbidden: should not be set when strategy is not set to Webhook',
+    ]);
+    const good = cronTabCRD({ group: 'conv.example.com', conversion: { strategy: 'Webhook', webhook: { clientConfig: { service: { name: 'conv', namespace: 'default' } }, conversionReviewVersions: ['v1'] } } });
+    good.metadata.name = 'crontabs.conv.example.com';
+    const ok = await call('POST', CRDS, good);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+    expect(ok.body.spec?.conversion).toEqual({ strategy: 'Webhook', webhook: { clientConfig: { service: { name: 'conv', namespace: 'default', port: 443 } }, conversionReviewVersions: ['v1'] } });
+  });
+
   it('keeps group and plural immutable, and kind and scope once Established', async () => {
     const cur = (await call('GET', `${CRDS}/crontabs.stable.example.com`)).body;
     const next = structuredClone(cur);

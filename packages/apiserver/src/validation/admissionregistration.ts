@@ -117,7 +117,8 @@ function validateURL(path: string, raw: string): StatusCause[] {
   return out;
 }
 
-function validateClientConfig(cc: unknown, path: string): StatusCause[] {
+/** A webhook's clientConfig (url or service); CRD conversion webhooks use it too. */
+export function validateClientConfig(cc: unknown, path: string): StatusCause[] {
   const c = isRecord(cc) ? cc : {};
   const url = asString(c.url);
   const svc = isRecord(c.service) ? c.service : undefined;

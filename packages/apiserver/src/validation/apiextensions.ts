@@ -9,6 +9,7 @@ import { asArray, asRecord, asString, child, fieldErrors, index, isRecord } from
 import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
 import { isDNS1035Label, isDNS1123Subdomain } from './names.ts';
 import { GoValue } from './goformat.ts';
+import { validateClientConfig } from './admissionregistration.ts';
 
 const SCOPES = ['Cluster', 'Namespaced'];
 const COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
@@ -108,6 +109,38 @@ function validateVersion(v: Record<string, unknown>, path: string): StatusCause[
   return out;
 }
 
+const CONVERSION_REVIEW_VERSIONS = ['v1', 'v1beta1'];
+
+/**
+ * spec.conversion as validateCustomResourceConversion checks it, with the paths of the internal type
+ * (webhookClientConfig, conversionReviewVersions directly under spec.conversion).
+ */
+function validateConversion(conv: Record<string, unknown>, strategy: string | undefined): StatusCause[] {
+  const out: StatusCause[] = [];
+  const webhook = asRecord(conv.webhook);
+  const cc = webhook?.clientConfig;
+  const versions = webhook ? asArray(webhook.conversionReviewVersions) : undefined;
+  if (strategy !== 'Webhook') {
+    if (isRecord(cc)) out.push(fieldErrors.forbidden('spec.conversion.webhookClientConfig', 'should not be set when strategy is not set to Webhook'));
+    if (versions && versions.length > 0) out.push(fieldErrors.forbidden('spec.conversion.conversionReviewVersions', 'should not be set when strategy is not set to Webhook'));
+    return out;
+  }
+  if (!isRecord(cc)) out.push(fieldErrors.required('spec.conversion.webhookClientConfig', 'required when strategy is set to Webhook'));
+  else out.push(...validateClientConfig(cc, 'spec.conversion.webhookClientConfig'));
+  const path = 'spec.conversion.conversionReviewVersions';
+  const list = (versions ?? []).map(String);
+  if (list.length === 0) return [...out, fieldErrors.required(path)];
+  if (list.length > 10) out.push(fieldErrors.tooMany(path, list.length, 10));
+  const seen = new Set<string>();
+  list.forEach((v, i) => {
+    for (const m of isDNS1035Label(v)) out.push(fieldErrors.invalid(index(path, i), v, m));
+    if (seen.has(v)) out.push(fieldErrors.duplicate(index(path, i), v));
+    seen.add(v);
+  });
+  if (!list.some((v) => CONVERSION_REVIEW_VERSIONS.includes(v))) out.push(fieldErrors.invalid(path, new GoValue(`[]string{${list.map((v) => JSON.stringify(v)).join(', ')}}`), `must include at least one of ${CONVERSION_REVIEW_VERSIONS.join(', ')}`));
+  return out;
+}
+
 function validateSpec(spec: Record<string, unknown>): StatusCause[] {
   const out: StatusCause[] = [];
   const group = asString(spec.group) ?? '';
@@ -148,9 +181,7 @@ function validateSpec(spec: Record<string, unknown>): StatusCause[] {
   const strategy = conv ? asString(conv.strategy) : undefined;
   if (conv && !strategy) out.push(fieldErrors.required('spec.conversion.strategy'));
   else if (strategy && !CONVERSION_STRATEGIES.includes(strategy)) out.push(fieldErrors.notSupported('spec.conversion.strategy', strategy, CONVERSION_STRATEGIES));
-  else if (strategy === 'Webhook' && !isRecord(conv?.webhook)) out.push(fieldErrors.required('spec.conversion.webhook', 'required when strategy is set to Webhook'));
-  else if (strategy === 'None' && conv?.webhook !== undefined && conv.webhook !== null)
-    out.push(fieldErrors.forbidden('spec.conversion.webhook', 'should not be set when strategy is not set to Webhook'));
+  else if (conv) out.push(...validateConversion(conv, strategy));
   if (spec.preserveUnknownFields === true) out.push(fieldErrors.invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead'));
   return out;
 }

@@ -182,17 +182,23 @@ export class Cacher {
       c.objects.clear();
       for (const o of raw.objects.values()) c.load(this.viewed(o, v.fromStorage));
     }
-    for (const k of [...this.customViewCaches.keys()]) if (k.startsWith(`${qualified}/`) && !keep.has(k)) this.customViewCaches.delete(k);
+    for (const [k, c] of [...this.customViewCaches]) if (k.startsWith(`${qualified}/`) && !keep.has(k)) this.dropCache(this.customViewCaches, k, c);
     setDefinition(qualified, crd);
     setCustomStorageViews(qualified, serving.views);
     setCustomResource(qualified, serving.served);
   }
 
+  /** Forgets a custom resource's cache and ends its watches, as Kubernetes ends them when a CRD's storage goes. */
+  private dropCache(caches: Map<string, ResourceCache>, key: string, cache: ResourceCache | undefined): void {
+    caches.delete(key);
+    for (const w of [...(cache?.watchers ?? [])]) w.close?.();
+  }
+
   private dropCustom(qualified: string): void {
-    this.customCaches.delete(qualified);
+    this.dropCache(this.customCaches, qualified, this.customCaches.get(qualified));
     this.customSpecs.delete(qualified);
     this.customByPrefix.delete(qualified);
-    for (const k of [...this.customViewCaches.keys()]) if (k.startsWith(`${qualified}/`)) this.customViewCaches.delete(k);
+    for (const [k, c] of [...this.customViewCaches]) if (k.startsWith(`${qualified}/`)) this.dropCache(this.customViewCaches, k, c);
     setDefinition(qualified, undefined);
     setCustomStorageViews(qualified, []);
     setCustomResource(qualified, []);

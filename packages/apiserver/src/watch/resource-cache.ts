@@ -60,6 +60,8 @@ export interface CacheWatcher {
   shareKey?: string;
   encodeBatch?(events: CacheEvent[]): { buf: Buffer; rv: number } | null;
   deliverBytes?(buf: Buffer, rv: number): void;
+  /** Ends the watch (its resource is no longer served: a custom resource whose CRD went). */
+  close?(): void;
 }
 
 /** What a watcher sees of an event, given its namespace and selector. */
