@@ -72,4 +72,38 @@ describe('NodePorts', () => {
       ports.stop();
     }
   });
+
+  it('externalTrafficPolicy Local: a node with a ready endpoint of its own forwards; one without drops the connection unanswered', async () => {
+    const nodePort = await freePort();
+    const table = new ServiceTable();
+    const network = new ClusterNetwork({ table, traffic: new PodTraffic(), clock: realClock, nodeName: 'node-1', findPod: (ns, n) => (ns === 'default' && n === 'web-a' ? nginxPod('web-a') : undefined) });
+    const ports = new NodePorts(table, network, ['127.0.0.1'], logger);
+    table.onServicesChanged = () => ports.changed();
+    const on = (nodeName: string): EndpointSlice => ({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'web-x', namespace: 'default', labels: { 'kubernetes.io/service-name': 'web' } },
+      addressType: 'IPv4',
+      ports: [{ name: '', port: 80 }],
+      endpoints: [{ addresses: ['10.244.0.10'], conditions: { ready: true }, nodeName, targetRef: { kind: 'Pod', namespace: 'default', name: 'web-a' } }],
+    });
+    try {
+      table.upsertSlice(on('node-1'));
+      table.upsertService({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { type: 'NodePort', externalTrafficPolicy: 'Local', clusterIP: '10.96.0.20', ports: [{ port: 80, nodePort, protocol: 'TCP' }] } });
+      await waitFor('nginx through the NodePort', async () => (await get(nodePort).catch(() => ({ status: 0, body: '' }))).body.includes('Welcome to nginx!'), 5_000, 20);
+      table.upsertSlice(on('node-2'));
+      // No answer and no reset: the request is still waiting when the client gives up.
+      const outcome = await new Promise<string>((resolve) => {
+        const req = http.get({ host: '127.0.0.1', port: nodePort, path: '/', agent: false, timeout: 300 }, () => resolve('answered'));
+        req.on('timeout', () => {
+          req.destroy();
+          resolve('timed out');
+        });
+        req.on('error', (e) => resolve(`error ${e.message}`));
+      });
+      expect(outcome).toBe('timed out');
+    } finally {
+      ports.stop();
+    }
+  });
 });

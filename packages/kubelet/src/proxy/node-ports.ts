@@ -1,6 +1,8 @@
 // NodePorts: for every Service port with a nodePort, a TCP listener on each NodePort address (flags.ts) whose
 // connections are forwarded, one endpoint per connection in turn as kube-proxy's rules do, to the emulated
 // server of a ready endpoint (on another node: through the pod network). A Service without reachable endpoints resets the connection (kube-proxy's REJECT).
+// Under externalTrafficPolicy Local a node without a ready endpoint of its own drops the connection (kube-proxy's
+// DROP: the client hears nothing until it gives up); the client's address keys sessionAffinity ClientIP.
 // Listeners follow the Services: added when a nodePort appears, closed when it goes.
 import net from 'node:net';
 import type { Logger } from '@kemu/base';
@@ -8,6 +10,9 @@ import type { Duplex } from 'node:stream';
 import type { ClusterNetwork } from './cluster-network.ts';
 import { splice } from './pod-network.ts';
 import type { ServiceTable } from './service-table.ts';
+
+/** How long a dropped connection is held before it is closed (Linux gives up a connect after ~127 s of SYN retries). */
+const DROP_HOLD_MS = 130_000;
 
 export class NodePorts {
   /** Listeners by `address:port`. */
@@ -76,11 +81,19 @@ export class NodePorts {
     // Bytes the client sends before the endpoint's connection is open wait in the socket.
     socket.pause();
     socket.on('error', () => socket.destroy());
-    const t = this.network.nodePortTarget(nodePort);
+    const t = this.network.nodePortTarget(nodePort, (socket.remoteAddress ?? '').replace(/^::ffff:/, ''));
+    if (t?.drop) return this.hold(socket);
     void (t ? this.network.connect(t) : Promise.resolve(undefined)).then(
       (conn) => this.join(socket, conn),
       () => this.join(socket, undefined),
     );
+  }
+
+  /** A dropped connection: nothing is read or answered; it is let go after a SYN-retry's worth of time. */
+  private hold(socket: net.Socket): void {
+    const timer = setTimeout(() => socket.destroy(), DROP_HOLD_MS);
+    timer.unref();
+    socket.on('close', () => clearTimeout(timer));
   }
 
   private join(socket: net.Socket, conn: Duplex | undefined): void {
