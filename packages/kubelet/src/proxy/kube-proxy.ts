@@ -49,7 +49,7 @@ export class KubeProxy {
       : undefined;
     this.network = new ClusterNetwork({ table: this.table, findPod: deps.findPod, traffic: this.traffic, clock: deps.clock, ...(remote ? { remote } : {}), ...(deps.nodeName ? { nodeName: deps.nodeName } : {}) });
     this.podNetwork = new PodNetworkServer((ip, port) => this.network.connectLocal(ip, port), deps.logger);
-    this.nodePorts = new NodePorts(this.table, this.network, deps.nodePortAddresses ?? [], deps.logger);
+    this.nodePorts = new NodePorts(this.table, this.network, deps.nodePortAddresses ?? [], deps.logger, deps.nodeName);
     this.table.onServicesChanged = () => this.nodePorts.changed();
   }
 
