@@ -314,12 +314,14 @@ export interface ServiceSpec {
   type?: 'ClusterIP' | 'NodePort' | 'LoadBalancer' | 'ExternalName';
   externalIPs?: string[];
   sessionAffinity?: 'ClientIP' | 'None';
+  sessionAffinityConfig?: { clientIP?: { timeoutSeconds?: number } };
   externalName?: string;
   externalTrafficPolicy?: 'Cluster' | 'Local';
   internalTrafficPolicy?: 'Cluster' | 'Local';
   ipFamilies?: string[];
   ipFamilyPolicy?: string;
   publishNotReadyAddresses?: boolean;
+  healthCheckNodePort?: number;
 }
 
 export interface Service extends KubeObject {

@@ -136,7 +136,7 @@ async function main(): Promise<void> {
   }
   const startProxy = () =>
     import('./proxy/kube-proxy.ts').then(({ KubeProxy }) => {
-      proxy = new KubeProxy({ client: proxyClient, findPod: (ns, name) => running.findPod(ns, name), clock: realClock, logger, registry, nodePortAddresses: nodePortAddrs, podNetwork: { address: first.ip, port: flags['pod-network-port'] } });
+      proxy = new KubeProxy({ client: proxyClient, findPod: (ns, name) => running.findPod(ns, name), clock: realClock, logger, registry, nodeName: first.name, nodePortAddresses: nodePortAddrs, podNetwork: { address: first.ip, port: flags['pod-network-port'] } });
       return proxy.start(stopping.signal);
     });
   // Bad serving or authentication flags stop the kubelet, as Kubernetes' does.

@@ -93,6 +93,35 @@ describe('ServiceAllocator', () => {
     expect((s6.spec as { ports: { nodePort: number }[] }).ports.map((p) => p.nodePort).sort()).toEqual([30000, 30001, 30002]);
   });
 
+  it('a LoadBalancer with externalTrafficPolicy Local gets a healthCheckNodePort from the node port range, released on delete and when no longer needed', async () => {
+    const a = new ServiceAllocator(new MemoryBackend(), opts);
+    const lb = svc('lb', { type: 'LoadBalancer', externalTrafficPolicy: 'Local', ports: [{ port: 80 }] });
+    await a.allocateForCreate(lb);
+    expect(lb.spec).toMatchObject({ ports: [{ nodePort: 30000 }], healthCheckNodePort: 30001 });
+    const cluster = svc('c', { type: 'LoadBalancer', externalTrafficPolicy: 'Cluster', ports: [{ port: 80 }] });
+    await a.allocateForCreate(cluster);
+    expect(cluster.spec).toMatchObject({ ports: [{ nodePort: 30002 }] });
+    expect((cluster.spec as Record<string, unknown>).healthCheckNodePort).toBeUndefined();
+    await a.release(cluster);
+    await expect(a.allocateForCreate(svc('taken', { type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: 30001, ports: [{ port: 80 }] }))).rejects.toThrow(
+      'Internal error occurred: failed to allocate requested HealthCheck NodePort 30001: provided port is already allocated',
+    );
+    // Local → Cluster (the strategy has dropped the field): the port is free again after the commit.
+    const next = structuredClone(lb);
+    (next.spec as Record<string, unknown>).externalTrafficPolicy = 'Cluster';
+    delete (next.spec as Record<string, unknown>).healthCheckNodePort;
+    await (await a.allocateForUpdate(next, lb)).commit();
+    const again = svc('again', { type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: 30001, ports: [{ port: 80, nodePort: 30002 }] });
+    await a.allocateForCreate(again);
+    expect(again.spec).toMatchObject({ healthCheckNodePort: 30001 });
+    // Cluster → Local on update claims one.
+    await a.release(again);
+    const local = structuredClone(next);
+    (local.spec as Record<string, unknown>).externalTrafficPolicy = 'Local';
+    await (await a.allocateForUpdate(local, next)).commit();
+    expect((local.spec as Record<string, unknown>).healthCheckNodePort).toBe(30001);
+  });
+
   it('update: type change to NodePort claims ports, back to ClusterIP releases them on commit', async () => {
     const a = new ServiceAllocator(new MemoryBackend(), opts);
     const old = svc('u', {});

@@ -70,6 +70,15 @@ function needsNodePorts(spec: Obj): boolean {
   return spec.type === 'NodePort' || (spec.type === 'LoadBalancer' && spec.allocateLoadBalancerNodePorts !== false);
 }
 
+/** apiservice.NeedsHealthCheck: a LoadBalancer with externalTrafficPolicy Local gets a healthCheckNodePort. */
+function needsHealthCheck(spec: Obj): boolean {
+  return spec.type === 'LoadBalancer' && spec.externalTrafficPolicy === 'Local';
+}
+
+function healthCheckPort(spec: Obj): number | undefined {
+  return typeof spec.healthCheckNodePort === 'number' && spec.healthCheckNodePort > 0 ? spec.healthCheckNodePort : undefined;
+}
+
 function ports(spec: Obj): Obj[] {
   return Array.isArray(spec.ports) ? spec.ports.filter(isObj) : [];
 }
@@ -137,6 +146,7 @@ export class ServiceAllocator {
       this.initFamilies(svc, undefined);
       if (needsClusterIP(spec)) await this.allocateIPs(svc, spec, [], claimed, !!opts.dryRun);
       if (needsNodePorts(spec)) await this.allocatePorts(svc, spec, new Set(), claimed, !!opts.dryRun);
+      if (needsHealthCheck(spec)) await this.allocateHealthCheckPort(svc, spec, claimed, !!opts.dryRun);
     } catch (e) {
       await rollback();
       throw e;
@@ -156,12 +166,15 @@ export class ServiceAllocator {
     const oldSpec = specOf(old);
     const oldPorts = new Set(needsNodePorts(oldSpec) ? ports(oldSpec).map((p) => p.nodePort).filter((n): n is number => typeof n === 'number' && n > 0) : []);
     const oldIPs = needsClusterIP(oldSpec) ? ipList(oldSpec) : [];
+    const oldHealthCheck = needsHealthCheck(oldSpec) ? healthCheckPort(oldSpec) : undefined;
     try {
       this.initFamilies(svc, old);
       // Existing addresses stay (clusterIPs[0] is immutable); an upgrade to dual-stack adds the secondary.
       if (needsClusterIP(spec)) await this.allocateIPs(svc, spec, needsClusterIP(oldSpec) ? ipList(spec).filter((ip) => oldIPs.includes(ip)) : [], claimed, !!opts.dryRun);
       if (needsNodePorts(spec)) await this.allocatePorts(svc, spec, oldPorts, claimed, !!opts.dryRun);
       else for (const p of ports(spec)) delete p.nodePort;
+      // updateHealthCheckNodePort: claimed when newly needed; the old one is released on commit when no longer needed.
+      if (needsHealthCheck(spec) && oldHealthCheck === undefined) await this.allocateHealthCheckPort(svc, spec, claimed, !!opts.dryRun);
     } catch (e) {
       await rollback();
       throw e;
@@ -171,7 +184,9 @@ export class ServiceAllocator {
       commit: async () => {
         if (opts.dryRun) return;
         const newPorts = new Set(needsNodePorts(spec) ? ports(spec).map((p) => p.nodePort) : []);
+        if (needsHealthCheck(spec)) newPorts.add(healthCheckPort(spec));
         for (const p of oldPorts) if (!newPorts.has(p)) await this.nodePorts.releaseOwned(p, owner);
+        if (oldHealthCheck !== undefined && !newPorts.has(oldHealthCheck)) await this.nodePorts.releaseOwned(oldHealthCheck, owner);
         const kept = needsClusterIP(spec) ? ipList(spec) : [];
         for (const ip of oldIPs) if (!kept.includes(ip)) await this.ips.releaseOwned(canonicalIP(ip), owner);
       },
@@ -184,6 +199,31 @@ export class ServiceAllocator {
     const owner = ownerOf(svc);
     for (const ip of ipList(spec)) await this.ips.releaseOwned(canonicalIP(ip), owner);
     for (const p of ports(spec)) if (typeof p.nodePort === 'number' && p.nodePort > 0) await this.nodePorts.releaseOwned(p.nodePort, owner);
+    const hc = healthCheckPort(spec);
+    if (hc !== undefined) await this.nodePorts.releaseOwned(hc, owner);
+  }
+
+  /** allocHealthCheckNodePort: the requested port, or the first free one; failures are InternalErrors, as Kubernetes wraps them. */
+  private async allocateHealthCheckPort(svc: KubeObject, spec: Obj, claimed: Claimed[], dryRun: boolean): Promise<void> {
+    const owner = ownerOf(svc);
+    const { base, size, text } = this.portRange;
+    const wanted = healthCheckPort(spec);
+    const inThisService = new Set(ports(spec).map((p) => p.nodePort));
+    if (wanted !== undefined) {
+      if (wanted < base || wanted >= base + size) throw errors.internal(`failed to allocate requested HealthCheck NodePort ${wanted}: provided port is not in the valid range. The range of valid ports is ${text}`);
+      const ok = !inThisService.has(wanted) && (dryRun ? await this.nodePorts.isFree(wanted, owner) : took(await this.nodePorts.claim(wanted, owner), this.nodePorts, wanted, claimed));
+      if (!ok) throw errors.internal(`failed to allocate requested HealthCheck NodePort ${wanted}: provided port is already allocated`);
+      return;
+    }
+    const taken = await this.nodePorts.taken();
+    for (let offset = 0; offset < size; offset++) {
+      const n = base + offset;
+      if (taken.has(String(n)) || inThisService.has(n)) continue;
+      if (!dryRun && !took(await this.nodePorts.claim(n, owner), this.nodePorts, n, claimed)) continue;
+      spec.healthCheckNodePort = n;
+      return;
+    }
+    throw errors.internal('failed to allocate a HealthCheck NodePort 0: range is full');
   }
 
   private initFamilies(svc: KubeObject, old: KubeObject | undefined): void {

@@ -1,5 +1,5 @@
 // services (pkg/registry/core/service/strategy.go + REST): status cleared on create; clusterIP and
-// clusterIPs[0] kept in step; on update the allocated values (clusterIP(s), node ports) and the
+// clusterIPs[0] kept in step; on update the allocated values (clusterIP(s), node ports, the health check port) and the
 // ipFamilyPolicy are carried over when the client omits them, as `kubectl replace`/`apply` rely on.
 // ipFamilies/ipFamilyPolicy defaulting needs the cluster's ranges, so it is the allocator's
 // (../allocators/ip-families.ts), as in Kubernetes.
@@ -34,6 +34,13 @@ function keepAllocated(svc: KubeObject, old: KubeObject): void {
       const match = oldPorts.find((q) => isRecord(q) && q.port === p.port && (q.protocol ?? 'TCP') === (p.protocol ?? 'TCP'));
       if (isRecord(match) && typeof match.nodePort === 'number') p.nodePort = match.nodePort;
     }
+  }
+  // patchAllocatedValues and dropTypeDependentFields for the health check port: an omitted one is kept while still
+  // needed; one the client left as it was is dropped when no longer needed (validation would refuse it).
+  const needs = (x: Record<string, unknown>) => x.type === 'LoadBalancer' && x.externalTrafficPolicy === 'Local';
+  if (needs(oldSpec) && typeof oldSpec.healthCheckNodePort === 'number') {
+    if (needs(spec) && (spec.healthCheckNodePort === undefined || spec.healthCheckNodePort === 0)) spec.healthCheckNodePort = oldSpec.healthCheckNodePort;
+    else if (!needs(spec) && spec.healthCheckNodePort === oldSpec.healthCheckNodePort) delete spec.healthCheckNodePort;
   }
   normalizeIPs(svc);
 }

@@ -36,3 +36,13 @@ describe('Service clusterIPs, ipFamilies and ipFamilyPolicy (ValidateServiceClus
     ]);
   });
 });
+
+describe('Service healthCheckNodePort', () => {
+  it('may only be set for a LoadBalancer with externalTrafficPolicy Local', () => {
+    expect(messages(svc({ type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: 30001 }))).toEqual([]);
+    expect(messages(svc({ type: 'NodePort', externalTrafficPolicy: 'Local', healthCheckNodePort: 30001 }))).toEqual([
+      "spec.healthCheckNodePort: Forbidden: may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'",
+    ]);
+    expect(messages(svc({ type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: 70000 }))).toEqual(['spec.healthCheckNodePort: Invalid value: 70000: must be between 1 and 65535, inclusive']);
+  });
+});

@@ -119,6 +119,11 @@ export function validateService(svc: KubeObject): StatusCause[] {
     if (v !== undefined && v !== null && v !== '' && !TRAFFIC_POLICIES.includes(String(v)))
       out.push(fieldErrors.notSupported(`spec.${f}`, v, TRAFFIC_POLICIES));
   }
+  const hc = spec.healthCheckNodePort;
+  if (hc !== undefined && hc !== null && hc !== 0) {
+    if (type !== 'LoadBalancer' || spec.externalTrafficPolicy !== 'Local') out.push(fieldErrors.forbidden('spec.healthCheckNodePort', "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
+    else for (const m of isValidPortNum(hc)) out.push(fieldErrors.invalid('spec.healthCheckNodePort', hc, m));
+  }
   if (type !== 'ExternalName') validateClusterIPsRelatedFields(spec, out);
   out.push(...validateLabels(spec.selector, 'spec.selector'));
   return out;

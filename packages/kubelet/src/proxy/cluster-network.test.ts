@@ -66,6 +66,54 @@ describe('ClusterNetwork', () => {
     expect(await shell.request(get('localhost', 81))).toEqual({ kind: 'error', error: 'refused', address: '127.0.0.1' });
   });
 
+  it('sessionAffinity ClientIP: a client keeps its endpoint until timeoutSeconds pass idle or the endpoint goes', async () => {
+    let now = 1_000_000;
+    const clock = { now: () => now } as typeof realClock;
+    const pods = new Map([['web-a', nginxPod('web-a', '10.244.0.10')], ['web-b', nginxPod('web-b', '10.244.0.11')]]);
+    const table = new ServiceTable();
+    table.upsertService({ ...service, spec: { ...service.spec, sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 60 } } } });
+    table.upsertSlice(slice(['web-a', 'web-b']));
+    const traffic = new PodTraffic();
+    const net = new ClusterNetwork({ table, traffic, clock, findPod: (ns, n) => (ns === 'default' ? pods.get(n) : undefined) });
+    const one = net.forPod({ namespace: 'default', name: 'c1', ip: '10.244.0.98' });
+    const two = net.forPod({ namespace: 'default', name: 'c2', ip: '10.244.0.99' });
+    for (let i = 0; i < 3; i++) {
+      await one.request(get('web'));
+      now += 50_000;
+    }
+    expect([traffic.count('default', 'web-a'), traffic.count('default', 'web-b')]).toEqual([3, 0]);
+    // Another client is balanced on its own, and keeps what it got.
+    await two.request(get('web'));
+    await two.request(get('web'));
+    expect([traffic.count('default', 'web-a'), traffic.count('default', 'web-b')]).toEqual([3, 2]);
+    // Idle past the timeout: chosen afresh (in turn: web-a).
+    now += 61_000;
+    await two.request(get('web'));
+    expect(traffic.count('default', 'web-a')).toBe(4);
+    // The endpoint gone NotReady: another one.
+    table.upsertSlice(slice(['web-a', 'web-b'], ['web-a']));
+    await one.request(get('web'));
+    expect(traffic.count('default', 'web-b')).toBe(3);
+  });
+
+  it('internalTrafficPolicy Local: only endpoints on the client\'s node; none there drops (a timeout), none at all is refused', async () => {
+    const pods = new Map([['web-a', nginxPod('web-a', '10.244.0.10')], ['web-b', nginxPod('web-b', '10.244.0.11')], ['client', nginxPod('client', '10.244.0.99')]]);
+    for (const [n, node] of [['web-a', 'node-1'], ['web-b', 'node-2'], ['client', 'node-2']] as const) (pods.get(n) as LoggedPod).current.spec.nodeName = node;
+    const table = new ServiceTable();
+    table.upsertService({ ...service, spec: { ...service.spec, internalTrafficPolicy: 'Local' } });
+    const onNodes = (names: string[]): EndpointSlice => ({ ...slice(names), endpoints: (slice(names).endpoints ?? []).map((e, i) => ({ ...e, nodeName: names[i] === 'web-a' ? 'node-1' : 'node-2' })) });
+    table.upsertSlice(onNodes(['web-a', 'web-b']));
+    const traffic = new PodTraffic();
+    const net = new ClusterNetwork({ table, traffic, clock: realClock, findPod: (ns, n) => (ns === 'default' ? pods.get(n) : undefined) });
+    const shell = net.forPod({ namespace: 'default', name: 'client', ip: '10.244.0.99' });
+    for (let i = 0; i < 4; i++) expect(await shell.request(get('web'))).toMatchObject({ kind: 'response', status: 200 });
+    expect([traffic.count('default', 'web-a'), traffic.count('default', 'web-b')]).toEqual([0, 4]);
+    table.upsertSlice(onNodes(['web-a']));
+    expect(await shell.request(get('web'))).toEqual({ kind: 'error', error: 'timeout', address: '10.96.0.20' });
+    table.upsertSlice(onNodes([]));
+    expect(await shell.request(get('web'))).toEqual({ kind: 'error', error: 'refused', address: '10.96.0.20' });
+  });
+
   it('wget and curl in an exec session go through it', async () => {
     const { shell } = setup();
     const session = new ShellSession({ startedAt: 0, env: {}, hostname: 'client', network: shell });

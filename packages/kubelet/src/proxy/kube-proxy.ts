@@ -24,6 +24,8 @@ export interface KubeProxyDeps {
   registry?: Registry;
   /** Where NodePorts listen (flags.ts' nodePortAddresses); none: no NodePorts. */
   nodePortAddresses?: readonly string[];
+  /** The node whose NodePorts this kube-proxy serves (externalTrafficPolicy Local keeps to its endpoints). */
+  nodeName?: string;
   /** The pod network (pod-network.ts): this node's InternalIP and the port every node's listener is on (0: none). */
   podNetwork?: { address: string; port: number };
 }
@@ -45,9 +47,9 @@ export class KubeProxy {
           return nodeIP ? dialPod(nodeIP, pn.port, e.ip, e.port) : undefined;
         }
       : undefined;
-    this.network = new ClusterNetwork({ table: this.table, findPod: deps.findPod, traffic: this.traffic, clock: deps.clock, ...(remote ? { remote } : {}) });
+    this.network = new ClusterNetwork({ table: this.table, findPod: deps.findPod, traffic: this.traffic, clock: deps.clock, ...(remote ? { remote } : {}), ...(deps.nodeName ? { nodeName: deps.nodeName } : {}) });
     this.podNetwork = new PodNetworkServer((ip, port) => this.network.connectLocal(ip, port), deps.logger);
-    this.nodePorts = new NodePorts(this.table, this.network, deps.nodePortAddresses ?? [], deps.logger);
+    this.nodePorts = new NodePorts(this.table, this.network, deps.nodePortAddresses ?? [], deps.logger, deps.nodeName);
     this.table.onServicesChanged = () => this.nodePorts.changed();
   }
 

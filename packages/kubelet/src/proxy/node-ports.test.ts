@@ -72,4 +72,78 @@ describe('NodePorts', () => {
       ports.stop();
     }
   });
+
+  it('externalTrafficPolicy Local: a node with a ready endpoint of its own forwards; one without drops the connection unanswered', async () => {
+    const nodePort = await freePort();
+    const table = new ServiceTable();
+    const network = new ClusterNetwork({ table, traffic: new PodTraffic(), clock: realClock, nodeName: 'node-1', findPod: (ns, n) => (ns === 'default' && n === 'web-a' ? nginxPod('web-a') : undefined) });
+    const ports = new NodePorts(table, network, ['127.0.0.1'], logger);
+    table.onServicesChanged = () => ports.changed();
+    const on = (nodeName: string): EndpointSlice => ({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'web-x', namespace: 'default', labels: { 'kubernetes.io/service-name': 'web' } },
+      addressType: 'IPv4',
+      ports: [{ name: '', port: 80 }],
+      endpoints: [{ addresses: ['10.244.0.10'], conditions: { ready: true }, nodeName, targetRef: { kind: 'Pod', namespace: 'default', name: 'web-a' } }],
+    });
+    try {
+      table.upsertSlice(on('node-1'));
+      table.upsertService({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { type: 'NodePort', externalTrafficPolicy: 'Local', clusterIP: '10.96.0.20', ports: [{ port: 80, nodePort, protocol: 'TCP' }] } });
+      await waitFor('nginx through the NodePort', async () => (await get(nodePort).catch(() => ({ status: 0, body: '' }))).body.includes('Welcome to nginx!'), 5_000, 20);
+      table.upsertSlice(on('node-2'));
+      // No answer and no reset: the request is still waiting when the client gives up.
+      const outcome = await new Promise<string>((resolve) => {
+        const req = http.get({ host: '127.0.0.1', port: nodePort, path: '/', agent: false, timeout: 300 }, () => resolve('answered'));
+        req.on('timeout', () => {
+          req.destroy();
+          resolve('timed out');
+        });
+        req.on('error', (e) => resolve(`error ${e.message}`));
+      });
+      expect(outcome).toBe('timed out');
+    } finally {
+      ports.stop();
+    }
+  });
+
+  it('a LoadBalancer\'s healthCheckNodePort answers kube-proxy\'s health check: 200 with a local endpoint, 503 without', async () => {
+    const [nodePort, hcPort] = [await freePort(), await freePort()];
+    const table = new ServiceTable();
+    const network = new ClusterNetwork({ table, traffic: new PodTraffic(), clock: realClock, nodeName: 'node-1', findPod: () => undefined });
+    const ports = new NodePorts(table, network, ['127.0.0.1'], logger, 'node-1');
+    table.onServicesChanged = () => ports.changed();
+    const on = (nodeName: string): EndpointSlice => ({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'web-x', namespace: 'default', labels: { 'kubernetes.io/service-name': 'web' } },
+      addressType: 'IPv4',
+      ports: [{ name: '', port: 80 }],
+      endpoints: [{ addresses: ['10.244.0.10'], conditions: { ready: true }, nodeName, targetRef: { kind: 'Pod', namespace: 'default', name: 'web-a' } }],
+    });
+    const check = () =>
+      new Promise<{ status: number; weight: string; body: string }>((resolve, reject) => {
+        http
+          .get({ host: '127.0.0.1', port: hcPort, path: '/healthz', agent: false }, (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, weight: String(res.headers['x-load-balancing-endpoint-weight']), body }));
+          })
+          .on('error', reject);
+      });
+    try {
+      table.upsertSlice(on('node-1'));
+      table.upsertService({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: hcPort, clusterIP: '10.96.0.20', ports: [{ port: 80, nodePort, protocol: 'TCP' }] } });
+      await waitFor('the health check port listening', () => ports.bound().includes(`127.0.0.1:${hcPort}`), 5_000, 10);
+      expect(await check()).toEqual({
+        status: 200,
+        weight: '1',
+        body: '{\n\t"service": {\n\t\t"namespace": "default",\n\t\t"name": "web"\n\t},\n\t"localEndpoints": 1,\n\t"serviceProxyHealthy": true\n}',
+      });
+      table.upsertSlice(on('node-2'));
+      expect(await check()).toMatchObject({ status: 503, weight: '0', body: expect.stringContaining('"localEndpoints": 0,') });
+    } finally {
+      ports.stop();
+    }
+  });
 });
