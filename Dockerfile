@@ -18,6 +18,8 @@ COPY packages/controller-manager/bin packages/controller-manager/bin
 COPY packages/scheduler/package.json packages/scheduler/
 COPY packages/scheduler/bin packages/scheduler/bin
 COPY packages/scheduler-framework/package.json packages/scheduler-framework/
+COPY packages/cluster-autoscaler/package.json packages/cluster-autoscaler/
+COPY packages/cluster-autoscaler/bin packages/cluster-autoscaler/bin
 COPY packages/kubelet/package.json packages/kubelet/
 COPY packages/kubelet/bin packages/kubelet/bin
 COPY packages/kemu/package.json packages/kemu/

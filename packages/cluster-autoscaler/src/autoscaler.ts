@@ -123,6 +123,8 @@ export class Autoscaler {
 
     // Scale-up.
     let scaledUp = false;
+    // Pods about to land (on ready or upcoming nodes): no node is removed under them this scan.
+    let podsWaiting = false;
     const pending = pods.filter(isUnschedulable);
     const events: (() => void)[] = [];
     if (pending.length > 0) {
@@ -134,6 +136,7 @@ export class Autoscaler {
         expanders: this.o.expanders,
         ...(this.d.random ? { random: this.d.random } : {}),
       });
+      podsWaiting = plan.waiting.length > 0;
       if (plan.scaleUp && this.o.maxNodesTotal > 0) {
         const room = this.o.maxNodesTotal - nodes.length - views.reduce((n, v) => n + Math.max(0, v.target - v.readyCount), 0);
         plan.scaleUp.to = Math.min(plan.scaleUp.to, plan.scaleUp.from + Math.max(0, room));
@@ -179,6 +182,7 @@ export class Autoscaler {
       }
       const cooldown =
         scaledUp ||
+        podsWaiting ||
         now - this.lastScaleUp < this.o.delayAfterAddMs ||
         now - this.lastDelete < this.o.delayAfterDeleteMs ||
         now - this.lastFailure < this.o.delayAfterFailureMs ||

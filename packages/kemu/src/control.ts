@@ -7,8 +7,9 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 
-export type Action = 'stop' | 'kill' | 'pause' | 'unpause' | 'start' | 'down' | 'join';
-export const ACTIONS: readonly Action[] = ['stop', 'kill', 'pause', 'unpause', 'start', 'down', 'join'];
+export type Action = 'stop' | 'kill' | 'pause' | 'unpause' | 'start' | 'down' | 'join' | 'nodegroup';
+// nodegroup: the cluster-autoscaler's cloud calls (node-groups.ts).
+export const ACTIONS: readonly Action[] = ['stop', 'kill', 'pause', 'unpause', 'start', 'down', 'join', 'nodegroup'];
 
 /** A request's JSON body: string fields only (`join` sends its token). */
 export type ControlBody = Record<string, string>;

@@ -37,7 +37,7 @@ function freeWorkerIndex(ctx: JoinContext): number {
 }
 
 /** Plans, registers and starts the worker; resolves with its spec once it is spawned. */
-export async function joinWorker(ctx: JoinContext, wantedName: string | undefined, token: string | undefined): Promise<ComponentSpec> {
+export async function joinWorker(ctx: JoinContext, wantedName: string | undefined, token: string | undefined, kubeletArgs: readonly string[] = []): Promise<ComponentSpec> {
   const i = freeWorkerIndex(ctx);
   const name = wantedName || `worker-${i}`;
   if (name.length > 253 || !DNS1123_SUBDOMAIN.test(name))
@@ -57,7 +57,7 @@ export async function joinWorker(ctx: JoinContext, wantedName: string | undefine
   } else {
     await ensureLabPki({ dataDir: ctx.topology.dataDir, server: ctx.server, lbAddress: ctx.lbAddress, apiserverAddresses: ctx.apiserverAddresses, nodes: [name] });
   }
-  const spec = await planWorker(ctx.topology, i, name, ctx.taken, bootstrapKubeconfig);
+  const spec = await planWorker(ctx.topology, i, name, ctx.taken, bootstrapKubeconfig, kubeletArgs);
   ctx.sup.add(spec);
   ctx.sup.start(name);
   return spec;

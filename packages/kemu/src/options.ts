@@ -38,6 +38,9 @@ export const UP_FLAGS = {
   'kubelet-bootstrap': { type: 'bool', default: true, usage: 'Kubelets get their client certificates by TLS bootstrapping (seed 003 section 8: a bootstrap token, CSRs auto-approved and signed by the controller-manager); false: kemu issues each one its certificate (as it must with --controller-managers=0)' },
   store: { type: 'string', default: 'sqlite', usage: 'The apiservers\' store: sqlite (DIR/state.db, one file every apiserver opens) or etcd (a three-member etcd cluster with TLS, etcd-0..2 on .40-.42 of the lab\'s /24; needs Debian\'s etcd-server)' },
   'audit-log': { type: 'bool', default: true, usage: 'Write the apiservers\' audit logs (--audit-log=false turns them off)' },
+  'node-group': { type: 'stringArray', default: [], usage: 'A node group for the cluster-autoscaler: name=pool,min=1,max=5[,cpu=4][,memory=16Gi][,pods=110][,labels=k=v,...][,taints=k=v:NoSchedule,...]; its min workers (pool-0, pool-1, …) start with the lab, the autoscaler adds and removes the rest (repeatable)' },
+  'cluster-autoscalers': { type: 'int', default: 1, usage: 'Number of cluster-autoscaler replicas (leader-elected) when there is a --node-group' },
+  'autoscaler-arg': { type: 'stringArray', default: [], usage: 'A flag passed to the cluster-autoscaler, e.g. --autoscaler-arg=--scale-down-unneeded-time=1m (repeatable)' },
 } as const satisfies FlagSpecs;
 
 export function resolveDataDir(dir: string): string {

@@ -195,6 +195,13 @@ export class Supervisor {
   }
 
   /** SIGTERM, then SIGKILL after the grace period; held down until start(). Resolves once it has exited. */
+  /** Stops a component for good and forgets it (a node group's machine the cloud deleted). */
+  async remove(name: string): Promise<void> {
+    await this.stop(name);
+    this.items.delete(name);
+    this.o.onChange();
+  }
+
   async stop(name: string, graceMs = this.o.graceMs): Promise<void> {
     const m = this.get(name);
     m.held = m.held ?? 'stopped';

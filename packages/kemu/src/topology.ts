@@ -12,7 +12,7 @@ import { labAddonsDir } from './lab-addons.ts';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** The kinds kemu runs from its own packages (a Node binary each). */
-export type NodeKind = 'apiserver' | 'controller-manager' | 'scheduler' | 'addon-manager' | 'worker';
+export type NodeKind = 'apiserver' | 'controller-manager' | 'scheduler' | 'addon-manager' | 'worker' | 'cluster-autoscaler';
 export type ComponentKind = 'lb' | 'etcd' | NodeKind;
 
 export interface ComponentSpec {
@@ -36,6 +36,7 @@ export const BINARIES: Record<NodeKind, { pkg: string; bin: string }> = {
   scheduler: { pkg: 'scheduler', bin: 'kube-scheduler' },
   'addon-manager': { pkg: 'addon-manager', bin: 'kube-addon-manager' },
   worker: { pkg: 'kubelet', bin: 'kubelet' },
+  'cluster-autoscaler': { pkg: 'cluster-autoscaler', bin: 'cluster-autoscaler' },
 };
 
 export function binPath(kind: NodeKind): string {
@@ -213,7 +214,7 @@ function nodeSpec(pki: LabPkiFiles, kind: NodeKind, name: string, args: string[]
  * The i-th worker (address .10i of the lab's /24) named `name`: at start-up, and for `kemu join` at run time.
  * `bootstrapKubeconfig` overrides the lab's (a join with its own token).
  */
-export async function planWorker(o: TopologyOptions, i: number, name: string, taken: Set<string>, bootstrapKubeconfig?: string): Promise<ComponentSpec> {
+export async function planWorker(o: TopologyOptions, i: number, name: string, taken: Set<string>, bootstrapKubeconfig?: string, extraArgs: readonly string[] = []): Promise<ComponentSpec> {
   const pki = labPkiFiles(o.dataDir);
   // The node's InternalIP is its own address, where its kubelet serves (kubelet's --node-ip).
   const a = labAddresses(o.address, { worker: i + 1 }).of('worker', i);
@@ -235,6 +236,8 @@ export async function planWorker(o: TopologyOptions, i: number, name: string, ta
     `--image-pull-delay=${formatDuration(o.imagePullDelayMs)}`,
     ...(o.imageCatalogs ?? []).map((f) => `--image-catalog=${f}`),
     '--v', String(o.v), `--logging-format=${o.loggingFormat}`,
+    // A node group's machine: the template's capacity, labels and taints (node-groups.ts); later flags win.
+    ...extraArgs,
   ], a, p, '/healthz');
   // The API port wants credentials: the supervisor and `kemu status` probe the open healthz port instead.
   return { ...spec, healthUrl: `http://${a}:${healthz}/healthz`, ports: { ...spec.ports, 'healthz-port': healthz } };
@@ -362,4 +365,45 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
   const workers: ComponentSpec[] = [];
   for (let i = 0; i < counts.worker; i++) workers.push(await planWorker(o, i, `worker-${i}`, taken));
   return { apiservers, controllerManagers, schedulers, addonManagers, workers, missing };
+}
+
+/** The cluster-autoscaler's metrics and health port (its --address default). */
+export const CLUSTER_AUTOSCALER_PORT = 8085;
+
+/**
+ * The i-th cluster-autoscaler (address .6i): the admin kubeconfig (kemu has no cluster-autoscaler RBAC role yet),
+ * the kemu cloud provider with the cloud config `kemu up` wrote, one --nodes per group, the lab's leader-election
+ * timing, then the user's --autoscaler-arg flags (they win, being last).
+ */
+export async function planClusterAutoscaler(
+  o: TopologyOptions,
+  i: number,
+  taken: Set<string>,
+  cloudConfig: string,
+  groups: readonly { name: string; min: number; max: number }[],
+  extraArgs: readonly string[],
+): Promise<ComponentSpec> {
+  const a = labAddresses(o.address, { 'cluster-autoscaler': i + 1 }).of('cluster-autoscaler', i);
+  const p = await pickPort(taken, a, CLUSTER_AUTOSCALER_PORT);
+  return {
+    name: `cluster-autoscaler-${i}`,
+    kind: 'cluster-autoscaler',
+    command: process.execPath,
+    args: [
+      binPath('cluster-autoscaler'),
+      `--kubeconfig=${path.join(o.dataDir, 'kubeconfig')}`,
+      '--cloud-provider=kemu',
+      `--cloud-config=${cloudConfig}`,
+      ...groups.map((g) => `--nodes=${g.min}:${g.max}:${g.name}`),
+      `--address=${a}:${p}`,
+      `--leader-elect-lease-duration=${formatDuration(o.leaseDurationMs)}`,
+      `--leader-elect-renew-deadline=${formatDuration(o.renewDeadlineMs)}`,
+      `--leader-elect-retry-period=${formatDuration(o.retryPeriodMs)}`,
+      '--v', String(o.v), `--logging-format=${o.loggingFormat}`,
+      ...extraArgs,
+    ],
+    healthUrl: `http://${a}:${p}/health-check`,
+    address: a,
+    ports: { address: p },
+  };
 }

@@ -15,6 +15,8 @@ import { prepareBootstrappingKubelet, ensureLabPki, labPkiFiles, readLabTls } fr
 import { ensureLabBootstrap, labAdminClient } from '../lab-bootstrap.ts';
 import { joinWorker } from '../lab-join.ts';
 import { ensureLabAddons } from '../lab-addons.ts';
+import { NodeGroupCloud, NodeGroupError, groupKubeletArgs, parseNodeGroups, writeCloudConfig, type NodeGroupSpec } from '../node-groups.ts';
+import { planClusterAutoscaler } from '../topology.ts';
 import { readState, writeState, pidAlive, type LabState } from '../state.ts';
 import { probe } from '../probe.ts';
 import { UsageError } from './errors.ts';
@@ -39,6 +41,13 @@ export async function up(argv: string[]): Promise<number> {
     const why = etcdUnavailable();
     if (why) throw new UsageError(why);
   }
+  let nodeGroupSpecs: NodeGroupSpec[];
+  try {
+    nodeGroupSpecs = parseNodeGroups(f['node-group'], f['max-pods']);
+  } catch (e) {
+    throw e instanceof NodeGroupError ? new UsageError(e.message) : e;
+  }
+  if (f['cluster-autoscalers'] < 0) throw new UsageError('--cluster-autoscalers must be 0 or more');
   const lbChoice = parseLbChoice(f.lb);
   const formatError = loggingFormatError(f['logging-format']);
   if (formatError) throw new UsageError(formatError);
@@ -146,7 +155,6 @@ export async function up(argv: string[]): Promise<number> {
       queueMicrotask(flush);
     },
   });
-  const socket = controlSocketPath(dataDir);
   const state = (): LabState => ({
     version: 1,
     supervisorPid: process.pid,
@@ -167,7 +175,15 @@ export async function up(argv: string[]): Promise<number> {
   }
 
   const addons = ensureLabAddons(dataDir);
-  const groups: ComponentSpec[][] = [etcd?.members ?? [], topo.apiservers, [lb.spec], topo.controllerManagers, topo.schedulers, topo.addonManagers, topo.workers];
+  // Node groups: the cloud config the autoscaler reads, and its replicas (workers of the groups start later, through the cloud).
+  const socket = controlSocketPath(dataDir);
+  const autoscalers: ComponentSpec[] = [];
+  if (nodeGroupSpecs.length) {
+    const cloudConfig = writeCloudConfig(dataDir, socket, nodeGroupSpecs);
+    for (let i = 0; i < f['cluster-autoscalers']; i++)
+      autoscalers.push(await planClusterAutoscaler(topoOptions, i, taken, cloudConfig, nodeGroupSpecs, f['autoscaler-arg']));
+  }
+  const groups: ComponentSpec[][] = [etcd?.members ?? [], topo.apiservers, [lb.spec], topo.controllerManagers, topo.schedulers, topo.addonManagers, topo.workers, autoscalers];
   for (const g of groups) for (const spec of g) sup.add(spec);
   process.on('exit', () => sup.killAllNow());
 
@@ -191,7 +207,7 @@ export async function up(argv: string[]): Promise<number> {
       // Workers `kemu join` added are in the first group too.
       const workers = sup.records().filter((r) => r.kind === 'worker').map((r) => r.name);
       await sup.shutdown([
-        [...workers, ...[...topo.addonManagers, ...topo.schedulers, ...topo.controllerManagers].map((s) => s.name)],
+        [...workers, ...[...autoscalers, ...topo.addonManagers, ...topo.schedulers, ...topo.controllerManagers].map((s) => s.name)],
         topo.apiservers.map((s) => s.name),
         (etcd?.members ?? []).map((s) => s.name),
         ['lb'],
@@ -205,7 +221,22 @@ export async function up(argv: string[]): Promise<number> {
     return stopping;
   };
 
+  const joinContext = { topology: topoOptions, taken, sup, server, lbAddress: f.address, apiserverAddresses: topo.apiservers.map((a) => a.address) };
+  const cloud = new NodeGroupCloud(nodeGroupSpecs, {
+    start: async (name, g) => {
+      const spec = await joinWorker(joinContext, name, undefined, groupKubeletArgs(g));
+      say(`node group ${g.name}: ${spec.name} on ${spec.address}:${spec.ports['secure-port']} (cpu ${g.cpu}, memory ${g.memory}, pods ${g.pods})`);
+    },
+    remove: async (name) => {
+      await sup.remove(name);
+      say(`node group: ${name} stopped and removed`);
+    },
+  });
   const control = await serveControl(socket, async (action: Action, name: string | undefined, body) => {
+    if (action === 'nodegroup') {
+      if (stopping) throw new Error('the lab is shutting down');
+      return cloud.handle(name, body);
+    }
     if (action === 'down') {
       await shutdown('kemu down');
       setImmediate(() => process.exit(0));
@@ -213,11 +244,7 @@ export async function up(argv: string[]): Promise<number> {
     }
     if (action === 'join') {
       if (stopping) throw new Error('the lab is shutting down');
-      const spec = await joinWorker(
-        { topology: topoOptions, taken, sup, server, lbAddress: f.address, apiserverAddresses: topo.apiservers.map((a) => a.address) },
-        name,
-        body.token,
-      );
+      const spec = await joinWorker(joinContext, name, body.token);
       const how = bootstrapMode.bootstrap ? `bootstrapping with token ${body.token ? body.token.split('.')[0] : 'of bootstrap-kubelet.kubeconfig'}` : 'with a certificate kemu issued';
       say(`kemu join: ${spec.name} on ${spec.address}:${spec.ports['secure-port']}, ${how}`);
       return `${spec.name} started on ${spec.address}:${spec.ports['secure-port']}, ${how}`;
@@ -265,6 +292,11 @@ export async function up(argv: string[]): Promise<number> {
     // Seed 003 section 8 before any kubelet starts: the token Secret, the three bindings, cluster-info, bootstrap-kubelet.kubeconfig.
     await bootstrapObjects();
     for (const s of [...topo.controllerManagers, ...topo.schedulers, ...topo.addonManagers, ...topo.workers]) sup.start(s.name);
+    if (nodeGroupSpecs.length) {
+      await cloud.startMinimum().catch((e: unknown) => say(`node groups: could not start the minimum workers: ${(e as Error).message}`));
+      for (const s of autoscalers) sup.start(s.name);
+      say(`node groups ${nodeGroupSpecs.map((g) => `${g.name} (${g.min}..${g.max})`).join(', ')}: cloud config ${path.join(dataDir, 'cloud-config.yaml')}; ${autoscalers.length} cluster-autoscaler(s)`);
+    }
     const t0 = Date.now();
     while (!stopping && !sup.records().every((r) => r.state === 'running') && Date.now() - t0 < 90_000)
       await new Promise((r) => setTimeout(r, 200));
