@@ -316,6 +316,7 @@ webhooks:
       }, 30_000, 200);
       expect(flunders).toMatch(/^NAME\s+AGE\nmy-flunder\s+1m\n$/);
       expect((await k.kubectl('get', 'fl', 'my-flunder', '-o', 'jsonpath={.kind}')).stdout).toBe('Flunder');
+      expect((await k.kubectl('api-resources', `--api-group=${WARDLE_GROUP}`)).stdout).toMatch(/\nflunders\s+fl\s+wardle\.example\.com\/v1alpha1\s+true\s+Flunder\n/);
     } finally {
       await api(`${apiService}/v1alpha1.${WARDLE_GROUP}`, 'DELETE');
       await api(`${base}/services/wardle-api`, 'DELETE');

@@ -2,7 +2,9 @@
 // writes at once, a watch on one replica sees every write made through the others in resourceVersion
 // order, and a watcher can resume on another replica from its last resourceVersion without a gap.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '@kemu/base/testing/processes';
 import { api, readWatch, startCluster, type Cluster, type Replica } from './cluster.ts';
+import { startAggregatedServer, WARDLE_GROUP } from '../../packages/apiserver/src/testing/aggregated-server.ts';
 
 let cluster: Cluster;
 let A: Replica, B: Replica, C: Replica;
@@ -144,5 +146,33 @@ describe('three replicas on one store', () => {
     expect(read.body.metadata.resourceVersion).toBe(g.body.metadata.resourceVersion);
     const listed = await api(`${C.url}${at('v1beta1')}?resourceVersion=${g.body.metadata.resourceVersion}`, 'GET');
     expect((listed.body.items as { apiVersion: string }[]).map((i) => i.apiVersion)).toEqual(['replicas.example.com/v1beta1']);
+  });
+
+  it('an APIService created through A is Available, and its aggregated server is reached and discovered through B and C', async () => {
+    const stub = await startAggregatedServer({ service: { name: 'replicas-api', namespace: 'default' } });
+    const apiServices = '/apis/apiregistration.k8s.io/v1/apiservices';
+    try {
+      await api(`${A.url}/api/v1/namespaces/default/services`, 'POST', { metadata: { name: 'replicas-api' }, spec: { ports: [{ port: 443, targetPort: stub.port }] } });
+      await api(`${A.url}/api/v1/namespaces/default/endpoints`, 'POST', { metadata: { name: 'replicas-api' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: stub.port }] }] });
+      const spec = { group: WARDLE_GROUP, version: 'v1alpha1', groupPriorityMinimum: 1000, versionPriority: 15, caBundle: stub.caBundle, service: { namespace: 'default', name: 'replicas-api' } };
+      expect((await api(`${A.url}${apiServices}`, 'POST', { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: `v1alpha1.${WARDLE_GROUP}` }, spec })).status).toBe(201);
+      const flunders = `/apis/${WARDLE_GROUP}/v1alpha1/namespaces/default/flunders`;
+      const made = await waitFor('flunders served through B', async () => {
+        const r = await api(`${B.url}${flunders}`, 'POST', { apiVersion: `${WARDLE_GROUP}/v1alpha1`, kind: 'Flunder', metadata: { name: 'f1' } });
+        return r.status === 201 ? r : undefined;
+      }, 20_000, 100);
+      expect(made.body.metadata.name).toBe('f1');
+      await waitFor('the group in discovery on C', async () => (await api(`${C.url}/apis`, 'GET')).text.includes(`"${WARDLE_GROUP}"`), 20_000, 100);
+      const list = await api(`${C.url}${flunders}`, 'GET');
+      expect(list.body.items?.map((f) => f.metadata.name)).toEqual(['f1']);
+      // The built-in groups' local APIServices exist once, whichever replica made them.
+      const all = await api(`${C.url}${apiServices}`, 'GET');
+      const names = all.body.items?.map((o) => o.metadata.name) ?? [];
+      expect(names.filter((n) => n === 'v1.apps')).toHaveLength(1);
+      expect(new Set(names).size).toBe(names.length);
+    } finally {
+      await api(`${A.url}${apiServices}/v1alpha1.${WARDLE_GROUP}`, 'DELETE');
+      await stub.close();
+    }
   });
 });

@@ -72,8 +72,12 @@ describe.skipIf(missing)(`seed 003's kube-apiserver unit${missing ? ` (skipped: 
     for (const flag of ['--kubelet-client-certificate', '--kubelet-preferred-address-types', '--proxy-client-cert-file', '--enable-aggregator-routing']) {
       expect(out.split('\n').filter((l) => l.includes('not in effect') && l.includes(`"${flag}"`)), flag).toEqual([]);
     }
-    // The aggregator runs: the built-in groups are Local APIServices.
-    const apps = await api('/apis/apiregistration.k8s.io/v1/apiservices/v1.apps');
+    // The aggregator runs: the built-in groups become Local APIServices (just after start-up).
+    let apps = await api('/apis/apiregistration.k8s.io/v1/apiservices/v1.apps');
+    for (const end = Date.now() + 20_000; apps.status !== 200 && Date.now() < end; ) {
+      await new Promise((r) => setTimeout(r, 100));
+      apps = await api('/apis/apiregistration.k8s.io/v1/apiservices/v1.apps');
+    }
     expect(apps.status).toBe(200);
     expect(apps.body.spec).toMatchObject({ group: 'apps', version: 'v1' });
   });

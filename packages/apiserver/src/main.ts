@@ -270,6 +270,7 @@ async function main(): Promise<void> {
   await ensureBootstrapPolicy(srv.ctx.registry, logger);
   rbacHook.done();
   await ensureKubernetesService(srv.ctx.registry, clusterIP, port);
+  srv.startAggregator();
   const host = flags['hostname-override'] || flags['apiserver-id'] || hostname();
   const leaseName = identityLeaseName(host);
   const lease = startIdentityLease({

@@ -119,6 +119,11 @@ export interface ApiServer {
   upgrade: UpgradeHandler;
   /** Fills the watch cache; call before serving. */
   start(): Promise<void>;
+  /**
+   * Starts the aggregator's controllers when `aggregator` options were given (kube-apiserver calls it after its
+   * bootstrap objects, as Kubernetes' post-start hooks, so they do not compete with them for the store).
+   */
+  startAggregator(): void;
   close(): Promise<void>;
 }
 
@@ -504,6 +509,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
   app.server.on('upgrade', upgrade);
 
   let stopCrdCleanup: (() => void) | undefined;
+  let aggregatorStarted = false;
   return {
     app,
     ctx,
@@ -511,7 +517,10 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     async start() {
       await cacher.start();
       stopCrdCleanup = startCustomResourceCleanup(cacher, ctx.registry, logger);
-      if (opts.aggregator) aggregator.start();
+    },
+    startAggregator() {
+      if (opts.aggregator && !aggregatorStarted) aggregator.start();
+      aggregatorStarted = true;
     },
     async close() {
       stopCrdCleanup?.();

@@ -48,6 +48,7 @@ beforeAll(async () => {
     },
     aggregator: { proxyClient: { cert: certificatePem(cert), key: key.export({ type: 'pkcs8', format: 'pem' }).toString() }, resyncMs: 300, tickMs: 100 },
   });
+  srv.startAggregator();
 }, 60_000);
 afterAll(async () => {
   await srv?.close();
