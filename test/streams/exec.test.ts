@@ -172,8 +172,9 @@ describe.skipIf(skip)('exec, attach and cp through the apiserver to the kubelet'
     expect((await kubectl(JSON.stringify(pod), 'apply', '-f', '-')).code).toBe(0);
     await waitFor('vols running', async () => (await lab?.kubectl('get', 'pod', 'vols', '-o', 'jsonpath={.status.phase}'))?.stdout === 'Running', 60_000, 300);
     expect(await kubectl(undefined, 'exec', 'vols', '--', 'cat', '/etc/config/key')).toMatchObject({ code: 0, stdout: 'value-1' });
-    const r = await kubectl('cat /etc/secret/password; echo\ncat /etc/podinfo/labels; echo\ncat /var/run/secrets/kubernetes.io/serviceaccount/namespace; echo\nls /etc/config\n', 'exec', '-i', 'vols', '--', 'sh');
-    expect(r.stdout).toBe('s3cret\napp="vols"\ndefault\nkey\n');
+    const r = await kubectl('cat /etc/secret/password; echo\ncat /etc/podinfo/labels; echo\ncat /var/run/secrets/kubernetes.io/serviceaccount/namespace; echo\nls /etc/config\nls -a /etc/config\n', 'exec', '-i', 'vols', '--', 'sh');
+    // The atomic writer's layout: a timestamped directory, ..data, and the key.
+    expect(r.stdout).toMatch(/^s3cret\napp="vols"\ndefault\nkey\n\.\n\.\.\n\.\.\d{4}(_\d\d){5}\.\d+\n\.\.data\nkey\n$/);
     const token = await kubectl(undefined, 'exec', 'vols', '--', 'cat', '/var/run/secrets/kubernetes.io/serviceaccount/token');
     expect(token.stdout).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
     expect((await kubectl(undefined, 'patch', 'configmap', 'cfg', '-p', '{"data":{"key":"value-2"}}')).code).toBe(0);

@@ -46,6 +46,8 @@ export class FileMap extends Map<string, string> {
 export class ContainerFs {
   readonly files = new FileMap();
   readonly dirs = new Set<string>(IMAGE_DIRS);
+  /** Paths that are symbolic links (a volume's `..data` and keys), with their targets; their contents are copies. */
+  readonly links = new Map<string, string>();
 
   constructor(files: Record<string, string> = {}) {
     for (const [k, v] of Object.entries(files)) this.write(k, v);
