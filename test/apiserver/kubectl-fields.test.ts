@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { structNamed } from '../../packages/apiserver/src/schema/index.ts';
 import { fieldsOf } from '../../packages/apiserver/src/schema/walk.ts';
 import { api } from './cluster.ts';
+import { crdObject, version } from '../../packages/apiserver/src/testing/crd.ts';
 import { startKubectlCluster, type KubectlCluster } from './kubectl-cluster.ts';
 
 let k: KubectlCluster;
@@ -94,32 +95,23 @@ describe('kubectl explain', () => {
   });
 });
 
-const GIZMO_CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: gizmos.explain.example.com}
-spec:
-  group: explain.example.com
-  scope: Namespaced
-  names: {plural: gizmos, singular: gizmo, kind: Gizmo}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            description: What the gizmo does.
-            properties:
-              size: {type: integer, description: How big the gizmo is.}
-              color: {type: string}
-`;
+// kubectl apply takes JSON as well as YAML.
+const GIZMO_CRD = JSON.stringify(
+  crdObject({
+    group: 'explain.example.com',
+    names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' },
+    versions: [
+      version('v1', {
+        type: 'object',
+        properties: { spec: { type: 'object', description: 'What the gizmo does.', properties: { size: { type: 'integer', description: 'How big the gizmo is.' }, color: { type: 'string' } } } },
+      }),
+    ],
+  }),
+);
 
 describe('kubectl explain and field validation of a custom resource', () => {
   it('explain walks the CRD schema; apply refuses an unknown field with the strict decoding error', async () => {
-    const file = path.join(k.dir, 'gizmo-crd.yaml');
+    const file = path.join(k.dir, 'gizmo-crd.json');
     writeFileSync(file, GIZMO_CRD);
     expect((await k.kubectl('apply', '-f', file)).code).toBe(0);
     // kubectl finds the kind through discovery and its schema in /openapi/v3 once the CRD is served.

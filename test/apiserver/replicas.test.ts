@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@kemu/base/testing/processes';
 import { api, readWatch, startCluster, type Cluster, type Replica } from './cluster.ts';
 import { startAggregatedServer, WARDLE_GROUP } from '../../packages/apiserver/src/testing/aggregated-server.ts';
+import { crdObject, version } from '../../packages/apiserver/src/testing/crd.ts';
+
+const OPEN = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
 
 let cluster: Cluster;
 let A: Replica, B: Replica, C: Replica;
@@ -85,17 +88,7 @@ describe('three replicas on one store', () => {
   });
 
   it('a CRD created through A is served by B and C within a second, and an object created through B is read on C', async () => {
-    const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'widgets.replicas.example.com' },
-      spec: {
-        group: 'replicas.example.com',
-        scope: 'Namespaced',
-        names: { plural: 'widgets', kind: 'Widget', shortNames: ['wg'] },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-      },
-    };
+    const crd = crdObject({ group: 'replicas.example.com', names: { plural: 'widgets', kind: 'Widget', shortNames: ['wg'] }, versions: [version('v1', OPEN)] });
     const created = await api(`${A.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`, 'POST', crd);
     expect(created.status).toBe(201);
     const since = Date.now();
@@ -115,21 +108,7 @@ describe('three replicas on one store', () => {
   });
 
   it('a two-version CRD created through A: an object written through B in one version is read on C in the other', async () => {
-    const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
-    const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'gauges.replicas.example.com' },
-      spec: {
-        group: 'replicas.example.com',
-        scope: 'Namespaced',
-        names: { plural: 'gauges', kind: 'Gauge' },
-        versions: [
-          { name: 'v1beta1', served: true, storage: false, schema },
-          { name: 'v1', served: true, storage: true, schema },
-        ],
-      },
-    };
+    const crd = crdObject({ group: 'replicas.example.com', names: { plural: 'gauges', kind: 'Gauge' }, versions: [version('v1beta1', OPEN, { storage: false }), version('v1', OPEN)] });
     expect((await api(`${A.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`, 'POST', crd)).status).toBe(201);
     const at = (v: string) => `/apis/replicas.example.com/${v}/namespaces/default/gauges`;
     const deadline = Date.now() + 10_000;

@@ -14,6 +14,7 @@ import { ensureClusterPki, selfSignedServingCert } from '@kemu/pki';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiserver, type ApiserverProc } from '../support/apiserver.ts';
+import { crdObject, version } from '../../packages/apiserver/src/testing/crd.ts';
 
 let dir: string;
 let pki: string;
@@ -78,21 +79,9 @@ describe('HTTPS', () => {
     kc.loadFromFile(kubeconfig);
     const ext = kc.makeApiClient(k8s.ApiextensionsV1Api);
     const custom = kc.makeApiClient(k8s.CustomObjectsApi);
-    const schema = { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } };
-    await ext.createCustomResourceDefinition({
-      body: {
-        metadata: { name: 'gadgets.informer.example.com' },
-        spec: {
-          group: 'informer.example.com',
-          scope: 'Namespaced',
-          names: { plural: 'gadgets', kind: 'Gadget' },
-          versions: [
-            { name: 'v1', served: true, storage: true, schema },
-            { name: 'v1beta1', served: true, storage: false, schema },
-          ],
-        },
-      },
-    });
+    const schema = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } };
+    const crd = crdObject({ group: 'informer.example.com', names: { plural: 'gadgets', kind: 'Gadget' }, versions: [version('v1', schema), version('v1beta1', schema, { storage: false })] });
+    await ext.createCustomResourceDefinition({ body: crd as unknown as k8s.V1CustomResourceDefinition });
     const at = (version: string) => ({ group: 'informer.example.com', version, namespace: 'default', plural: 'gadgets' });
     const list = () => custom.listNamespacedCustomObject(at('v1beta1')) as Promise<k8s.KubernetesListObject<k8s.KubernetesObject>>;
     const served = Date.now() + 15_000;
