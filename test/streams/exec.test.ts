@@ -175,6 +175,8 @@ describe.skipIf(skip)('exec, attach and cp through the apiserver to the kubelet'
     const r = await kubectl('cat /etc/secret/password; echo\ncat /etc/podinfo/labels; echo\ncat /var/run/secrets/kubernetes.io/serviceaccount/namespace; echo\nls /etc/config\nls -a /etc/config\n', 'exec', '-i', 'vols', '--', 'sh');
     // The atomic writer's layout: a timestamped directory, ..data, and the key.
     expect(r.stdout).toMatch(/^s3cret\napp="vols"\ndefault\nkey\n\.\n\.\.\n\.\.\d{4}(_\d\d){5}\.\d+\n\.\.data\nkey\n$/);
+    const long = await kubectl(undefined, 'exec', 'vols', '--', 'ls', '-la', '/etc/config');
+    expect(long.stdout).toMatch(/^total \d+\ndrwxr-xr-x +\d+ root +root +4096 \w{3} [ \d]\d \d\d:\d\d \.\n[^]*\nlrwxrwxrwx    1 root     root +\d+ \w{3} [ \d]\d \d\d:\d\d \.\.data -> \.\.\d{4}(_\d\d){5}\.\d+\nlrwxrwxrwx    1 root     root            10 \w{3} [ \d]\d \d\d:\d\d key -> \.\.data\/key\n$/);
     const token = await kubectl(undefined, 'exec', 'vols', '--', 'cat', '/var/run/secrets/kubernetes.io/serviceaccount/token');
     expect(token.stdout).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
     expect((await kubectl(undefined, 'patch', 'configmap', 'cfg', '-p', '{"data":{"key":"value-2"}}')).code).toBe(0);

@@ -48,9 +48,19 @@ export class ContainerFs {
   readonly dirs = new Set<string>(IMAGE_DIRS);
   /** Paths that are symbolic links (a volume's `..data` and keys), with their targets; their contents are copies. */
   readonly links = new Map<string, string>();
+  /** Modification times `ls -l` shows, where they are not the file system's own creation time. */
+  readonly mtimes = new Map<string, number>();
 
-  constructor(files: Record<string, string> = {}) {
+  /** `bornAt`: when the container instance's file system was made (its image's files and directories show it). */
+  constructor(
+    files: Record<string, string> = {},
+    readonly bornAt: number = Date.now(),
+  ) {
     for (const [k, v] of Object.entries(files)) this.write(k, v);
+  }
+
+  mtime(path: string): number {
+    return this.mtimes.get(normalize(path)) ?? this.bornAt;
   }
 
   /** Writes a file, making its parent directories (as an image build or a volume mount would have). */
@@ -123,17 +133,44 @@ export class ContainerFs {
   }
 }
 
-/** ls [-a] [-1] [-l is read as -1] PATH…: names one per line (output is not a terminal). */
-export function ls(fs: ContainerFs, args: readonly string[], abs: (p: string) => string): Result {
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** busybox ls -l's time: ctime's "Mmm dd hh:mm", or "Mmm dd  yyyy" beyond six months back or an hour ahead (UTC, as a container without TZ). */
+function lsTime(t: number, now: number): string {
+  const d = new Date(t);
+  const day = `${MONTHS[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2)}`;
+  const recent = t > now - 182.5 * 86_400_000 && t < now + 3_600_000;
+  return recent ? `${day} ${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}` : `${day}  ${d.getUTCFullYear()}`;
+}
+
+function permString(mode: number): string {
+  return [0o400, 0o200, 0o100, 0o40, 0o20, 0o10, 0o4, 0o2, 0o1].map((bit, i) => (mode & bit ? 'rwx'[i % 3] : '-')).join('');
+}
+
+/** One busybox `ls -l` line, and the 1K blocks it counts in "total". */
+function longEntry(fs: ContainerFs, path: string, name: string, now: number): { line: string; blocks: number } {
+  const link = fs.links.get(path);
+  const dir = link === undefined && fs.isDir(path);
+  const size = link !== undefined ? Buffer.byteLength(link) : dir ? 4096 : (fs.readBytes(path)?.length ?? 0);
+  const mode = link !== undefined ? 'lrwxrwxrwx' : dir ? 'drwxr-xr-x' : `-${permString(fs.mode(path))}`;
+  const child = (n: string) => (path === '/' ? `/${n}` : `${path}/${n}`);
+  const nlink = dir ? 2 + fs.entries(path).filter((n) => fs.isDir(child(n)) && !fs.links.has(child(n))).length : 1;
+  const line = `${mode} ${String(nlink).padStart(4)} ${'root'.padEnd(8)} ${'root'.padEnd(8)} ${String(size).padStart(9)} ${lsTime(fs.mtime(path), now)} ${name}${link !== undefined ? ` -> ${link}` : ''}`;
+  return { line, blocks: link !== undefined ? 0 : Math.ceil(size / 4096) * 4 };
+}
+
+/** ls [-a] [-1] [-l] PATH…: names one per line (output is not a terminal), or busybox's long format with -l. */
+export function ls(fs: ContainerFs, args: readonly string[], abs: (p: string) => string, now: number = fs.bornAt): Result {
   const paths = args.filter((a) => !a.startsWith('-') || a === '-');
   const all = args.some((a) => /^-[a-zA-Z]*a/.test(a));
+  const long = args.some((a) => /^-[a-zA-Z]*l/.test(a));
   const targets = paths.length ? paths : ['.'];
   let out = '';
   let err = '';
   for (const [k, t] of targets.entries()) {
     const p = abs(t === '.' ? '' : t);
-    if (fs.files.has(p)) {
-      out += `${t}\n`;
+    if (fs.files.has(p) || (long && fs.links.has(p))) {
+      out += long ? `${longEntry(fs, p, t, now).line}\n` : `${t}\n`;
       continue;
     }
     if (!fs.isDir(p)) {
@@ -142,7 +179,12 @@ export function ls(fs: ContainerFs, args: readonly string[], abs: (p: string) =>
     }
     if (targets.length > 1) out += `${k > 0 ? '\n' : ''}${t}:\n`;
     const names = (all ? ['.', '..'] : []).concat(fs.entries(p).filter((n) => all || !n.startsWith('.')));
-    out += names.map((n) => `${n}\n`).join('');
+    if (!long) {
+      out += names.map((n) => `${n}\n`).join('');
+      continue;
+    }
+    const rows = names.map((n) => longEntry(fs, n === '.' ? p : n === '..' ? dirname(p) : p === '/' ? `/${n}` : `${p}/${n}`, n, now));
+    out += `total ${rows.reduce((sum, r) => sum + r.blocks, 0)}\n${rows.map((r) => `${r.line}\n`).join('')}`;
   }
   return { out, ...(err ? { err } : {}), status: err ? 1 : 0 };
 }

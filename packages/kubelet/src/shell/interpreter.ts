@@ -545,7 +545,7 @@ class Interpreter implements FileView {
       case 'rm':
         return yield* this.result(io, rm(this.fs, args, this.abs));
       case 'ls':
-        return yield* this.result(io, ls(this.fs, args, this.abs));
+        return yield* this.result(io, ls(this.fs, args, this.abs, this.ctx.startedAt + this.elapsed));
       case 'read': {
         const r = read(args, io.stdin);
         if (r.prompt) yield* this.write(io, 2, r.prompt);

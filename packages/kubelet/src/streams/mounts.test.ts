@@ -46,6 +46,28 @@ describe('atomic-writer volumes in the container file system', () => {
     expect(fs.links.has('/etc/config/ui')).toBe(false);
   });
 
+  it('ls -la shows the links as busybox does', async () => {
+    const c = container(() => [{ mountPath: '/etc/config', files: new Map([['/etc/config/key', file('value-1')]]), live: true, single: false }]);
+    await refreshMounts(c);
+    const fs = c.state.fs;
+    const ts = fs.links.get('/etc/config/..data') as string;
+    const at = Date.parse('2026-12-04T10:00:00Z');
+    for (const p of fs.mtimes.keys()) fs.mtimes.set(p, at);
+    fs.mtimes.set('/etc', at);
+    expect(ls(fs, ['-la', '/etc/config'], (p) => p, at + 60_000).out).toBe(
+      [
+        'total 12',
+        'drwxr-xr-x    3 root     root          4096 Dec  4 10:00 .',
+        'drwxr-xr-x    3 root     root          4096 Dec  4 10:00 ..',
+        `drwxr-xr-x    2 root     root          4096 Dec  4 10:00 ${ts}`,
+        `lrwxrwxrwx    1 root     root            ${ts.length} Dec  4 10:00 ..data -> ${ts}`,
+        'lrwxrwxrwx    1 root     root            10 Dec  4 10:00 key -> ..data/key',
+        '',
+      ].join('\n'),
+    );
+    expect(ls(fs, ['-l', `/etc/config/${ts}/key`], (p) => p, at + 60_000).out).toBe(`-rw-r--r--    1 root     root             7 Dec  4 10:00 /etc/config/${ts}/key\n`);
+  });
+
   it('leaves an emptyDir and a subPath file as they are', async () => {
     const c = container(() => [
       { mountPath: '/cache', files: new Map(), live: false, single: false },

@@ -51,7 +51,8 @@ function relayout(c: RunningContainer, m: Mount, laid: Map<string, { key: string
   const key = contentsKey(rel);
   const before = laid.get(m.mountPath);
   if (before?.key === key && mounted.has(m.mountPath)) return;
-  const tsDir = timestampDir(Date.now(), Math.floor(Math.random() * 2 ** 32));
+  const now = Date.now();
+  const tsDir = timestampDir(now, Math.floor(Math.random() * 2 ** 32));
   const layout = atomicLayout(base, rel, tsDir);
   for (const p of mounted.get(m.mountPath) ?? []) if (!layout.files.has(p)) fs.remove(p);
   if (before) {
@@ -68,6 +69,7 @@ function relayout(c: RunningContainer, m: Mount, laid: Map<string, { key: string
   fs.mkdirs(`${base}/..data`);
   for (const [p, f] of layout.files) fs.writeBytes(p, f.content, f.mode);
   for (const [l, target] of layout.links) fs.links.set(l, target);
+  for (const p of [...layout.files.keys(), ...layout.links.keys(), `${base}/${tsDir}`, base]) fs.mtimes.set(p, now);
   mounted.set(m.mountPath, new Set(layout.files.keys()));
   laid.set(m.mountPath, { key, tsDir, links: [...layout.links.keys()] });
 }
