@@ -1,9 +1,9 @@
 // Webhook conversion against a real HTTPS conversion webhook: the review sent, the checks on its reply, and
 // Kubernetes' error texts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeObject } from '@kemu/api';
+import { R, type KubeObject, type ResourceInfo } from '@kemu/api';
 import { cronTabConverter, startConversionWebhookServer, type ConversionWebhookServer } from '../testing/webhook-server.ts';
-import { convertByWebhook, ConversionError, type ConversionWebhook } from './webhook-conversion.ts';
+import { conversionWebhookOf, convertByWebhook, ConversionError, type ConversionWebhook } from './webhook-conversion.ts';
 
 const ct = (name: string, apiVersion: string, spec: Record<string, unknown>): KubeObject =>
   ({ apiVersion, kind: 'CronTab', metadata: { name, namespace: 'default', uid: `uid-${name}`, labels: { a: 'b' } }, spec }) as unknown as KubeObject;
@@ -41,6 +41,16 @@ describe('conversion webhook', () => {
     expect(last?.request.desiredAPIVersion).toBe('stable.example.com/v1');
     expect(last?.request.objects.map((o) => (o.metadata as { name: string }).name)).toEqual(['a']);
     expect(last?.request.uid).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('the first review version the server knows is used (v1beta1 replies are not checked for uid)', async () => {
+    const objs = [ct('a', 'stable.example.com/v1', { schedule: { expression: '2 * * * *' } })];
+    const out = await convertByWebhook({ hook: hookAt(good, ['v9', 'v1beta1', 'v1']), objects: objs, desiredAPIVersion: 'stable.example.com/v1beta1', subject, list: false });
+    expect(out[0]).toMatchObject({ apiVersion: 'stable.example.com/v1beta1', spec: { cronSpec: '2 * * * *' } });
+    expect(good.requests.at(-1)?.apiVersion).toBe('apiextensions.k8s.io/v1beta1');
+    expect(await failure(convertByWebhook({ hook: hookAt(good, ['v9']), objects: objs, desiredAPIVersion: 'stable.example.com/v1beta1', subject, list: false }))).toBe(
+      'no supported conversion review versions',
+    );
   });
 
   it('nothing to convert sends nothing', async () => {
@@ -90,5 +100,38 @@ describe('conversion webhook', () => {
     await down.close();
     const msg = await failure(convertByWebhook({ hook, objects: [ct('a', 'stable.example.com/v1beta1', {})], desiredAPIVersion: 'stable.example.com/v1', subject, list: false }));
     expect(msg).toBe(`conversion webhook for ${subject} failed: Post "https://127.0.0.1:${down.port}/convert": dial tcp 127.0.0.1:${down.port}: connect: connection refused`);
+  });
+
+  it("a Service reference reaches the webhook through the Service's Endpoints, verified as <svc>.<ns>.svc", async () => {
+    const svcHook = await startConversionWebhookServer(cronTabConverter, { service: { name: 'conv', namespace: 'hooks' } });
+    try {
+      const svc = { metadata: { name: 'conv', namespace: 'hooks' }, spec: { ports: [{ name: 'https', port: 8443 }] } };
+      const eps = { metadata: { name: 'conv', namespace: 'hooks' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: svcHook.port }] }] };
+      const objs = new Map<ResourceInfo, unknown[]>([[R.services, [svc]], [R.endpoints, [eps]]]);
+      const crd = {
+        spec: {
+          conversion: {
+            strategy: 'Webhook',
+            webhook: { clientConfig: { service: { namespace: 'hooks', name: 'conv', path: '/crontabs', port: 8443 }, caBundle: svcHook.caBundle }, conversionReviewVersions: ['v1'] },
+          },
+        },
+      } as unknown as KubeObject;
+      const hook = conversionWebhookOf(crd);
+      expect(hook).toBeDefined();
+      if (!hook) return;
+      const [out] = await convertByWebhook({
+        hook,
+        objects: [ct('a', 'stable.example.com/v1', { schedule: { expression: '5 * * * *' } })],
+        desiredAPIVersion: 'stable.example.com/v1beta1',
+        subject: 'stable.example.com/v1, Kind=CronTab',
+        list: false,
+        listObjects: async (r) => (objs.get(r) ?? []) as KubeObject[],
+      });
+      expect(out).toMatchObject({ apiVersion: 'stable.example.com/v1beta1', spec: { cronSpec: '5 * * * *' } });
+      expect(svcHook.requests.map((q) => q.path)).toEqual(['/crontabs']);
+      expect(conversionWebhookOf({ spec: { conversion: { strategy: 'None' } } } as unknown as KubeObject)).toBeUndefined();
+    } finally {
+      await svcHook.close();
+    }
   });
 });
