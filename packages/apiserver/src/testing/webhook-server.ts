@@ -1,6 +1,7 @@
 // Test helper: an admission webhook on 127.0.0.1 over HTTPS with a throw-away CA (caBundle) whose certificate
 // also names a Service (<service>.<namespace>.svc). The handler sees each AdmissionReview request and answers
 // the response fields; the server fills apiVersion, kind and uid. Every request is kept for assertions.
+// startConversionWebhookServer is the same for CRD conversion (ConversionReview).
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { selfSignedServingCert } from '@kemu/pki';
@@ -26,21 +27,72 @@ export async function startWebhookServer(
   handler: (req: ReviewRequest, path: string) => ReviewReply | Promise<ReviewReply>,
   opts: { service?: { name: string; namespace: string } } = {},
 ): Promise<WebhookServer> {
+  const requests: WebhookServer['requests'] = [];
+  const srv = await serveJson(async (body, path) => {
+    const review = body as { request: ReviewRequest };
+    requests.push({ path, request: review.request });
+    const reply = await handler(review.request, path);
+    return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, ...reply } };
+  }, opts);
+  return { ...srv, requests };
+}
+
+export type ConversionRequest = { uid: string; desiredAPIVersion: string; objects: Array<Record<string, unknown>> };
+
+export interface ConversionWebhookServer extends Omit<WebhookServer, 'requests'> {
+  requests: Array<{ path: string; apiVersion: string; request: ConversionRequest }>;
+}
+
+/**
+ * A CRD conversion webhook: each ConversionReview's objects go through convert (answered with result Success
+ * and the review's apiVersion and uid); reply, when given, answers the whole response instead (for bad replies).
+ */
+export async function startConversionWebhookServer(
+  convert: (obj: Record<string, unknown>, desiredAPIVersion: string) => Record<string, unknown>,
+  opts: { service?: { name: string; namespace: string }; reply?: (req: ConversionRequest) => unknown } = {},
+): Promise<ConversionWebhookServer> {
+  const requests: ConversionWebhookServer['requests'] = [];
+  const srv = await serveJson((body, path) => {
+    const review = body as { apiVersion: string; request: ConversionRequest };
+    requests.push({ path, apiVersion: review.apiVersion, request: review.request });
+    if (opts.reply) return opts.reply(review.request);
+    const convertedObjects = review.request.objects.map((o) => convert(structuredClone(o), review.request.desiredAPIVersion));
+    return { apiVersion: review.apiVersion, kind: 'ConversionReview', response: { uid: review.request.uid, result: { status: 'Success' }, convertedObjects } };
+  }, opts);
+  return { ...srv, requests };
+}
+
+/**
+ * The usual example converter of a CronTab: v1beta1 has spec.cronSpec (a string), v1 has spec.schedule
+ * ({ expression }); any other field is kept.
+ */
+export function cronTabConverter(obj: Record<string, unknown>, desiredAPIVersion: string): Record<string, unknown> {
+  const spec = (obj.spec ?? {}) as Record<string, unknown>;
+  if (desiredAPIVersion.endsWith('/v1') && typeof spec.cronSpec === 'string') {
+    spec.schedule = { expression: spec.cronSpec };
+    delete spec.cronSpec;
+  } else if (desiredAPIVersion.endsWith('/v1beta1') && typeof spec.schedule === 'object' && spec.schedule !== null) {
+    spec.cronSpec = (spec.schedule as Record<string, unknown>).expression;
+    delete spec.schedule;
+  }
+  return { ...obj, apiVersion: desiredAPIVersion };
+}
+
+/** An HTTPS JSON server on 127.0.0.1 with a throw-away CA; each POST body goes through handler. */
+async function serveJson(
+  handler: (body: unknown, path: string) => unknown,
+  opts: { service?: { name: string; namespace: string } },
+): Promise<Omit<WebhookServer, 'requests'>> {
   const alternateDNS = opts.service ? [`${opts.service.name}.${opts.service.namespace}.svc`] : [];
   const { certPem, keyPem } = await selfSignedServingCert({ host: '127.0.0.1', alternateDNS });
-  const requests: WebhookServer['requests'] = [];
   const server = https.createServer({ cert: certPem, key: keyPem }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       void (async () => {
-        const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { request: ReviewRequest };
-        const path = req.url ?? '';
-        requests.push({ path, request: review.request });
-        const reply = await handler(review.request, path);
-        const body = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, ...reply } });
+        const reply = await handler(JSON.parse(Buffer.concat(chunks).toString('utf8')), req.url ?? '');
         if (res.destroyed) return;
-        res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
       })();
     });
   });
@@ -52,7 +104,6 @@ export async function startWebhookServer(
     port,
     caBundle: Buffer.from(ca).toString('base64'),
     url: (path) => `https://127.0.0.1:${port}${path}`,
-    requests,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
