@@ -17,6 +17,7 @@ Usage:
   kemu up [--data-dir DIR] [--workers N] [--apiservers N] [--controller-managers N] [--schedulers N]
           [--address 127.0.0.1] [--port 6443] [--lb haproxy|builtin|auto] [--leader-elect-lease-duration D]
           [--leader-elect-renew-deadline D] [--leader-elect-retry-period D] [--node-monitor-grace-period D]
+          [--horizontal-pod-autoscaler-sync-period D] [--horizontal-pod-autoscaler-downscale-stabilization D] [--cpu-usage-window D]
           [--default-not-ready-toleration-seconds N] [--default-unreachable-toleration-seconds N]
           [--kubelet-bootstrap=false] [--addon-managers N] [--addon-check-interval D]
                                 start the lab in the foreground (Ctrl-C stops it); workers get their
