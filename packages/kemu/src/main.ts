@@ -17,10 +17,11 @@ Usage:
   kemu up [--data-dir DIR] [--workers N] [--apiservers N] [--controller-managers N] [--schedulers N]
           [--address 127.0.0.1] [--port 6443] [--lb haproxy|builtin|auto] [--leader-elect-lease-duration D]
           [--leader-elect-renew-deadline D] [--leader-elect-retry-period D] [--node-monitor-grace-period D]
+          [--horizontal-pod-autoscaler-sync-period D] [--horizontal-pod-autoscaler-downscale-stabilization D] [--cpu-usage-window D]
           [--default-not-ready-toleration-seconds N] [--default-unreachable-toleration-seconds N]
           [--kubelet-bootstrap=false] [--addon-managers N] [--addon-check-interval D]
-          [--horizontal-pod-autoscaler-sync-period D]
-          [--horizontal-pod-autoscaler-downscale-stabilization D]
+          [--node-group name=G,min=N,max=N[,cpu=Q][,memory=Q][,pods=N][,labels=..][,taints=..]]...
+          [--cluster-autoscalers N] [--autoscaler-arg=--flag=value]...
                                 start the lab in the foreground (Ctrl-C stops it); workers get their
                                 certificates by TLS bootstrapping (DIR/bootstrap-kubelet.kubeconfig); the
                                 addon manager applies DIR/addons (CoreDNS, metrics-server, your manifests)

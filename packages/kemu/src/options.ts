@@ -30,6 +30,7 @@ export const UP_FLAGS = {
   'node-lease-duration-seconds': { type: 'int', default: 40, usage: 'Passed to kubelets' },
   'max-pods': { type: 'int', default: 110, usage: 'Pods each emulated kubelet accepts; passed to kubelets' },
   'image-pull-delay': { type: 'duration', default: 1000, usage: 'How long an emulated image pull takes (pods show ContainerCreating meanwhile; images already on the node skip it); passed to kubelets' },
+  'cpu-usage-window': { type: 'duration', default: 10_000, usage: 'Passed to kubelets: the window requests a container served are averaged over into its CPU usage' },
   'image-catalog': { type: 'stringArray', default: [], usage: 'Image catalogue files (JSON or YAML) merged over the built-in one: repositories, the tags that exist there, which are private; passed to kubelets (see docs/kubelet.md)' },
   'stop-grace-period': { type: 'duration', default: 10_000, usage: 'Time between SIGTERM and SIGKILL when stopping a component' },
   v: { type: 'int', default: 0, usage: 'Log verbosity passed to every component' },

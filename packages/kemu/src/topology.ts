@@ -69,9 +69,11 @@ export interface TopologyOptions {
   retryPeriodMs: number;
   nodeMonitorGracePeriodMs: number;
   nodeMonitorPeriodMs: number;
-  /** kube-controller-manager's --horizontal-pod-autoscaler-sync-period / -downscale-stabilization (unset: its defaults). */
+  /** The controller-managers' --horizontal-pod-autoscaler-sync-period / -downscale-stabilization; their defaults when unset. */
   hpaSyncPeriodMs?: number;
   hpaDownscaleStabilizationMs?: number;
+  /** The kubelets' --cpu-usage-window; their default when unset. */
+  cpuUsageWindowMs?: number;
   /** kube-apiserver's --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds. */
   defaultNotReadyTolerationSeconds: number;
   defaultUnreachableTolerationSeconds: number;
@@ -235,6 +237,7 @@ export async function planWorker(o: TopologyOptions, i: number, name: string, ta
     `--max-pods=${o.maxPods}`,
     `--image-pull-delay=${formatDuration(o.imagePullDelayMs)}`,
     ...(o.imageCatalogs ?? []).map((f) => `--image-catalog=${f}`),
+    ...(o.cpuUsageWindowMs !== undefined ? [`--cpu-usage-window=${formatDuration(o.cpuUsageWindowMs)}`] : []),
     '--v', String(o.v), `--logging-format=${o.loggingFormat}`,
     // A node group's machine: the template's capacity, labels and taints (node-groups.ts); later flags win.
     ...extraArgs,
@@ -315,8 +318,8 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
         ...leaderFlags,
         `--node-monitor-grace-period=${formatDuration(o.nodeMonitorGracePeriodMs)}`,
         `--node-monitor-period=${formatDuration(o.nodeMonitorPeriodMs)}`,
-        ...(o.hpaSyncPeriodMs === undefined ? [] : [`--horizontal-pod-autoscaler-sync-period=${formatDuration(o.hpaSyncPeriodMs)}`]),
-        ...(o.hpaDownscaleStabilizationMs === undefined ? [] : [`--horizontal-pod-autoscaler-downscale-stabilization=${formatDuration(o.hpaDownscaleStabilizationMs)}`]),
+        ...(o.hpaSyncPeriodMs !== undefined ? [`--horizontal-pod-autoscaler-sync-period=${formatDuration(o.hpaSyncPeriodMs)}`] : []),
+        ...(o.hpaDownscaleStabilizationMs !== undefined ? [`--horizontal-pod-autoscaler-downscale-stabilization=${formatDuration(o.hpaDownscaleStabilizationMs)}`] : []),
         // Like kubeadm clusters: nodeipam gives every Node a spec.podCIDR, from which the kubelets take pod IPs.
         '--allocate-node-cidrs=true',
         '--cluster-cidr=10.200.0.0/16',

@@ -33,6 +33,8 @@ export async function up(argv: string[]): Promise<number> {
   for (const k of ['workers', 'controller-managers', 'schedulers', 'addon-managers'] as const)
     if (f[k] < 0) throw new UsageError(`--${k} must be 0 or more`);
   if (f['addon-check-interval'] <= 0) throw new UsageError('--addon-check-interval must be greater than 0');
+  for (const k of ['horizontal-pod-autoscaler-sync-period', 'cpu-usage-window'] as const)
+    if (f[k] <= 0) throw new UsageError(`--${k} must be greater than 0`);
   if (f['max-pods'] < 1) throw new UsageError('--max-pods must be at least 1');
   if (f.apiservers < 1) throw new UsageError('--apiservers must be at least 1');
   if (f.port < 1 || f.port > 65535) throw new UsageError(`--port ${f.port} is not a TCP port`);
@@ -100,6 +102,7 @@ export async function up(argv: string[]): Promise<number> {
       nodeMonitorPeriodMs: f['node-monitor-period'],
       hpaSyncPeriodMs: f['horizontal-pod-autoscaler-sync-period'],
       hpaDownscaleStabilizationMs: f['horizontal-pod-autoscaler-downscale-stabilization'],
+      cpuUsageWindowMs: f['cpu-usage-window'],
       defaultNotReadyTolerationSeconds: f['default-not-ready-toleration-seconds'],
       defaultUnreachableTolerationSeconds: f['default-unreachable-toleration-seconds'],
       nodeStatusUpdateFrequencyMs: f['node-status-update-frequency'],
