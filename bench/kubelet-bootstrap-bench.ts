@@ -6,12 +6,12 @@
 // usage: npm run bench -- kubelet-bootstrap [--workers 100] (--help lists the flags)
 import fs from 'node:fs';
 import path from 'node:path';
-import { R, SIGNER_KUBE_APISERVER_CLIENT_KUBELET, type CertificateSigningRequest, type KubeObject, type Lease, type Node, type ResourceInfo } from '@kemu/api';
-import type { RestClient } from '@kemu/client';
+import { R, SIGNER_KUBE_APISERVER_CLIENT_KUBELET, type CertificateSigningRequest, type Lease, type Node } from '@kemu/api';
 import { BIN, startProcess, waitFor } from '@kemu/base/testing/processes';
 import { labAdminClient } from '@kemu/kemu';
 import { startLab, type Lab } from '../test/lab/lab.ts';
 import { atLeast, benchFlags } from './lib/flags.ts';
+import { observe } from './lib/observe.ts';
 import { runBench } from './lib/workdir.ts';
 
 const flags = benchFlags(
@@ -26,33 +26,8 @@ const flags = benchFlags(
 );
 const N = flags.workers;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const rssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 const secs = (ms: number): number => +(ms / 1000).toFixed(2);
-
-/**
- * Calls seen(obj, at) for every object of `r` the watch shows (the list first), re-watching from the last
- * resourceVersion when the server ends a watch, until the signal aborts. `at` is performance.now() on receipt.
- */
-function observe<T extends KubeObject>(client: RestClient, r: ResourceInfo, signal: AbortSignal, seen: (obj: T, at: number) => void): Promise<void> {
-  return (async () => {
-    const list = await client.list<T>(r);
-    for (const o of list.items) seen(o, performance.now());
-    let rv = list.metadata?.resourceVersion;
-    while (!signal.aborted) {
-      try {
-        for await (const ev of client.watch<T>(r, undefined, { resourceVersion: rv, allowWatchBookmarks: true, signal })) {
-          rv = ev.object.metadata.resourceVersion ?? rv;
-          if (ev.type !== 'BOOKMARK' && ev.type !== 'ERROR') seen(ev.object, performance.now());
-        }
-      } catch (e) {
-        if (signal.aborted) return;
-        console.error(`kubelet-bootstrap: watch ${r.plural}: ${String(e)}; re-watching`);
-        await sleep(200);
-      }
-    }
-  })();
-}
 
 /** Time of the CSRs' own timestamps (second resolution), ms since the epoch. */
 const stamp = (s: string | undefined): number | undefined => (s ? Date.parse(s) : undefined);

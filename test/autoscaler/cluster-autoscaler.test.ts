@@ -1,6 +1,7 @@
 // The cluster-autoscaler in a real lab: `kemu up --node-group name=pool,min=1,max=2,...` starts pool-0 and one
 // cluster-autoscaler; a pod that does not fit triggers a scale-up to pool-1, lands there, a pod beyond the max
-// stays Pending with NotTriggerScaleUp, and once the pods go the extra node is drained away and deleted.
+// stays Pending with NotTriggerScaleUp; a pod a PodDisruptionBudget protects keeps pool-1 (the drain is refused
+// and aborted); once the pods go the extra node is drained away and deleted.
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@kemu/base/testing/processes';
@@ -55,6 +56,11 @@ describe.skipIf(skip)('cluster-autoscaler (kemu node groups)', () => {
         '--autoscaler-arg=--scan-interval=1s',
         '--autoscaler-arg=--scale-down-unneeded-time=3s',
         '--autoscaler-arg=--scale-down-delay-after-add=3s',
+        // For the PDB case: a refused eviction gives up after 2 s, scale-down resumes 1 s after that failure,
+        // and a node with one 1500m pod (75% of 2 cpu) counts as unneeded.
+        '--autoscaler-arg=--max-pod-eviction-time=2s',
+        '--autoscaler-arg=--scale-down-delay-after-failure=1s',
+        '--autoscaler-arg=--scale-down-utilization-threshold=0.8',
       ],
     });
     await lab.waitRunning(undefined, 120_000);
@@ -64,7 +70,7 @@ describe.skipIf(skip)('cluster-autoscaler (kemu node groups)', () => {
     await lab?.down();
   }, 60_000);
 
-  it('scales up for a pod that does not fit, respects the max, and removes the idle node', async () => {
+  it('scales up for a pod that does not fit and respects the max', async () => {
     await apply(pod('a', '1500m'));
     await waitFor('a Running on pool-0', async () => {
       const p = await lab.kubectlJson<Item>('get', 'pod', 'a');
@@ -94,13 +100,48 @@ describe.skipIf(skip)('cluster-autoscaler (kemu node groups)', () => {
     expect(status.data.status).toContain('name: pool');
     expect(status.data.status).toContain('cloudProviderTarget: 2');
 
-    // The pods go: pool-1 is empty, unneeded for 3 s, drained and deleted; pool-0 (the min) stays.
-    const del = await lab.kubectl('delete', 'pod', 'b', 'c', '--wait=false');
-    expect(del.code).toBe(0);
+  }, 180_000);
+
+  it('keeps a node whose pod a PodDisruptionBudget protects: the drain is aborted with ScaleDownFailed', async () => {
+    // pool-0 must not be the node removed once it is empty.
+    expect((await lab.kubectl('annotate', 'node', 'pool-0', 'cluster-autoscaler.kubernetes.io/scale-down-disabled=true')).code).toBe(0);
+    const labels = { app: 'guarded' };
+    await apply({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'guarded', namespace: 'default' }, spec: { minAvailable: 1, selector: { matchLabels: labels } } });
+    await apply({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'guarded', namespace: 'default' },
+      spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: pod('x', '1500m').spec } },
+    });
+    // b and c go: the guarded pod takes pool-1 (no new node needed).
+    expect((await lab.kubectl('delete', 'pod', 'b', 'c', '--wait=false')).code).toBe(0);
+    const guarded = await waitFor('the guarded pod Running', async () => {
+      const ps = (await lab.kubectlJson<{ items: Item[] }>('get', 'pods', '-l', 'app=guarded')).items;
+      return ps.find((p) => p.status?.phase === 'Running');
+    }, 60_000, 250);
+    expect(guarded.spec?.nodeName).toBe('pool-1');
+
+    // a goes: the guarded pod would fit pool-0, so pool-1 is unneeded; its eviction is refused (429) until the deadline.
+    expect((await lab.kubectl('delete', 'pod', 'a', '--wait=false')).code).toBe(0);
+    const failed = await waitFor('ScaleDownFailed on pool-1', async () =>
+      (await lab.kubectlJson<{ items: EventItem[] }>('get', 'events', '-A', '--field-selector=reason=ScaleDownFailed')).items.find((e) => e.involvedObject.name === 'pool-1'), 60_000, 250);
+    expect(failed.message).toBe('failed to drain the node, aborting ScaleDown');
+    const marked = (await lab.kubectlJson<{ items: EventItem[] }>('get', 'events', '-A', '--field-selector=reason=ScaleDown')).items.find((e) => e.involvedObject.name === 'pool-1');
+    expect(marked?.message).toBe('marked the node as toBeDeleted/unschedulable');
+    await waitFor('pool-1 untainted', async () => {
+      const n = await lab.kubectlJson<{ spec?: { taints?: { key: string }[] } }>('get', 'node', 'pool-1');
+      return !n.spec?.taints?.some((t) => t.key === 'ToBeDeletedByClusterAutoscaler') || undefined;
+    }, 15_000, 250);
+    expect(lab.state().components.some((c) => c.name === 'pool-1')).toBe(true);
+    const still = (await lab.kubectlJson<{ items: Item[] }>('get', 'pods', '-l', 'app=guarded')).items;
+    expect(still.map((p) => [p.metadata.name, p.spec?.nodeName, p.status?.phase])).toEqual([[guarded.metadata.name, 'pool-1', 'Running']]);
+  }, 120_000);
+
+  it('removes the idle node once its pods go', async () => {
+    // pool-1 is empty, unneeded for 3 s, and deleted; pool-0 (the min) stays.
+    expect((await lab.kubectl('delete', 'deployment', 'guarded')).code).toBe(0);
     await waitFor('pool-1 removed', async () => ((await nodes()).some((n) => n.metadata.name === 'pool-1') ? undefined : true), 60_000, 500);
     expect((await nodes()).map((n) => n.metadata.name)).toEqual(['pool-0']);
     expect(lab.state().components.some((c) => c.name === 'pool-1')).toBe(false);
-    const down = await waitFor('ScaleDown on pool-1', async () => (await lab.kubectlJson<{ items: EventItem[] }>('get', 'events', '-A', '--field-selector=reason=ScaleDown')).items.find((e) => e.involvedObject.name === 'pool-1'), 15_000, 250);
-    expect(down.message).toBe('marked the node as toBeDeleted/unschedulable');
   }, 180_000);
 });
