@@ -97,6 +97,9 @@ export function validObject(r: ResourceInfo, name = TARGET): Record<string, unkn
       return { ...base, spec: { limits: [{ type: 'Container', default: { cpu: '500m' } }] } };
     case 'ResourceQuota':
       return { ...base, spec: { hard: { pods: '100' } } };
+    // The same spec is valid in autoscaling/v1 and v2.
+    case 'HorizontalPodAutoscaler':
+      return { ...base, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 3 } };
     case 'PodDisruptionBudget':
       return { ...base, spec: { minAvailable: 1, selector: { matchLabels: { app: name } } } };
     case 'PersistentVolume':
