@@ -406,7 +406,10 @@ export class LeaderElector {
       renewTime: now,
       leaderTransitions: this.observed.leaderTransitions,
     };
-    const t = clockTimeout(this.clock, this.cfg.renewDeadlineMs, new AbortController().signal);
+    // Bounded by the lease duration, not the renew deadline: on a loaded machine a PUT can outlast the renew
+    // deadline, and a release that gives up leaves followers waiting out the whole lease. Past the duration
+    // the release no longer matters (and its resourceVersion keeps it from overwriting a new holder).
+    const t = clockTimeout(this.clock, this.cfg.leaseDurationMs, new AbortController().signal);
     try {
       for (let attempt = 0; attempt < 2; attempt++) {
         try {
