@@ -116,7 +116,9 @@ describe.skipIf(skip)('seed walkthrough (kubectl against kemu up)', () => {
       // The restarted one is a follower: give it several retry periods (counted as renewals of the new
       // holder, 500 ms apart) to try, and it must not have taken the Lease back.
       await waitFor('4 renewals by the new holder since the restart', () => lease.events.filter((e) => e.at > tStart && e.holder.startsWith(`${second}_`)).length >= 4, 30_000, 100);
-      expect(lease.history.filter((h) => h.at > tStart)).toEqual([]);
+      // Any holder other than the new one is a take-back. The change to the new holder itself can reach this
+      // watch after the restart began on a loaded machine (kubectl's GET saw it first), so it is not one.
+      expect(lease.history.filter((h) => h.at > tStart && !h.holder.startsWith(`${second}_`))).toEqual([]);
       expect(await holder()).toBe(second);
     } finally {
       lease.stop();
