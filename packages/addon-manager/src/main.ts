@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { Registry } from 'prom-client';
 import { R, StatusError } from '@kemu/api';
-import { EventRecorder, RestClient, leaderElectedRun, loadClientConfig } from '@kemu/client';
+import { EventRecorder, RestClient, leaderElectedRun, leaseOptionsFromFlags, loadClientConfig } from '@kemu/client';
 import { createLogger, loggingFormatFlag, parseCommandLine } from '@kemu/base';
 import { loadManifests } from './manifests.ts';
 import { addonManagerFlags } from './options.ts';
@@ -91,13 +91,7 @@ async function main(): Promise<void> {
     eventRecorder: new EventRecorder(eventClient, { component: PROGRAM, host: hostname }, { logger }),
     leaderElect: flags['leader-elect'],
     releaseOnCancel: true,
-    lease: {
-      namespace: flags['leader-elect-resource-namespace'],
-      name: flags['leader-elect-resource-name'],
-      leaseDurationMs: flags['leader-elect-lease-duration'],
-      renewDeadlineMs: flags['leader-elect-renew-deadline'],
-      retryPeriodMs: flags['leader-elect-retry-period'],
-    },
+    lease: leaseOptionsFromFlags(flags),
     metricsRegistry: new Registry(),
     work,
     drainTimeoutMs: 5_000,

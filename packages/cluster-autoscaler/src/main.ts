@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { KubeObject, Node, Pod } from '@kemu/api';
 import { R } from '@kemu/api';
-import { EventRecorder, RestClient, SharedInformerFactory, leaderElectedRun, loadClientConfig } from '@kemu/client';
+import { EventRecorder, RestClient, SharedInformerFactory, leaderElectedRun, leaseOptionsFromFlags, loadClientConfig } from '@kemu/client';
 import { createLogger, loggingFormatFlag, newMetricsRegistry, parseCommandLine, realClock, startHealthServer } from '@kemu/base';
 import { FLAGS, parseAddress, parseNodeGroupSpec } from './options.ts';
 import { parseExpanders } from './expander.ts';
@@ -118,13 +118,7 @@ async function main(): Promise<void> {
     eventRecorder: new EventRecorder(eventClient, { component: PROGRAM, host: hostname }, { logger }),
     leaderElect: flags['leader-elect'],
     releaseOnCancel: true,
-    lease: {
-      namespace: flags['leader-elect-resource-namespace'],
-      name: flags['leader-elect-resource-name'],
-      leaseDurationMs: flags['leader-elect-lease-duration'],
-      renewDeadlineMs: flags['leader-elect-renew-deadline'],
-      retryPeriodMs: flags['leader-elect-retry-period'],
-    },
+    lease: leaseOptionsFromFlags(flags),
     metricsRegistry: registry,
     work: runLoop,
     afterWork: () => recorder.flush().catch(() => undefined),

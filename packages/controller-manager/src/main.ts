@@ -5,7 +5,7 @@
 import os from 'node:os';
 import fs from 'node:fs';
 import { Registry } from 'prom-client';
-import { RestClient, loadClientConfig, leaderElectedRun, EventRecorder, secureServing } from '@kemu/client';
+import { RestClient, loadClientConfig, leaderElectedRun, leaseOptionsFromFlags, EventRecorder, secureServing } from '@kemu/client';
 import { createLogger, featureGatesError, type LoggingFormat, newMetricsRegistry, parseCommandLine, startHealthServer, realClock } from '@kemu/base';
 import { FLAGS, validateOptions, type ControllerManagerOptions } from './options.ts';
 import { selectControllers, ControllerSelectionError } from './registry.ts';
@@ -68,13 +68,7 @@ async function main(): Promise<void> {
     eventRecorder: new EventRecorder(client, { component: PROGRAM, host: hostname }, { logger }),
     leaderElect: opts['leader-elect'],
     releaseOnCancel: opts['leader-elect-release-on-cancel'],
-    lease: {
-      namespace: opts['leader-elect-resource-namespace'],
-      name: opts['leader-elect-resource-name'],
-      leaseDurationMs: opts['leader-elect-lease-duration'],
-      renewDeadlineMs: opts['leader-elect-renew-deadline'],
-      retryPeriodMs: opts['leader-elect-retry-period'],
-    },
+    lease: leaseOptionsFromFlags(opts),
     metricsRegistry: registry,
     // A controller's client that cannot be built (its ServiceAccount neither found nor created) or a controller
     // that cannot start ends the process with 1, as Kubernetes' ClientOrDie and StartControllers do.

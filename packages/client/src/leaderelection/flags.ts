@@ -1,6 +1,7 @@
 // The --leader-elect* flags that kube-controller-manager and kube-scheduler share (component-base's
 // LeaderElectionConfiguration flags): Kubernetes' names, usage strings and defaults, durations in ms.
 // Only the Lease name differs between the components, so it is the one parameter.
+import type { LeaseOptions } from './run.ts';
 
 /** Flag specs for `parseFlags`/`parseCommandLine`; spread them into a component's flag table. */
 export function leaderElectionFlags(defaultResourceName: string) {
@@ -33,4 +34,24 @@ export function leaderElectionFlags(defaultResourceName: string) {
     'leader-elect-resource-name': { type: 'string', default: defaultResourceName, usage: 'The name of resource object that is used for locking during leader election.' },
     'leader-elect-resource-namespace': { type: 'string', default: 'kube-system', usage: 'The namespace of resource object that is used for locking during leader election.' },
   } as const;
+}
+
+/** The parsed values of the leaderElectionFlags that name the Lease and time the elector. */
+export interface LeaseFlagValues {
+  'leader-elect-resource-namespace': string;
+  'leader-elect-resource-name': string;
+  'leader-elect-lease-duration': number;
+  'leader-elect-renew-deadline': number;
+  'leader-elect-retry-period': number;
+}
+
+/** The `lease` of leaderElectedRun from a component's parsed --leader-elect-* flags. */
+export function leaseOptionsFromFlags(flags: LeaseFlagValues): LeaseOptions {
+  return {
+    namespace: flags['leader-elect-resource-namespace'],
+    name: flags['leader-elect-resource-name'],
+    leaseDurationMs: flags['leader-elect-lease-duration'],
+    renewDeadlineMs: flags['leader-elect-renew-deadline'],
+    retryPeriodMs: flags['leader-elect-retry-period'],
+  };
 }

@@ -24,6 +24,15 @@ import { RestClient } from '../rest.ts';
 import { JITTER_FACTOR, LeaderElector, leaderIdentity } from './leaderelection.ts';
 import { startFreezeWatchdog } from './watchdog.ts';
 
+/** Which Lease the component competes for, and the elector's timings (ms). */
+export interface LeaseOptions {
+  namespace: string;
+  name: string;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
 export interface LeaderElectedRunOptions {
   /** The component's name (kube-controller-manager, kube-scheduler): the leader-election client's user agent. */
   component: string;
@@ -38,7 +47,7 @@ export interface LeaderElectedRunOptions {
   leaderElect: boolean;
   /** Release the Lease on SIGTERM (client-go's ReleaseOnCancel): kube-scheduler true, kube-controller-manager false. */
   releaseOnCancel: boolean;
-  lease: { namespace: string; name: string; leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
+  lease: LeaseOptions;
   /** Where leader_election_master_status is registered. */
   metricsRegistry: Registry;
   /** The component's work; `signal` aborts when leadership is lost or on SIGTERM. */
