@@ -3,10 +3,9 @@
 // flunders (namespaced, short name fl) from memory: discovery, list (and a Table when asked), get, create and
 // watch (the current objects as ADDED, then the stream stays open). It asks for a client certificate signed
 // by `clientCA` when given; every request is kept (method, URL, headers, the client certificate's CN).
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { selfSignedServingCert } from '@kemu/pki';
+import { startHttpsTestServer, type HttpsTestServer } from './https-server.ts';
 
 export const WARDLE_GROUP = 'wardle.example.com';
 export const WARDLE_VERSION = 'v1alpha1';
@@ -19,12 +18,9 @@ export interface SeenRequest {
   clientCN: string;
 }
 
-export interface AggregatedServer {
-  port: number;
-  caBundle: string;
+export interface AggregatedServer extends HttpsTestServer {
   requests: SeenRequest[];
   flunders: Map<string, Record<string, unknown>>;
-  close(): Promise<void>;
 }
 
 const RESOURCE_LIST = {
@@ -35,67 +31,49 @@ const RESOURCE_LIST = {
 };
 
 export async function startAggregatedServer(opts: { service: { name: string; namespace: string }; clientCA?: string }): Promise<AggregatedServer> {
-  const { certPem, keyPem } = await selfSignedServingCert({ host: '127.0.0.1', alternateDNS: [`${opts.service.name}.${opts.service.namespace}.svc`] });
   const requests: SeenRequest[] = [];
   const flunders = new Map<string, Record<string, unknown>>();
-  const json = (res: import('node:http').ServerResponse, code: number, body: unknown) => res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-  const server = https.createServer({ cert: certPem, key: keyPem, ...(opts.clientCA ? { ca: opts.clientCA, requestCert: true, rejectUnauthorized: false } : {}) }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const socket = req.socket as TLSSocket;
-      const peer = socket.authorized ? socket.getPeerCertificate() : undefined;
-      const url = new URL(req.url ?? '/', 'https://x');
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, clientCN: typeof peer?.subject?.CN === 'string' ? peer.subject.CN : '' });
-      const base = `/apis/${WARDLE_GROUP}/${WARDLE_VERSION}`;
-      if (url.pathname === base) return json(res, 200, RESOURCE_LIST);
-      const m = /^\/apis\/[^/]+\/[^/]+\/(?:namespaces\/([^/]+)\/)?flunders(?:\/([^/]+))?$/.exec(url.pathname);
-      if (!m || !url.pathname.startsWith(base)) return json(res, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' });
-      const ns = m[1];
-      const inNs = [...flunders.values()].filter((f) => !ns || (f.metadata as { namespace?: string }).namespace === ns);
-      if (req.method === 'POST') {
-        const obj = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-        const meta: Record<string, unknown> = { ...(obj.metadata as Record<string, unknown>), namespace: ns, creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), resourceVersion: '1' };
-        const stored = { ...obj, apiVersion: `${WARDLE_GROUP}/${WARDLE_VERSION}`, kind: 'Flunder', metadata: meta };
-        flunders.set(`${ns}/${String(meta.name)}`, stored);
-        return json(res, 201, stored);
-      }
-      if (m[2]) {
-        const f = flunders.get(`${ns}/${m[2]}`);
-        return f ? json(res, 200, f) : json(res, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: `flunders.${WARDLE_GROUP} "${m[2]}" not found` });
-      }
-      if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1') {
-        res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
-        for (const f of inNs) res.write(`${JSON.stringify({ type: 'ADDED', object: f })}\n`);
-        return; // open until the client goes
-      }
-      if ((req.headers.accept ?? '').includes('as=Table')) {
-        return json(res, 200, {
-          kind: 'Table',
-          apiVersion: 'meta.k8s.io/v1',
-          metadata: { resourceVersion: '1' },
-          columnDefinitions: [
-            { name: 'Name', type: 'string', format: 'name', description: '', priority: 0 },
-            { name: 'Age', type: 'string', format: '', description: '', priority: 0 },
-          ],
-          rows: inNs.map((f) => ({ cells: [(f.metadata as { name: string }).name, '1m'], object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: f.metadata } })),
-        });
-      }
-      return json(res, 200, { kind: 'FlunderList', apiVersion: `${WARDLE_GROUP}/${WARDLE_VERSION}`, metadata: { resourceVersion: '1' }, items: inNs });
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const ca = certPem.slice(certPem.lastIndexOf('-----BEGIN CERTIFICATE-----'));
-  return {
-    port,
-    caBundle: Buffer.from(ca).toString('base64'),
-    requests,
-    flunders,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const json = (res: ServerResponse, code: number, body: unknown) => res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const server = await startHttpsTestServer((req, res, body) => {
+    const socket = req.socket as TLSSocket;
+    const peer = socket.authorized ? socket.getPeerCertificate() : undefined;
+    const url = new URL(req.url ?? '/', 'https://x');
+    requests.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, clientCN: typeof peer?.subject?.CN === 'string' ? peer.subject.CN : '' });
+    const base = `/apis/${WARDLE_GROUP}/${WARDLE_VERSION}`;
+    if (url.pathname === base) return json(res, 200, RESOURCE_LIST);
+    const m = /^\/apis\/[^/]+\/[^/]+\/(?:namespaces\/([^/]+)\/)?flunders(?:\/([^/]+))?$/.exec(url.pathname);
+    if (!m || !url.pathname.startsWith(base)) return json(res, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' });
+    const ns = m[1];
+    const inNs = [...flunders.values()].filter((f) => !ns || (f.metadata as { namespace?: string }).namespace === ns);
+    if (req.method === 'POST') {
+      const obj = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+      const meta: Record<string, unknown> = { ...(obj.metadata as Record<string, unknown>), namespace: ns, creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), resourceVersion: '1' };
+      const stored = { ...obj, apiVersion: `${WARDLE_GROUP}/${WARDLE_VERSION}`, kind: 'Flunder', metadata: meta };
+      flunders.set(`${ns}/${String(meta.name)}`, stored);
+      return json(res, 201, stored);
+    }
+    if (m[2]) {
+      const f = flunders.get(`${ns}/${m[2]}`);
+      return f ? json(res, 200, f) : json(res, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: `flunders.${WARDLE_GROUP} "${m[2]}" not found` });
+    }
+    if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1') {
+      res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+      for (const f of inNs) res.write(`${JSON.stringify({ type: 'ADDED', object: f })}\n`);
+      return; // open until the client goes
+    }
+    if ((req.headers.accept ?? '').includes('as=Table')) {
+      return json(res, 200, {
+        kind: 'Table',
+        apiVersion: 'meta.k8s.io/v1',
+        metadata: { resourceVersion: '1' },
+        columnDefinitions: [
+          { name: 'Name', type: 'string', format: 'name', description: '', priority: 0 },
+          { name: 'Age', type: 'string', format: '', description: '', priority: 0 },
+        ],
+        rows: inNs.map((f) => ({ cells: [(f.metadata as { name: string }).name, '1m'], object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: f.metadata } })),
+      });
+    }
+    return json(res, 200, { kind: 'FlunderList', apiVersion: `${WARDLE_GROUP}/${WARDLE_VERSION}`, metadata: { resourceVersion: '1' }, items: inNs });
+  }, opts);
+  return { ...server, requests, flunders };
 }

@@ -2,20 +2,13 @@
 // also names a Service (<service>.<namespace>.svc). The handler sees each AdmissionReview request and answers
 // the response fields; the server fills apiVersion, kind and uid. Every request is kept for assertions.
 // startConversionWebhookServer is the same for CRD conversion (ConversionReview).
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { selfSignedServingCert } from '@kemu/pki';
+import { startHttpsTestServer, type HttpsTestServer, type HttpsTestServerOptions } from './https-server.ts';
 
 export type ReviewRequest = Record<string, unknown> & { uid: string; object?: Record<string, unknown> | null; oldObject?: Record<string, unknown> | null };
 export type ReviewReply = Record<string, unknown> & { allowed: boolean };
 
-export interface WebhookServer {
-  port: number;
-  /** base64 PEM of the CA, for clientConfig.caBundle. */
-  caBundle: string;
-  url(path: string): string;
+export interface WebhookServer extends HttpsTestServer {
   requests: Array<{ path: string; request: ReviewRequest }>;
-  close(): Promise<void>;
 }
 
 /** Builds a JSONPatch reply (base64, patchType JSONPatch). */
@@ -79,35 +72,12 @@ export function cronTabConverter(obj: Record<string, unknown>, desiredAPIVersion
 }
 
 /** An HTTPS JSON server on 127.0.0.1 with a throw-away CA; each POST body goes through handler. */
-async function serveJson(
-  handler: (body: unknown, path: string) => unknown,
-  opts: { service?: { name: string; namespace: string } },
-): Promise<Omit<WebhookServer, 'requests'>> {
-  const alternateDNS = opts.service ? [`${opts.service.name}.${opts.service.namespace}.svc`] : [];
-  const { certPem, keyPem } = await selfSignedServingCert({ host: '127.0.0.1', alternateDNS });
-  const server = https.createServer({ cert: certPem, key: keyPem }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void (async () => {
-        const reply = await handler(JSON.parse(Buffer.concat(chunks).toString('utf8')), req.url ?? '');
-        if (res.destroyed) return;
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
-      })();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  // The chain's last certificate is the CA.
-  const ca = certPem.slice(certPem.lastIndexOf('-----BEGIN CERTIFICATE-----'));
-  return {
-    port,
-    caBundle: Buffer.from(ca).toString('base64'),
-    url: (path) => `https://127.0.0.1:${port}${path}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+function serveJson(handler: (body: unknown, path: string) => unknown, opts: HttpsTestServerOptions): Promise<HttpsTestServer> {
+  return startHttpsTestServer((req, res, body) => {
+    void (async () => {
+      const reply = await handler(JSON.parse(body.toString('utf8')), req.url ?? '');
+      if (res.destroyed) return;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
+    })();
+  }, opts);
 }
