@@ -3,10 +3,10 @@
 // (create → Running seen by a watch) at a fixed creation rate.
 // usage: npm run bench -- kubelet [--nodes 1000] [--pods-per-node 30] [--measure-seconds 30] [--rate 50] [--latency-pods 500]
 //        (--help lists the flags)
-import fs from 'node:fs';
-import { R, type Node, type Pod } from '@kemu/api';
+import { R, type Pod } from '@kemu/api';
 import { startCluster, startKubelet } from '../test/kubelet/cluster.ts';
 import { atLeast, benchFlags } from './lib/flags.ts';
+import { benchNodeName, createBoundPods, procStats, waitNodesReady, waitPodsRunning } from './lib/many-nodes.ts';
 import { runBench } from './lib/workdir.ts';
 
 const flags = benchFlags(
@@ -27,17 +27,6 @@ const RATE = flags.rate;
 const LATENCY_PODS = flags['latency-pods'];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-// The kubelet names its nodes bench-0..N-1, or plain bench when it emulates one.
-const nodeName = (i: number): string => (NODES === 1 ? 'bench' : `bench-${i % NODES}`);
-
-function procStats(pid: number): { rssKB: number; cpuTicks: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const rssKB = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const cpuTicks = Number(fields[11]) + Number(fields[12]);
-  return { rssKB, cpuTicks };
-}
 
 let baselineKB = 0;
 
@@ -65,12 +54,7 @@ await runBench('kubelet', async (work) => {
   const t0 = performance.now();
   const kubelet = startKubelet(cluster, ['--hostname-override=bench', `--node-count=${NODES}`]);
   const pid = kubelet.child.pid ?? 0;
-  for (;;) {
-    const nodes = await cluster.client.list<Node>(R.nodes);
-    const ready = nodes.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length;
-    if (ready >= NODES) break;
-    await sleep(500);
-  }
+  await waitNodesReady(cluster.client, NODES);
   console.log(`${NODES} nodes Ready after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   await sleep(15_000); // let registration traffic settle into the heartbeat rhythm
   await measure(pid, 'idle', MEASURE_S);
@@ -101,7 +85,7 @@ await runBench('kubelet', async (work) => {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name, namespace: 'default', labels: { bench: 'latency' } },
-      spec: { nodeName: nodeName(i), containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+      spec: { nodeName: benchNodeName(NODES, i), containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
     } as Pod);
     await sleep(1000 / RATE);
   }
@@ -116,27 +100,8 @@ await runBench('kubelet', async (work) => {
   // Fill to PODS_PER_NODE pods per node.
   const total = NODES * PODS_PER_NODE;
   const tFill = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      for (;;) {
-        const i = next++;
-        if (i >= total) return;
-        await cluster.client.create(R.pods, 'default', {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          metadata: { name: `fill-${i}`, namespace: 'default', labels: { bench: 'fill' } },
-          spec: { nodeName: nodeName(i), containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
-        } as Pod);
-      }
-    }),
-  );
-  for (;;) {
-    const pods = await cluster.client.list<Pod>(R.pods, 'default', { labelSelector: 'bench=fill' });
-    const running = pods.items.filter((p) => p.status?.phase === 'Running').length;
-    if (running >= total) break;
-    await sleep(1000);
-  }
+  await createBoundPods(cluster.client, { count: total, nodes: NODES, prefix: 'fill', label: 'fill' });
+  await waitPodsRunning(cluster.client, 'fill', total);
   console.log(`${total} pods Running after ${((performance.now() - tFill) / 1000).toFixed(1)} s`);
   await sleep(10_000);
   await measure(pid, `${PODS_PER_NODE} pods/node`, MEASURE_S);

@@ -8,12 +8,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { R, type KubeObject, type Node, type Pod } from '@kemu/api';
+import { R, type KubeObject } from '@kemu/api';
 import { BIN, startProcess } from '@kemu/base/testing/processes';
 import { freePort } from '@kemu/base/testing/ports';
 import { RestClient } from '@kemu/client';
 import { startApiserver } from '../test/support/apiserver.ts';
 import { atLeast, benchFlags } from './lib/flags.ts';
+import { createBoundPods, procStats, waitNodesReady, waitPodsRunning } from './lib/many-nodes.ts';
 import { runBench } from './lib/workdir.ts';
 
 const flags = benchFlags(
@@ -29,15 +30,6 @@ const flags = benchFlags(
 const NODES = flags.nodes;
 const PODS = flags.pods;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const nodeName = (i: number): string => (NODES === 1 ? 'bench' : `bench-${i % NODES}`);
-
-function procStats(pid: number): { rssKB: number; cpuTicks: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const rssKB = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { rssKB, cpuTicks: Number(fields[11]) + Number(fields[12]) };
-}
 
 async function measure(pids: Record<string, number>, label: string, during?: () => Promise<void>): Promise<void> {
   const a = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, procStats(p)]));
@@ -66,32 +58,10 @@ await runBench('metrics', async (work) => {
   const kubelet = startProcess('kubelet', BIN.kubelet, [`--master=${api.url}`, '--hostname-override=bench', `--node-count=${NODES}`, '--node-ip=127.0.88.1', '--bind-address=0.0.0.0', `--secure-port=${port}`, '--image-pull-delay=0s']);
   work.defer(() => kubelet.kill('SIGKILL'));
   const kubeletPid = kubelet.child.pid ?? 0;
-  for (;;) {
-    const nodes = await cluster.client.list<Node>(R.nodes);
-    if (nodes.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length >= NODES) break;
-    await sleep(500);
-  }
+  await waitNodesReady(cluster.client, NODES);
   console.log(`${NODES} nodes Ready after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      for (;;) {
-        const i = next++;
-        if (i >= PODS) return;
-        await cluster.client.create(R.pods, 'default', {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          metadata: { name: `m-${i}`, namespace: 'default', labels: { bench: 'metrics' } },
-          spec: { nodeName: nodeName(i), containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '100m', memory: '64Mi' } } }] },
-        } as Pod);
-      }
-    }),
-  );
-  for (;;) {
-    const pods = await cluster.client.list<Pod>(R.pods, 'default', { labelSelector: 'bench=metrics' });
-    if (pods.items.filter((p) => p.status?.phase === 'Running').length >= PODS) break;
-    await sleep(1000);
-  }
+  await createBoundPods(cluster.client, { count: PODS, nodes: NODES, prefix: 'm', label: 'metrics', resources: { requests: { cpu: '100m', memory: '64Mi' } } });
+  await waitPodsRunning(cluster.client, 'metrics', PODS);
   console.log(`${PODS} pods Running after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   await sleep(10_000);
   const pids = { kubelet: kubeletPid, apiserver: apiserverPid };
