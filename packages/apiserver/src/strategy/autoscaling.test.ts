@@ -1,29 +1,14 @@
 // HorizontalPodAutoscalers through the REST API: autoscaling/v2 defaults and validation messages, autoscaling/v1
 // as a conversion of the same objects (targetCPUUtilizationPercentage ⇄ a cpu Utilization metric, the rest in
 // annotations), and kubectl's Table columns.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMemoryApiServer } from '../testing/memory-server.ts';
-import type { ApiServer } from '../server.ts';
+import { describe, expect, it } from 'vitest';
+import { memoryServerFixture } from '../testing/memory-server-fixture.ts';
 
-let srv: ApiServer;
-beforeAll(async () => {
-  srv = await startMemoryApiServer();
-});
-afterAll(async () => srv.close());
+const { call } = memoryServerFixture();
 
 const V2 = '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers';
 const V1 = '/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers';
 type Json = Record<string, any>;
-
-async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
-  const r = await srv.app.inject({
-    method: method as 'GET',
-    url,
-    headers: { 'content-type': 'application/json', ...headers },
-    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-  });
-  return { status: r.statusCode, body: JSON.parse(r.body) as Json };
-}
 
 const ref = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'php-apache' };
 
@@ -94,13 +79,13 @@ describe('autoscaling/v2 HorizontalPodAutoscaler', () => {
 
   it('prints NAME REFERENCE TARGETS MINPODS MAXPODS REPLICAS AGE with <unknown> before metrics', async () => {
     await call('POST', V2, { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'tbl' }, spec: { scaleTargetRef: ref, minReplicas: 1, maxReplicas: 10, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }] } });
-    const accept = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
-    const t = await call('GET', `${V2}/tbl`, undefined, accept);
+    const accept = 'application/json;as=Table;v=v1;g=meta.k8s.io';
+    const t = await call('GET', `${V2}/tbl`, undefined, 'application/json', accept);
     expect(t.body.columnDefinitions.map((c: Json) => c.name)).toEqual(['Name', 'Reference', 'Targets', 'MinPods', 'MaxPods', 'Replicas', 'Age']);
     expect(t.body.rows[0].cells.slice(0, 6)).toEqual(['tbl', 'Deployment/php-apache', 'cpu: <unknown>/50%', '1', 10, 0]);
-    const st = await call('PATCH', `${V2}/tbl/status`, { status: { currentReplicas: 3, desiredReplicas: 5, currentMetrics: [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 250, averageValue: '500m' } } }] } }, { 'content-type': 'application/merge-patch+json' });
+    const st = await call('PATCH', `${V2}/tbl/status`, { status: { currentReplicas: 3, desiredReplicas: 5, currentMetrics: [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 250, averageValue: '500m' } } }] } }, 'application/merge-patch+json');
     expect(st.status).toBe(200);
-    const t2 = await call('GET', `${V1}/tbl`, undefined, accept);
+    const t2 = await call('GET', `${V1}/tbl`, undefined, 'application/json', accept);
     expect(t2.body.rows[0].cells.slice(0, 6)).toEqual(['tbl', 'Deployment/php-apache', 'cpu: 250%/50%', '1', 10, 3]);
   });
 });

@@ -1,27 +1,12 @@
 // batch/v1 Jobs and CronJobs through the REST handlers: Kubernetes' defaults, the generated selector and
 // labels, validation messages, the immutable template, and the Table columns kubectl prints.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMemoryApiServer } from '../testing/memory-server.ts';
-import type { ApiServer } from '../server.ts';
+import { describe, expect, it } from 'vitest';
+import { memoryServerFixture } from '../testing/memory-server-fixture.ts';
 
-let srv: ApiServer;
-beforeAll(async () => {
-  srv = await startMemoryApiServer();
-});
-afterAll(async () => srv.close());
+const { call } = memoryServerFixture();
 
 const JOBS = '/apis/batch/v1/namespaces/default/jobs';
 const CRONJOBS = '/apis/batch/v1/namespaces/default/cronjobs';
-
-async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
-  const r = await srv.app.inject({
-    method: method as 'GET',
-    url,
-    headers: { 'content-type': 'application/json', ...headers },
-    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-  });
-  return { status: r.statusCode, body: JSON.parse(r.body) as Record<string, any> };
-}
 
 const pi = (name = 'pi') => ({
   apiVersion: 'batch/v1',
@@ -107,7 +92,7 @@ describe('jobs', () => {
   });
 
   it('prints NAME STATUS COMPLETIONS DURATION AGE', async () => {
-    const r = await call('GET', JOBS, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+    const r = await call('GET', JOBS, undefined, 'application/json', 'application/json;as=Table;v=v1;g=meta.k8s.io');
     expect(r.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Status', 'Completions', 'Duration', 'Age', 'Containers', 'Images', 'Selector']);
     expect(r.body.rows[0].cells.slice(0, 4)).toEqual(['pi', 'Running', '0/1', '']);
   });
@@ -138,7 +123,7 @@ describe('cronjobs', () => {
   });
 
   it('prints NAME SCHEDULE TIMEZONE SUSPEND ACTIVE LAST SCHEDULE AGE', async () => {
-    const r = await call('GET', CRONJOBS, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+    const r = await call('GET', CRONJOBS, undefined, 'application/json', 'application/json;as=Table;v=v1;g=meta.k8s.io');
     expect(r.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Schedule', 'Timezone', 'Suspend', 'Active', 'Last Schedule', 'Age', 'Containers', 'Images', 'Selector']);
     expect(r.body.rows[0].cells.slice(0, 6)).toEqual(['hello', '* * * * *', '<none>', 'False', 0, '<none>']);
   });

@@ -1,21 +1,11 @@
 // Services through the REST handlers: the health check node port a LoadBalancer with externalTrafficPolicy
 // Local gets, kept on an update that omits it, dropped when the policy goes back to Cluster.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMemoryApiServer } from '../testing/memory-server.ts';
-import type { ApiServer } from '../server.ts';
+import { describe, expect, it } from 'vitest';
+import { memoryServerFixture } from '../testing/memory-server-fixture.ts';
 
-let srv: ApiServer;
-beforeAll(async () => {
-  srv = await startMemoryApiServer();
-});
-afterAll(async () => srv.close());
+const { call } = memoryServerFixture();
 
 const SVCS = '/api/v1/namespaces/default/services';
-
-async function call(method: string, url: string, body?: unknown, contentType = 'application/json') {
-  const r = await srv.app.inject({ method: method as 'GET', url, headers: { 'content-type': contentType }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
-  return { status: r.statusCode, body: JSON.parse(r.body) as { spec?: Record<string, unknown>; message?: string } };
-}
 
 describe('services: healthCheckNodePort', () => {
   it('is allocated for LoadBalancer + Local, kept when an update omits it, dropped back under Cluster', async () => {

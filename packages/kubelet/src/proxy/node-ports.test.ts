@@ -18,16 +18,49 @@ function nginxPod(name: string): LoggedPod {
   return { current: pod, lifecycle: { containers: [{ name: 'nginx', state: { kind: 'running' } }] } } as unknown as LoggedPod;
 }
 
-function get(port: number): Promise<{ status: number; body: string }> {
+function get(port: number, path = '/'): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     http
-      .get({ host: '127.0.0.1', port, path: '/', agent: false }, (res) => {
+      .get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
         let body = '';
         res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
       })
       .on('error', reject);
   });
+}
+
+/**
+ * A NodePorts on 127.0.0.1 fed by its own ServiceTable; the pod web-a (nginx) is the only one found. nodeName:
+ * the node the cluster network runs on; proxyNodeName: the one NodePorts counts local endpoints for.
+ */
+function nodePortsRig(opts: { nodeName?: string; proxyNodeName?: string } = {}) {
+  const table = new ServiceTable();
+  const traffic = new PodTraffic();
+  const findPod = (ns: string, n: string) => (ns === 'default' && n === 'web-a' ? nginxPod('web-a') : undefined);
+  const network = new ClusterNetwork({ table, traffic, clock: realClock, ...(opts.nodeName ? { nodeName: opts.nodeName } : {}), findPod });
+  const ports = new NodePorts(table, network, ['127.0.0.1'], logger, opts.proxyNodeName);
+  table.onServicesChanged = () => ports.changed();
+  return { table, traffic, ports };
+}
+
+/** Service web's EndpointSlice: web-a at 10.244.0.10:80, ready or not, on nodeName when given. */
+function webSlice(opts: { ready?: boolean; nodeName?: string } = {}): EndpointSlice {
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name: 'web-x', namespace: 'default', labels: { 'kubernetes.io/service-name': 'web' } },
+    addressType: 'IPv4',
+    ports: [{ name: '', port: 80 }],
+    endpoints: [
+      {
+        addresses: ['10.244.0.10'],
+        conditions: { ready: opts.ready ?? true },
+        ...(opts.nodeName ? { nodeName: opts.nodeName } : {}),
+        targetRef: { kind: 'Pod', namespace: 'default', name: 'web-a' },
+      },
+    ],
+  };
 }
 
 describe('nodePortAddresses', () => {
@@ -44,27 +77,15 @@ describe('nodePortAddresses', () => {
 describe('NodePorts', () => {
   it('listens on each Service nodePort, forwards to a ready endpoint, resets without one, and closes when the Service goes', async () => {
     const nodePort = await freePort();
-    const table = new ServiceTable();
-    const traffic = new PodTraffic();
-    const network = new ClusterNetwork({ table, traffic, clock: realClock, findPod: (ns, n) => (ns === 'default' && n === 'web-a' ? nginxPod('web-a') : undefined) });
-    const ports = new NodePorts(table, network, ['127.0.0.1'], logger);
-    table.onServicesChanged = () => ports.changed();
+    const { table, traffic, ports } = nodePortsRig();
     const svc: Service = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { type: 'NodePort', clusterIP: '10.96.0.20', ports: [{ port: 80, nodePort, protocol: 'TCP' }] } };
-    const slice = (ready: boolean): EndpointSlice => ({
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { name: 'web-x', namespace: 'default', labels: { 'kubernetes.io/service-name': 'web' } },
-      addressType: 'IPv4',
-      ports: [{ name: '', port: 80 }],
-      endpoints: [{ addresses: ['10.244.0.10'], conditions: { ready }, targetRef: { kind: 'Pod', namespace: 'default', name: 'web-a' } }],
-    });
     try {
-      table.upsertSlice(slice(true));
+      table.upsertSlice(webSlice({ ready: true }));
       table.upsertService(svc);
       await waitFor('the NodePort listening', () => ports.bound().includes(`127.0.0.1:${nodePort}`), 5_000, 10);
       await waitFor('nginx through the NodePort', async () => (await get(nodePort).catch(() => ({ status: 0, body: '' }))).body.includes('Welcome to nginx!'), 5_000, 20);
       expect(traffic.count('default', 'web-a')).toBeGreaterThanOrEqual(1);
-      table.upsertSlice(slice(false));
+      table.upsertSlice(webSlice({ ready: false }));
       await expect(get(nodePort)).rejects.toThrow(/ECONNRESET|socket hang up/);
       table.deleteService(svc);
       await waitFor('the NodePort closed', async () => (await get(nodePort).then(() => '', (e: Error) => e.message)).includes('ECONNREFUSED'), 5_000, 20);
@@ -75,18 +96,8 @@ describe('NodePorts', () => {
 
   it('externalTrafficPolicy Local: a node with a ready endpoint of its own forwards; one without drops the connection unanswered', async () => {
     const nodePort = await freePort();
-    const table = new ServiceTable();
-    const network = new ClusterNetwork({ table, traffic: new PodTraffic(), clock: realClock, nodeName: 'node-1', findPod: (ns, n) => (ns === 'default' && n === 'web-a' ? nginxPod('web-a') : undefined) });
-    const ports = new NodePorts(table, network, ['127.0.0.1'], logger);
-    table.onServicesChanged = () => ports.changed();
-    const on = (nodeName: string): EndpointSlice => ({
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { name: 'web-x', namespace: 'default', labels: { 'kubernetes.io/service-name': 'web' } },
-      addressType: 'IPv4',
-      ports: [{ name: '', port: 80 }],
-      endpoints: [{ addresses: ['10.244.0.10'], conditions: { ready: true }, nodeName, targetRef: { kind: 'Pod', namespace: 'default', name: 'web-a' } }],
-    });
+    const { table, ports } = nodePortsRig({ nodeName: 'node-1' });
+    const on = (nodeName: string) => webSlice({ nodeName });
     try {
       table.upsertSlice(on('node-1'));
       table.upsertService({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { type: 'NodePort', externalTrafficPolicy: 'Local', clusterIP: '10.96.0.20', ports: [{ port: 80, nodePort, protocol: 'TCP' }] } });
@@ -109,28 +120,12 @@ describe('NodePorts', () => {
 
   it('a LoadBalancer\'s healthCheckNodePort answers kube-proxy\'s health check: 200 with a local endpoint, 503 without', async () => {
     const [nodePort, hcPort] = [await freePort(), await freePort()];
-    const table = new ServiceTable();
-    const network = new ClusterNetwork({ table, traffic: new PodTraffic(), clock: realClock, nodeName: 'node-1', findPod: () => undefined });
-    const ports = new NodePorts(table, network, ['127.0.0.1'], logger, 'node-1');
-    table.onServicesChanged = () => ports.changed();
-    const on = (nodeName: string): EndpointSlice => ({
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { name: 'web-x', namespace: 'default', labels: { 'kubernetes.io/service-name': 'web' } },
-      addressType: 'IPv4',
-      ports: [{ name: '', port: 80 }],
-      endpoints: [{ addresses: ['10.244.0.10'], conditions: { ready: true }, nodeName, targetRef: { kind: 'Pod', namespace: 'default', name: 'web-a' } }],
-    });
-    const check = () =>
-      new Promise<{ status: number; weight: string; body: string }>((resolve, reject) => {
-        http
-          .get({ host: '127.0.0.1', port: hcPort, path: '/healthz', agent: false }, (res) => {
-            let body = '';
-            res.on('data', (c: Buffer) => (body += c.toString()));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, weight: String(res.headers['x-load-balancing-endpoint-weight']), body }));
-          })
-          .on('error', reject);
-      });
+    const { table, ports } = nodePortsRig({ nodeName: 'node-1', proxyNodeName: 'node-1' });
+    const on = (nodeName: string) => webSlice({ nodeName });
+    const check = async () => {
+      const r = await get(hcPort, '/healthz');
+      return { status: r.status, weight: String(r.headers['x-load-balancing-endpoint-weight']), body: r.body };
+    };
     try {
       table.upsertSlice(on('node-1'));
       table.upsertService({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: hcPort, clusterIP: '10.96.0.20', ports: [{ port: 80, nodePort, protocol: 'TCP' }] } });
