@@ -31,7 +31,7 @@ const schema = {
           type: 'array',
           'x-kubernetes-list-type': 'map',
           'x-kubernetes-list-map-keys': ['name'],
-          items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.port >= oldSelf.port', message: 'ports may only grow' }] },
+          items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: 'self.port >= oldSelf.port', message: 'ports may only grow' }] },
         },
       },
     },
@@ -90,7 +90,7 @@ describe('x-kubernetes-validations', () => {
     );
   });
 
-  it('refuses non-structural schemas: properties and items without a type', async () => {
+  it('refuses non-structural schemas: properties and items without a type (causes sorted as Kubernetes sorts them)', async () => {
     const bad = {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
@@ -104,9 +104,12 @@ describe('x-kubernetes-validations', () => {
     };
     const r = await call('POST', CRDS, bad);
     expect(r.status).toBe(422);
+    expect(r.body.message).toBe(
+      'CustomResourceDefinition.apiextensions.k8s.io "loose.cel.example.com" is invalid: [spec.validation.openAPIV3Schema.properties[spec].properties[a].items.type: Required value: must not be empty for specified array items, spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields]',
+    );
     expect(r.body.details.causes).toEqual([
-      { reason: 'FieldValueRequired', field: 'spec.validation.openAPIV3Schema.properties[spec].type', message: 'Required value: must not be empty for specified object fields' },
       { reason: 'FieldValueRequired', field: 'spec.validation.openAPIV3Schema.properties[spec].properties[a].items.type', message: 'Required value: must not be empty for specified array items' },
+      { reason: 'FieldValueRequired', field: 'spec.validation.openAPIV3Schema.properties[spec].type', message: 'Required value: must not be empty for specified object fields' },
     ]);
   });
 });

@@ -16,6 +16,13 @@ export function pruneBySchema(obj: Record<string, unknown>, schema: Schema): str
   return out;
 }
 
+/** Prunes any JSON value by a schema node (an object under x-kubernetes-embedded-resource keeps its type and object meta). */
+export function pruneValueBySchema(v: unknown, schema: Schema): string[] {
+  const out: string[] = [];
+  pruneValue(v, schema, '', out);
+  return out;
+}
+
 function pruneObject(obj: Record<string, unknown>, s: Schema, path: string, root: boolean, out: string[]): void {
   const props = asRecord(s.properties);
   const additional = s.additionalProperties;
