@@ -50,5 +50,12 @@ export function onServedResourcesChange(f: () => void): () => void {
  * apiserver's aggregator proxies their requests); an empty list stops. Kept beside the custom resources.
  */
 export function setAggregatedResources(groupVersion: string, resources: readonly ResourceInfo[]): void {
-  setCustomResource(`${groupVersion} (aggregated)`, resources);
+  setCustomResource(`${groupVersion}${AGGREGATED_SUFFIX}`, resources);
+}
+
+const AGGREGATED_SUFFIX = ' (aggregated)';
+
+/** Whether "<group>/<version>" is served by an aggregated API server (its OpenAPI comes from there). */
+export function isAggregatedGroupVersion(groupVersion: string): boolean {
+  return custom.has(`${groupVersion}${AGGREGATED_SUFFIX}`);
 }

@@ -3,9 +3,10 @@
 // components.schemas built from the kinds' schemas (src/schema), referenced from the responses (kubectl explain).
 // application/strategic-merge-patch+json stays out of requestBody.content: kubectl then computes strategic
 // merge patches from its compiled-in types. Custom resources' group versions are built from their CRDs'
-// schemas (crd/openapi.ts) and rebuilt whenever the served set changes.
+// schemas (crd/openapi.ts) and rebuilt whenever the served set changes. Group versions of aggregated API
+// servers are left to the aggregator (aggregator/openapi.ts), which has their own documents.
 import { createHash } from 'node:crypto';
-import { groupVersion, onServedResourcesChange, RESOURCES, servedResources, type ResourceInfo } from '@kemu/api';
+import { groupVersion, isAggregatedGroupVersion, onServedResourcesChange, RESOURCES, servedResources, type ResourceInfo } from '@kemu/api';
 import { schemasFor } from './openapi-schemas.ts';
 import { customResourceSchemas, definitionName } from './crd/openapi.ts';
 
@@ -39,7 +40,7 @@ export function openapiDocument(group: string, version: string): Record<string, 
 }
 
 function buildCustomDocument(group: string, version: string): Record<string, unknown> | undefined {
-  const rs = servedResources().filter((r) => r.group === group && r.version === version && !BUILT_IN.has(r));
+  const rs = servedResources().filter((r) => r.group === group && r.version === version && !BUILT_IN.has(r) && !isAggregatedGroupVersion(`${group}/${version}`));
   if (rs.length === 0) return undefined;
   const refs = new Map(rs.map((r) => [r.kind, `#/components/schemas/${definitionName(r, r.kind)}`]));
   return document(rs, customResourceSchemas(rs), refs);
@@ -89,7 +90,7 @@ export function openapiIndex(): Record<string, unknown> {
   const seen = new Set<string>();
   for (const r of servedResources()) {
     const gv = groupVersion(r);
-    if (seen.has(gv)) continue;
+    if (seen.has(gv) || isAggregatedGroupVersion(gv)) continue;
     seen.add(gv);
     const p = gvPath(r.group, r.version);
     const hash = createHash('sha512').update(JSON.stringify(openapiDocument(r.group, r.version))).digest('hex').slice(0, 128).toUpperCase();
@@ -123,7 +124,7 @@ export function openapiV2Document(): Record<string, unknown> {
   const seen = new Set<string>();
   for (const r of servedResources()) {
     const gv = groupVersion(r);
-    if (seen.has(gv)) continue;
+    if (seen.has(gv) || isAggregatedGroupVersion(gv)) continue;
     seen.add(gv);
     const doc = openapiDocument(r.group, r.version) as { components: { schemas: Record<string, unknown> } };
     for (const [name, schema] of Object.entries(doc.components.schemas)) definitions[name] = toV2(schema);

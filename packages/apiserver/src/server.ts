@@ -355,15 +355,25 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
   app.get('/openapi/v2', async (req, reply) => {
     const accept = req.headers.accept ?? '';
     if (accept.includes('protobuf') && !accept.includes('json')) return sendStatus(reply, toStatus(new StatusError('NotFound', 'the server could not find the requested resource')));
-    return json(reply, 200, openapiV2Document());
+    return json(reply, 200, aggregator.openapi.mergeV2(openapiV2Document()));
   });
-  app.get('/openapi/v3', async (_req, reply) => json(reply, 200, openapiIndex()));
+  // Group-versions of aggregated servers are listed beside the local ones and their documents proxied (aggregator/openapi.ts).
+  app.get('/openapi/v3', async (_req, reply) => json(reply, 200, aggregator.openapi.mergeIndex(openapiIndex())));
   app.get('/openapi/v3/*', async (req, reply) => {
-    const parts = new URL(req.url, 'http://x').pathname.split('/').slice(3);
+    const pathname = new URL(req.url, 'http://x').pathname;
+    const parts = pathname.split('/').slice(3);
     const [group, version] = parts[0] === 'api' ? ['', parts[1]] : parts[0] === 'apis' ? [parts[1], parts[2]] : [undefined, undefined];
     const doc = group !== undefined && version ? openapiDocument(group, version) : undefined;
-    if (!doc) return sendStatus(reply, toStatus(new StatusError('NotFound', 'the server could not find the requested resource')));
-    return json(reply, 200, doc);
+    if (doc) return json(reply, 200, doc);
+    const source = aggregator.openapi.sourceOf(parts.join('/'));
+    if (source && 'doc' in source) return json(reply, 200, source.doc);
+    const user = requestUser(req.raw);
+    if (source && user) {
+      reply.hijack();
+      await aggregator.proxy(source.apiService, { method: req.method, url: req.url, headers: req.headers, body: undefined, user }, reply.raw);
+      return reply;
+    }
+    return sendStatus(reply, toStatus(new StatusError('NotFound', 'the server could not find the requested resource')));
   });
 
   const metricsScraper = new SummaryScraper(ctx);

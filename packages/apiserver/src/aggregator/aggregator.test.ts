@@ -2,7 +2,8 @@
 // Available=True Local; APIService validation; the Available condition of a remote one through ServiceNotFound,
 // MissingEndpoints and Passed against a stub aggregated server; requests proxied to it with the caller in
 // X-Remote-* headers and the front-proxy client certificate, a watch streamed through; its resources merged
-// into discovery; and with the stub down, 503 and FailedDiscoveryCheck.
+// into discovery; its OpenAPI merged into /openapi/v2 and /openapi/v3; and with the stub down, 503 and
+// FailedDiscoveryCheck.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,7 +47,7 @@ beforeAll(async () => {
       authenticator: { name: 'test', authenticate: (req) => (req.headers.authorization === 'Bearer alice' ? { user: { username: 'alice', groups: ['devs', 'system:authenticated'], extra: { scopes: ['a b'] } } } : undefined) },
       trusted: (raw) => raw.headers.authorization === undefined,
     },
-    aggregator: { proxyClient: { cert: certificatePem(cert), key: key.export({ type: 'pkcs8', format: 'pem' }).toString() }, resyncMs: 300, tickMs: 100 },
+    aggregator: { proxyClient: { cert: certificatePem(cert), key: key.export({ type: 'pkcs8', format: 'pem' }).toString() }, resyncMs: 300, tickMs: 100, openapiRefreshMs: 300 },
   });
   srv.startAggregator();
 }, 60_000);
@@ -190,16 +191,62 @@ describe('an aggregated API server', () => {
     expect((await asAlice('GET', `/apis/${WARDLE_GROUP}/v1alpha1`)).json()).toMatchObject({ kind: 'APIResourceList', groupVersion: `${WARDLE_GROUP}/v1alpha1` });
   });
 
+  it('has its OpenAPI merged: its group-version in /openapi/v3 (proxied), its definitions in /openapi/v2, downloaded again', async () => {
+    const GV = `apis/${WARDLE_GROUP}/v1alpha1`;
+    const FLUNDER = 'com.example.wardle.v1alpha1.Flunder';
+    await until(async () => GV in (await call('GET', '/openapi/v3')).body.paths, WAIT);
+    const index = (await call('GET', '/openapi/v3')).body.paths;
+    expect(index['apis/apps/v1'].serverRelativeURL).toMatch(/^\/openapi\/v3\/apis\/apps\/v1\?hash=[0-9A-F]{128}$/);
+    expect(index[GV].serverRelativeURL).toBe(`/openapi/v3/${GV}?hash=${stub.flunderDescription.length}`);
+    const v3 = await asAlice('GET', index[GV].serverRelativeURL);
+    expect(v3.statusCode).toBe(200);
+    expect(v3.json().components.schemas[FLUNDER]['x-kubernetes-group-version-kind']).toEqual([{ group: WARDLE_GROUP, version: 'v1alpha1', kind: 'Flunder' }]);
+    expect(stub.requests.filter((r) => r.url.startsWith(`/openapi/v3/${GV}`)).at(-1)?.headers['x-remote-user']).toBe('alice');
+
+    const v2 = (await call('GET', '/openapi/v2')).body;
+    expect(v2.definitions[FLUNDER]).toMatchObject({ description: stub.flunderDescription, properties: { spec: { $ref: `#/definitions/${FLUNDER}Spec` } } });
+    expect(v2.definitions[`${FLUNDER}Spec`]).toBeDefined();
+    // Only what its group-version's paths reference; a name the apiserver defines keeps the apiserver's definition.
+    expect(v2.definitions['com.example.wardle.v1alpha1.Unreferenced']).toBeUndefined();
+    expect(v2.definitions['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'].description).not.toBe("the stub server's ObjectMeta");
+    expect(Object.keys(v2.paths)).toEqual([`/${GV}/namespaces/{namespace}/flunders/{name}`]);
+    expect(v2.definitions['io.k8s.api.apps.v1.Deployment']).toBeDefined();
+    const download = stub.requests.find((r) => r.url === '/openapi/v2');
+    expect([download?.headers['x-remote-user'], download?.headers['x-remote-group'], download?.clientCN]).toEqual(['system:aggregator', undefined, 'front-proxy-client']);
+
+    stub.flunderDescription = 'Flunder, described again.';
+    await until(async () => (await call('GET', '/openapi/v2')).body.definitions[FLUNDER].description === 'Flunder, described again.', WAIT);
+    await until(async () => (await call('GET', '/openapi/v3')).body.paths[GV].serverRelativeURL.endsWith(`hash=${stub.flunderDescription.length}`), WAIT);
+
+    // A server without /openapi/v3: its /openapi/v2, converted, is served from the apiserver.
+    stub.openapiV3 = false;
+    await until(async () => /hash=[0-9A-F]{128}$/.test((await call('GET', '/openapi/v3')).body.paths[GV].serverRelativeURL), WAIT);
+    const proxied = stub.requests.length;
+    const legacy = await call('GET', `/openapi/v3/${GV}`);
+    expect(legacy.body.components.schemas[FLUNDER].properties.spec.$ref).toBe(`#/components/schemas/${FLUNDER}Spec`);
+    expect(stub.requests.slice(proxied).some((r) => r.url.startsWith('/openapi/v3/'))).toBe(false);
+    stub.openapiV3 = true;
+  });
+
   it('down: requests get 503 and the APIService turns False with FailedDiscoveryCheck', async () => {
     await stub.close();
     const r = await asAlice('GET', FLUNDERS);
     expect(r.statusCode).toBe(503);
     await waitFor(NAME, 'FailedDiscoveryCheck');
     const url = `https://127.0.0.1:${stub.port}/apis/${WARDLE_GROUP}/v1alpha1`;
-    expect((await available(NAME))?.message).toBe(`failing or missing response from ${url}: Get "${url}": dial tcp 127.0.0.1:${stub.port}: connect: connection refused`);
+    // A kept-alive connection the server closed may first read as EOF, as in Go; the next check dials.
+    const refused = `failing or missing response from ${url}: Get "${url}": dial tcp 127.0.0.1:${stub.port}: connect: connection refused`;
+    await until(async () => (await available(NAME))?.message === refused, WAIT);
     const after = await asAlice('GET', FLUNDERS);
     expect(after.statusCode).toBe(503);
     expect(after.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(after.body).toBe('service unavailable\n');
+  });
+
+  it('deleted: its group-version leaves /openapi/v3 and its definitions /openapi/v2', async () => {
+    expect((await call('DELETE', `${APISERVICES}/${NAME}`)).status).toBe(200);
+    await until(async () => !(`apis/${WARDLE_GROUP}/v1alpha1` in (await call('GET', '/openapi/v3')).body.paths), WAIT);
+    expect((await call('GET', '/openapi/v2')).body.definitions['com.example.wardle.v1alpha1.Flunder']).toBeUndefined();
+    expect((await call('GET', `/openapi/v3/apis/${WARDLE_GROUP}/v1alpha1`)).status).toBe(404);
   });
 });

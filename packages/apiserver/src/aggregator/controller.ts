@@ -1,6 +1,7 @@
 // The aggregator's controllers, run by every replica over its watch cache: the local APIServices kept
 // registered (local-apiservices.ts), each APIService's Available condition kept current (availability.ts) and
-// the discovery of available aggregated servers merged into the served resources (discovery.ts). Runs after
+// the discovery of available aggregated servers merged into the served resources (discovery.ts), and their
+// OpenAPI downloaded for the apiserver's /openapi/v2 and /openapi/v3 (openapi.ts). Runs after
 // each watch batch and on a timer; a remote server is checked again when its APIService, Service or endpoints
 // change, every resync period (Kubernetes' 30 s), and every tick while it fails.
 import { formatTime, RESOURCES, R, servedResources, type KubeObject, type ResourceInfo } from '@kemu/api';
@@ -15,6 +16,7 @@ import type { ListObjects } from '../service-endpoint.ts';
 import { checkAvailability, LOCAL_AVAILABLE, withAvailability, type Availability } from './availability.ts';
 import { AggregatedDiscovery, resourcesOfList } from './discovery.ts';
 import { localAPIServices, syncLocalAPIServices } from './local-apiservices.ts';
+import { AggregatedOpenAPI } from './openapi.ts';
 import { proxyToAPIService, type AggregatedRequest } from './proxy.ts';
 import { serviceRefOf, type ProxyClientIdentity } from './transport.ts';
 
@@ -25,6 +27,8 @@ export interface AggregatorOptions {
   resyncMs?: number;
   /** The timer (default 1 s): failing checks are retried this often. */
   tickMs?: number;
+  /** How often an aggregated server's OpenAPI is downloaded again (Kubernetes' 1 min). */
+  openapiRefreshMs?: number;
 }
 
 const BUILT_IN = new Set<ResourceInfo>(RESOURCES);
@@ -37,6 +41,7 @@ interface Checked {
 
 export class Aggregator {
   readonly discovery = new AggregatedDiscovery();
+  readonly openapi: AggregatedOpenAPI;
   private readonly checked = new Map<string, Checked>();
   private readonly id: ProxyClientIdentity;
   private readonly resyncMs: number;
@@ -66,6 +71,7 @@ export class Aggregator {
     this.resyncMs = opts.resyncMs ?? 30_000;
     this.tickMs = opts.tickMs ?? 1000;
     this.list = async (r, ns) => this.cacher.cache(r).snapshot(ns, undefined).map((o) => o.object);
+    this.openapi = new AggregatedOpenAPI(this.list, this.id, clock, logger, opts.openapiRefreshMs);
   }
 
   start(): void {
@@ -147,6 +153,7 @@ export class Aggregator {
     }
     for (const name of [...this.checked.keys()]) if (!this.apiServices().some((o) => o.metadata.name === name)) this.checked.delete(name);
     this.discovery.retain(keep);
+    this.openapi.sync(this.apiServices());
   }
 
   /** What the check of a remote APIService depends on: its spec, its Service and the Service's endpoints. */

@@ -1,8 +1,10 @@
 // Test helper: a stub aggregated API server on 127.0.0.1 over HTTPS (a throw-away CA, for an APIService's
 // caBundle, whose certificate names the Service <service>.<namespace>.svc) serving wardle.example.com/v1alpha1
 // flunders (namespaced, short name fl) from memory: discovery, list (and a Table when asked), get, create and
-// watch (the current objects as ADDED, then the stream stays open). It asks for a client certificate signed
-// by `clientCA` when given; every request is kept (method, URL, headers, the client certificate's CN).
+// watch (the current objects as ADDED, then the stream stays open), and its OpenAPI: /openapi/v2 (the Flunder
+// definitions, one unreferenced and a path outside the group) and /openapi/v3 with its group-version document
+// (404 once `openapiV3` is false). It asks for a client certificate signed by `clientCA` when given; every
+// request is kept (method, URL, headers, the client certificate's CN).
 import type { ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { startHttpsTestServer, type HttpsTestServer } from './https-server.ts';
@@ -21,6 +23,48 @@ export interface SeenRequest {
 export interface AggregatedServer extends HttpsTestServer {
   requests: SeenRequest[];
   flunders: Map<string, Record<string, unknown>>;
+  /** The description of Flunder in the OpenAPI documents (change it to see them downloaded again). */
+  flunderDescription: string;
+  /** Whether /openapi/v3 is served (else 404, as by servers that only have v2). */
+  openapiV3: boolean;
+}
+
+const GVK = [{ group: WARDLE_GROUP, version: WARDLE_VERSION, kind: 'Flunder' }];
+
+function flunderSchemas(description: string, ref: (name: string) => string): Record<string, unknown> {
+  return {
+    'com.example.wardle.v1alpha1.Flunder': {
+      description,
+      type: 'object',
+      properties: {
+        apiVersion: { type: 'string' },
+        kind: { type: 'string' },
+        metadata: { $ref: ref('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta') },
+        spec: { $ref: ref('com.example.wardle.v1alpha1.FlunderSpec') },
+      },
+      'x-kubernetes-group-version-kind': GVK,
+    },
+    'com.example.wardle.v1alpha1.FlunderSpec': { type: 'object', properties: { reference: { description: 'A name of another flunder or fischer.', type: 'string' } } },
+    'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta': { description: 'the stub server\'s ObjectMeta', type: 'object' },
+    'com.example.wardle.v1alpha1.Unreferenced': { type: 'object' },
+  };
+}
+
+function openapiV2(description: string): Record<string, unknown> {
+  const ok = { '200': { description: 'OK', schema: { $ref: '#/definitions/com.example.wardle.v1alpha1.Flunder' } } };
+  return {
+    swagger: '2.0',
+    info: { title: 'Wardle', version: '0.1' },
+    paths: {
+      [`/apis/${WARDLE_GROUP}/${WARDLE_VERSION}/namespaces/{namespace}/flunders/{name}`]: { get: { operationId: 'readFlunder', responses: ok } },
+      '/version/': { get: { operationId: 'getCodeVersion', responses: { '200': { description: 'OK' } } } },
+    },
+    definitions: flunderSchemas(description, (n) => `#/definitions/${n}`),
+  };
+}
+
+function openapiV3(description: string): Record<string, unknown> {
+  return { openapi: '3.0.0', info: { title: 'Wardle', version: '0.1' }, paths: {}, components: { schemas: flunderSchemas(description, (n) => `#/components/schemas/${n}`) } };
 }
 
 const RESOURCE_LIST = {
@@ -34,6 +78,8 @@ export async function startAggregatedServer(opts: { service: { name: string; nam
   const requests: SeenRequest[] = [];
   const flunders = new Map<string, Record<string, unknown>>();
   const json = (res: ServerResponse, code: number, body: unknown) => res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  // Mutable by tests: the handler reads them on every request.
+  const docs = { flunderDescription: 'Flunder is an example type with a spec.', openapiV3: true };
   const server = await startHttpsTestServer((req, res, body) => {
     const socket = req.socket as TLSSocket;
     const peer = socket.authorized ? socket.getPeerCertificate() : undefined;
@@ -41,8 +87,13 @@ export async function startAggregatedServer(opts: { service: { name: string; nam
     requests.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, clientCN: typeof peer?.subject?.CN === 'string' ? peer.subject.CN : '' });
     const base = `/apis/${WARDLE_GROUP}/${WARDLE_VERSION}`;
     if (url.pathname === base) return json(res, 200, RESOURCE_LIST);
+    if (url.pathname === '/openapi/v2') return json(res, 200, openapiV2(docs.flunderDescription));
+    const notFound = () => json(res, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' });
+    if (url.pathname.startsWith('/openapi/v3') && !docs.openapiV3) return notFound();
+    if (url.pathname === '/openapi/v3') return json(res, 200, { paths: { [`apis/${WARDLE_GROUP}/${WARDLE_VERSION}`]: { serverRelativeURL: `/openapi/v3/apis/${WARDLE_GROUP}/${WARDLE_VERSION}?hash=${docs.flunderDescription.length}` } } });
+    if (url.pathname === `/openapi/v3${base}`) return json(res, 200, openapiV3(docs.flunderDescription));
     const m = /^\/apis\/[^/]+\/[^/]+\/(?:namespaces\/([^/]+)\/)?flunders(?:\/([^/]+))?$/.exec(url.pathname);
-    if (!m || !url.pathname.startsWith(base)) return json(res, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' });
+    if (!m || !url.pathname.startsWith(base)) return notFound();
     const ns = m[1];
     const inNs = [...flunders.values()].filter((f) => !ns || (f.metadata as { namespace?: string }).namespace === ns);
     if (req.method === 'POST') {
@@ -75,5 +126,9 @@ export async function startAggregatedServer(opts: { service: { name: string; nam
     }
     return json(res, 200, { kind: 'FlunderList', apiVersion: `${WARDLE_GROUP}/${WARDLE_VERSION}`, metadata: { resourceVersion: '1' }, items: inNs });
   }, opts);
-  return { ...server, requests, flunders };
+  // Accessors, so a test's assignment reaches the handler.
+  return Object.defineProperties({ ...server, requests, flunders } as AggregatedServer, {
+    flunderDescription: { get: () => docs.flunderDescription, set: (v: string) => void (docs.flunderDescription = v), enumerable: true },
+    openapiV3: { get: () => docs.openapiV3, set: (v: boolean) => void (docs.openapiV3 = v), enumerable: true },
+  });
 }
