@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { Registry } from 'prom-client';
 import { R, StatusError } from '@kemu/api';
-import { EventRecorder, RestClient, leaderElectedRun, leaseOptionsFromFlags, loadClientConfig } from '@kemu/client';
+import { RestClient, leaderElectedRun, leaseOptionsFromFlags, loadClientConfig } from '@kemu/client';
 import { createLogger, loggingFormatFlag, parseCommandLine } from '@kemu/base';
 import { loadManifests } from './manifests.ts';
 import { addonManagerFlags } from './options.ts';
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
     logger,
     clientConfig,
     fencedClients: [client],
-    eventRecorder: new EventRecorder(eventClient, { component: PROGRAM, host: hostname }, { logger }),
+    eventClient,
     leaderElect: flags['leader-elect'],
     releaseOnCancel: true,
     lease: leaseOptionsFromFlags(flags),

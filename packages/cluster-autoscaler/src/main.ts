@@ -115,7 +115,7 @@ async function main(): Promise<void> {
     logger,
     clientConfig,
     fencedClients: [client, eventClient],
-    eventRecorder: new EventRecorder(eventClient, { component: PROGRAM, host: hostname }, { logger }),
+    eventClient,
     leaderElect: flags['leader-elect'],
     releaseOnCancel: true,
     lease: leaseOptionsFromFlags(flags),

@@ -5,7 +5,7 @@
 import os from 'node:os';
 import fs from 'node:fs';
 import { Registry } from 'prom-client';
-import { RestClient, loadClientConfig, leaderElectedRun, leaseOptionsFromFlags, EventRecorder, secureServing } from '@kemu/client';
+import { RestClient, loadClientConfig, leaderElectedRun, leaseOptionsFromFlags, secureServing } from '@kemu/client';
 import { createLogger, featureGatesError, type LoggingFormat, newMetricsRegistry, parseCommandLine, startHealthServer, realClock } from '@kemu/base';
 import { FLAGS, validateOptions, type ControllerManagerOptions } from './options.ts';
 import { selectControllers, ControllerSelectionError } from './registry.ts';
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     logger,
     clientConfig: config,
     fencedClients: [client],
-    eventRecorder: new EventRecorder(client, { component: PROGRAM, host: hostname }, { logger }),
+    eventClient: client,
     leaderElect: opts['leader-elect'],
     releaseOnCancel: opts['leader-elect-release-on-cancel'],
     lease: leaseOptionsFromFlags(opts),

@@ -142,7 +142,7 @@ async function main(): Promise<void> {
     logger,
     clientConfig,
     fencedClients: [client, eventClient],
-    eventRecorder: new EventRecorder(eventClient, { component: PROGRAM, host: hostname }, { logger }),
+    eventClient,
     leaderElect: le.leaderElect,
     // kube-scheduler's leader election sets ReleaseOnCancel (cmd/kube-scheduler/app/options).
     releaseOnCancel: true,

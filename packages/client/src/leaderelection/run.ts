@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import { Gauge, type Registry } from 'prom-client';
 import { logSync, type Logger } from '@kemu/base';
 import type { ClientConfig } from '../config.ts';
-import type { EventRecorder } from '../events.ts';
+import { EventRecorder } from '../events.ts';
 import { RestClient } from '../rest.ts';
 import { JITTER_FACTOR, LeaderElector, leaderIdentity } from './leaderelection.ts';
 import { startFreezeWatchdog } from './watchdog.ts';
@@ -42,8 +42,8 @@ export interface LeaderElectedRunOptions {
   clientConfig: ClientConfig;
   /** The component's clients: while leader-elected, their writes are fenced by the Lease (RestClient.fenceWrites). */
   fencedClients?: RestClient[];
-  /** Records the LeaderElection events on the Lease. */
-  eventRecorder: EventRecorder;
+  /** The client the LeaderElection events on the Lease go through (as `component` from `hostname`). */
+  eventClient: RestClient;
   leaderElect: boolean;
   /** Release the Lease on SIGTERM (client-go's ReleaseOnCancel): kube-scheduler true, kube-controller-manager false. */
   releaseOnCancel: boolean;
@@ -67,6 +67,7 @@ export interface LeaderElectedRun {
 
 export function leaderElectedRun(opts: LeaderElectedRunOptions): LeaderElectedRun {
   const { component, logger, lease } = opts;
+  const eventRecorder = new EventRecorder(opts.eventClient, { component, host: opts.hostname }, { logger });
   const leaderGauge = new Gauge({
     name: 'leader_election_master_status',
     help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.',
@@ -134,7 +135,7 @@ export function leaderElectedRun(opts: LeaderElectedRunOptions): LeaderElectedRu
         retryPeriodMs: lease.retryPeriodMs,
         releaseOnCancel: opts.releaseOnCancel,
         logger,
-        eventRecorder: opts.eventRecorder,
+        eventRecorder,
         callbacks: {
           onStartedLeading: async (signal) => {
             leaderGauge.set({ name: lease.name }, 1);

@@ -1,122 +1,24 @@
 // A pod's emulated life as a pure state machine: advance(now) applies every transition due at `now` and
 // returns when the next one is due, so a FakeClock (or a shared timer) drives it and tests never sleep.
-// Stages follow the kubelet: pull (per imagePullPolicy) → init containers one by one → containers, probed
-// (prober.ts) → exits, liveness kills and restarts with CrashLoopBackOff → graceful stop on deletion → terminal phase.
-import { parseTime, type Container, type ContainerStatus, type EphemeralContainer, type PodPhase, type PodSpec, type PodStatus } from '@kemu/api';
-import { Message, Reason, podRef, type EventType } from '../events.ts';
-import { EXIT_CODE, RUN_SECONDS, annotation, containerBehaviour, preStopMs, type Behaviour } from './command.ts';
-import { containerProgram, type ContainerProgram } from './program.ts';
-import { ContainerLogs } from '../logs/store.ts';
-import { ContainerProcess, type RunningProcess } from '../logs/process.ts';
-import { LiveProcess } from '../logs/live-process.ts';
-import type { ShellNetwork } from '../shell/network.ts';
-import { probePlan } from './probe.ts';
-import type { PullFailure } from '../images/registry.ts';
+// Stages follow the kubelet: pull (per imagePullPolicy, pull.ts) → init containers one by one → containers,
+// probed (prober.ts) → exits, liveness kills and restarts with CrashLoopBackOff (restart.ts) → graceful stop on
+// deletion (stopping.ts) → terminal phase. The containers themselves: container-runtime.ts; their processes:
+// spawn.ts; a pod taken over after a kubelet restart: adopt.ts.
+import { parseTime, type Container, type EphemeralContainer, type PodPhase, type PodSpec, type PodStatus } from '@kemu/api';
+import { Message, Reason } from '../events.ts';
 import type { RegistryAuth } from '../images/credentials.ts';
+import { adoptContainers } from './adopt.ts';
+import { earliest, newContainerRuntime, type ContainerRuntime, type LifecycleEnv, type LifecycleEvents, type PodIdentity, type Terminated } from './container-runtime.ts';
 import { beginPull, recordPulled } from './pull.ts';
-import { ContainerProber } from './prober.ts';
+import { scheduleRestart, willRestart, type RestartPolicy } from './restart.ts';
+import { spawn } from './spawn.ts';
+import { advanceStop, beginStop, killEphemeral, stopSidecars } from './stopping.ts';
 
-export const BACKOFF_INITIAL_MS = 10_000;
-export const BACKOFF_MAX_MS = 300_000;
-/** A container that ran this long before exiting restarts without back-off (the kubelet's 2 × max back-off). */
-export const BACKOFF_RESET_MS = 600_000;
+// The lifecycle's containers and environment are read by the worker, status and servers through this module.
+export type { ContainerRunState, ContainerRuntime, LifecycleEnv, LifecycleEvents, PodIdentity, Terminated } from './container-runtime.ts';
+
 /** The exit code of a container killed after a failed liveness or startup probe. */
 export const PROBE_KILL_EXIT_CODE = 137;
-
-export type ContainerRunState =
-  | {
-      kind: 'waiting';
-      reason: string;
-      message?: string;
-      /** when the pull or back-off ends */ until?: number;
-      /** set while pulling: since when */ pullFrom?: number;
-      /** the image is ready (pulled or present): the container starts at `until`; otherwise a back-off or a retry ends then */ imageReady?: boolean;
-    }
-  | {
-      kind: 'running';
-      startedAt: number;
-      /** When it exits by itself; null: not known (it runs until stopped, or its script has not said yet). */
-      exitAt: number | null;
-      containerID: string;
-      /** The exit code its script ends with (else the behaviour's). */
-      exitCode?: number;
-    }
-  | Terminated;
-
-export interface Terminated {
-  kind: 'terminated';
-  exitCode: number;
-  reason: string;
-  startedAt: number;
-  finishedAt: number;
-  containerID: string;
-}
-
-export interface ContainerRuntime {
-  name: string;
-  image: string;
-  init: boolean;
-  /** An init container with restartPolicy Always (a sidecar): it keeps running beside the main containers. */
-  sidecar: boolean;
-  /** An ephemeral (debug) container: started once, never restarted, no probes; the pod's phase ignores it. */
-  ephemeral?: boolean;
-  behaviour: Behaviour;
-  state: ContainerRunState;
-  lastState?: Terminated;
-  restartCount: number;
-  /** Back-off before the next restart (0 until the first restart). */
-  nextBackoffMs: number;
-  pullPolicy: 'Always' | 'IfNotPresent' | 'Never';
-  prober: ContainerProber;
-  /** A failed liveness/startup probe's kill: when the container is gone (it then exits 137). */
-  killAt?: number;
-  /** The pod's terminationGracePeriodSeconds, in ms (a probe's own overrides it for its kill). */
-  graceMs: number;
-  preStopMs: number;
-  /** While stopping: when the container is gone, and the exit code it gets. */
-  stopAt?: number;
-  stopExitCode?: number;
-  /** The next start is a restart (counted in restartCount when it happens). */
-  restartPending?: boolean;
-  /** The image back-off after a failed pull: since when, for how long, and the failure ("ErrImagePull: <error>"). */
-  pullBackOff?: { at: number; delayMs: number; lastError: string };
-  /** What runs in it (shell/), its logs per instance, and the running instance's process. */
-  program: ContainerProgram;
-  /** The program decides when it exits and with what code (no run-seconds/exit-code annotation overrides it). */
-  programExits: boolean;
-  logs: ContainerLogs;
-  process?: RunningProcess;
-}
-
-export interface LifecycleEnv {
-  imagePullMs: number;
-  hasImage(image: string): boolean;
-  imagePulled(image: string): void;
-  /** The size node.status.images reports for an image (for the Pulled event). */
-  imageSize?(image: string): number;
-  newContainerID(): string;
-  /** Why a pull of the image fails (the image catalogue and its registries); absent: every pull succeeds. */
-  pullFailure?(image: string, auth: RegistryAuth | undefined): PullFailure | undefined;
-  /** The image back-off's first delay (also the retry of a pod whose start failed) and cap; default 10 s / 300 s. */
-  imageBackOff?: { initialMs: number; maxMs: number };
-  /** --container-log-max-size in bytes (default 10Mi). */
-  containerLogMaxBytes?: number;
-  /**
-   * Real time and the cluster network (a kubelet process): a command that talks to the network runs live
-   * (logs/live-process.ts). `network` is undefined until the kube-proxy is up. Absent: everything runs in
-   * virtual time, its wget/curl ending at once.
-   */
-  live?: { now(): number; network(client: { namespace: string; name: string; ip?: string }): ShellNetwork | undefined };
-}
-
-/** Where a lifecycle records its Events: about a container, or (container undefined) the pod. */
-export type LifecycleEvents = (container: ContainerRuntime | undefined, type: EventType, reason: string, message: string) => void;
-
-export interface PodIdentity {
-  name: string;
-  namespace: string;
-  uid: string;
-}
 
 const DEADLINE_MESSAGE = 'Pod was active on the node longer than the specified deadline';
 
@@ -125,7 +27,7 @@ export class PodLifecycle {
   readonly initContainers: ContainerRuntime[];
   readonly ephemeralContainers: ContainerRuntime[] = [];
   startTime: number;
-  private readonly restartPolicy: 'Always' | 'OnFailure' | 'Never';
+  private readonly restartPolicy: RestartPolicy;
   private deadlineAt: number | null;
   private readonly activeDeadlineMs: number | null;
   /** Set when the pod is being stopped (deletion or active deadline). */
@@ -169,37 +71,7 @@ export class PodLifecycle {
   }
 
   private make(c: Container, init: boolean, ephemeral = false): ContainerRuntime {
-    const { spec, annotations, pod, env } = this;
-    const hasInit = (spec.initContainers ?? []).length > 0;
-    const program = containerProgram(c, {
-      name: pod.name,
-      namespace: pod.namespace,
-      uid: pod.uid,
-      ...(annotations ? { annotations } : {}),
-      ...(spec.hostname ? { hostname: spec.hostname } : {}),
-      ...(spec.subdomain ? { subdomain: spec.subdomain } : {}),
-    });
-    const overridden = annotation(annotations, RUN_SECONDS, c.name) !== undefined || annotation(annotations, EXIT_CODE, c.name) !== undefined;
-    return {
-      name: c.name,
-      image: c.image ?? '',
-      init,
-      sidecar: init && c.restartPolicy === 'Always',
-      ...(ephemeral ? { ephemeral } : {}),
-      behaviour: initBehaviour(containerBehaviour(c, annotations), init && c.restartPolicy !== 'Always'),
-      state: { kind: 'waiting', reason: (init || hasInit) && !ephemeral ? 'PodInitializing' : 'ContainerCreating' },
-      restartCount: 0,
-      nextBackoffMs: 0,
-      // Unset only outside the apiserver (which defaults it): read as IfNotPresent.
-      pullPolicy: c.imagePullPolicy ?? 'IfNotPresent',
-      // Plain init containers have no probes (validation forbids them); sidecars and containers do.
-      prober: new ContainerProber((init && c.restartPolicy !== 'Always') || ephemeral ? [] : (['startup', 'liveness', 'readiness'] as const).map((k) => probePlan(c, k, annotations))),
-      graceMs: (spec.terminationGracePeriodSeconds ?? 30) * 1000,
-      preStopMs: preStopMs(c),
-      program,
-      programExits: program.scripted && !overridden,
-      logs: new ContainerLogs(env.containerLogMaxBytes),
-    };
+    return newContainerRuntime(c, init, ephemeral, { pod: this.pod, spec: this.spec, annotations: this.annotations, env: this.env });
   }
 
   /**
@@ -211,37 +83,10 @@ export class PodLifecycle {
     if (!Number.isFinite(start)) return;
     this.startTime = start;
     if (this.activeDeadlineMs !== null) this.deadlineAt = start + this.activeDeadlineMs;
-    const apply = (list: ContainerRuntime[], statuses: ContainerStatus[] | undefined) => {
-      for (const c of list) {
-        const s = statuses?.find((x) => x.name === c.name);
-        if (!s) continue;
-        c.restartCount = s.restartCount ?? 0;
-        if (c.restartCount > 0) c.nextBackoffMs = Math.min(BACKOFF_INITIAL_MS * 2 ** (c.restartCount - 1), BACKOFF_MAX_MS);
-        const last = s.lastState?.terminated;
-        if (last) c.lastState = toTerminated(last, now);
-        const run = s.state?.running;
-        const term = s.state?.terminated;
-        if (run) {
-          const startedAt = Number.isFinite(parseTime(run.startedAt)) ? parseTime(run.startedAt) : now;
-          const containerID = s.containerID ?? this.env.newContainerID();
-          c.state = { kind: 'running', startedAt, exitAt: c.programExits || c.behaviour.runMs === null ? null : Math.max(startedAt + c.behaviour.runMs, now), containerID };
-          // The emulated process is deterministic: started again from the same moment, it writes the same log.
-          this.spawn(c, startedAt, containerID);
-          // The kubelet's probe workers start over: readiness is probed again before the container counts as ready.
-          c.prober.reset(startedAt);
-          this.env.imagePulled(c.image);
-        } else if (term) {
-          c.state = toTerminated(term, now);
-          this.env.imagePulled(c.image);
-        } else if (c.lastState) {
-          c.restartPending = true;
-          c.state = { kind: 'waiting', reason: 'ContainerCreating', until: now };
-        }
-      }
-    };
-    apply(this.initContainers, previous.initContainerStatuses);
-    apply(this.containers, previous.containerStatuses);
-    apply(this.ephemeralContainers, previous.ephemeralContainerStatuses);
+    const spawnAgain = (c: ContainerRuntime, startedAt: number, containerID: string) => this.spawn(c, startedAt, containerID);
+    adoptContainers(this.initContainers, previous.initContainerStatuses, now, this.env, spawnAgain);
+    adoptContainers(this.containers, previous.containerStatuses, now, this.env, spawnAgain);
+    adoptContainers(this.ephemeralContainers, previous.ephemeralContainerStatuses, now, this.env, spawnAgain);
   }
 
   /** True once every init container has completed (sidecars: started). */
@@ -275,15 +120,7 @@ export class PodLifecycle {
   requestStop(now: number, graceMs: number): void {
     if (this.stopping || this.terminalPhase) return;
     this.stopping = true;
-    for (const c of [...this.initContainers, ...this.containers, ...this.ephemeralContainers]) {
-      if (c.state.kind === 'running') {
-        this.events?.(c, 'Normal', Reason.Killing, Message.killing(c.name));
-        const needed = c.preStopMs + c.behaviour.stopMs;
-        c.stopAt = now + Math.min(needed, graceMs);
-        // A container that would outlive the grace period is killed (SIGKILL: 137).
-        c.stopExitCode = needed > graceMs ? 137 : 0;
-      }
-    }
+    beginStop(this.all(), now, graceMs, this.events);
   }
 
   /** Applies every transition due at `now`; returns the time of the next one (undefined: none scheduled). */
@@ -326,8 +163,8 @@ export class PodLifecycle {
     if (settled) {
       const ok = this.containers.every((c) => c.state.kind === 'terminated' && c.state.exitCode === 0);
       this.terminalPhase = ok ? 'Succeeded' : 'Failed';
-      this.stopSidecars(now);
-      this.stopEphemeral(now);
+      stopSidecars(this.initContainers, now, this.events);
+      killEphemeral(this.ephemeralContainers, now);
       return undefined;
     }
     return next;
@@ -416,23 +253,7 @@ export class PodLifecycle {
           }
           return undefined;
         }
-        c.lastState = term;
-        if (term.finishedAt - term.startedAt >= BACKOFF_RESET_MS) c.nextBackoffMs = 0;
-        const delay = c.nextBackoffMs;
-        c.nextBackoffMs = delay === 0 ? BACKOFF_INITIAL_MS : Math.min(delay * 2, BACKOFF_MAX_MS);
-        c.restartPending = true;
-        if (delay === 0) {
-          c.state = { kind: 'waiting', reason: 'ContainerCreating', until: term.finishedAt };
-        } else {
-          const ref = podRef(this.pod.name, this.pod.namespace, this.pod.uid);
-          c.state = {
-            kind: 'waiting',
-            reason: 'CrashLoopBackOff',
-            message: `back-off ${delay / 1000}s restarting failed container=${c.name} pod=${ref}`,
-            until: term.finishedAt + delay,
-          };
-          this.events?.(c, 'Warning', Reason.BackOff, Message.backOff(c.name, ref));
-        }
+        scheduleRestart(c, term, this.pod, this.events);
         continue;
       }
       return undefined;
@@ -442,111 +263,28 @@ export class PodLifecycle {
 
   /** Starts the container's process and its log instance. */
   private spawn(c: ContainerRuntime, startedAt: number, containerID: string): void {
-    c.process?.stop(startedAt);
-    c.process = undefined;
-    // A program that never writes (pause, busybox without a command) keeps nothing: its log reads empty.
-    if (c.program.silent && !c.programExits) return;
-    const log = c.logs.start(containerID);
-    // command.ts' rule: a plain init container running something unknown completes at once.
-    const live = this.env.live;
-    if (c.program.live && live) {
-      // Read at each request: a pod taken over after a kubelet restart gets its IP after its containers.
-      const client = () => ({ namespace: this.pod.namespace, name: this.pod.name, ...(this.podIP ? { ip: this.podIP } : {}) });
-      // Before the kube-proxy is up no name resolves, as with a cluster DNS not yet answering.
-      const network: ShellNetwork = { request: (req, signal) => live.network(client())?.request(req, signal) ?? Promise.resolve({ kind: 'error', error: 'unknown-host' }) };
-      c.process = new LiveProcess(c.program.live(startedAt, this.podIP, network), log, () => live.now(), () => this.wake?.());
-      return;
-    }
-    c.process = new ContainerProcess(c.program.start(startedAt, this.podIP), startedAt, log, c.init && !c.sidecar);
+    spawn(c, startedAt, containerID, { pod: this.pod, env: this.env, podIP: () => this.podIP, wake: () => this.wake?.() });
   }
 
   private willRestart(c: ContainerRuntime, exitCode: number, initRestartable: boolean): boolean {
-    if (c.ephemeral) return false;
-    if (c.sidecar) return true;
-    if (c.init) return exitCode !== 0 && initRestartable;
-    if (this.restartPolicy === 'Always') return true;
-    if (this.restartPolicy === 'OnFailure') return exitCode !== 0;
-    return false;
+    return willRestart(c, exitCode, initRestartable, this.restartPolicy);
   }
 
-  private stopSidecars(now: number): void {
-    for (const c of this.initContainers) {
-      if (c.sidecar && c.state.kind === 'running') {
-        this.events?.(c, 'Normal', Reason.Killing, Message.killing(c.name));
-        c.state = { kind: 'terminated', exitCode: 0, reason: 'Completed', startedAt: c.state.startedAt, finishedAt: now, containerID: c.state.containerID };
-        c.process?.stop(now);
-        c.process = undefined;
-      }
-    }
-  }
-
-  /** A pod that ended kills the debug containers still running in it (exit 137, as SIGKILL). */
-  private stopEphemeral(now: number): void {
-    for (const c of this.ephemeralContainers) {
-      const s = c.state;
-      if (s.kind === 'running') {
-        c.state = { kind: 'terminated', exitCode: 137, reason: 'Error', startedAt: s.startedAt, finishedAt: now, containerID: s.containerID };
-        c.process?.stop(now);
-        c.process = undefined;
-      }
-    }
+  private all(): ContainerRuntime[] {
+    return [...this.initContainers, ...this.containers, ...this.ephemeralContainers];
   }
 
   private advanceStopping(now: number): number | undefined {
-    let next: number | undefined;
-    let probeNext: number | undefined;
-    for (const c of [...this.initContainers, ...this.containers, ...this.ephemeralContainers]) {
-      const s = c.state;
-      if (s.kind !== 'running') continue;
-      const at = c.stopAt ?? now;
-      if (at > now) {
-        if (next === undefined || at < next) next = at;
-        // Readiness is still probed while the container stops (liveness and startup are not).
-        if (c.prober.active) {
-          const step = c.prober.advance(now, this.podIP, true);
-          for (const f of step.failures) this.events?.(c, 'Warning', Reason.Unhealthy, f.message);
-          probeNext = earliest(probeNext, step.next !== undefined && step.next < at ? step.next : undefined);
-        }
-        continue;
-      }
-      const code = c.stopExitCode ?? 0;
-      c.state = { kind: 'terminated', exitCode: code, reason: code === 0 ? 'Completed' : 'Error', startedAt: s.startedAt, finishedAt: at, containerID: s.containerID };
-      c.process?.stop(at);
-      c.process = undefined;
-    }
-    if (next !== undefined) return earliest(next, probeNext);
+    const next = advanceStop(this.all(), now, this.podIP, this.events);
+    if (next !== undefined) return next;
     const ok = this.reason !== 'DeadlineExceeded' && this.containers.every((c) => c.state.kind === 'terminated' && c.state.exitCode === 0);
     this.terminalPhase = ok ? 'Succeeded' : 'Failed';
     return undefined;
   }
 }
 
-function toTerminated(t: NonNullable<NonNullable<ContainerStatus['state']>['terminated']>, now: number): Terminated {
-  const startedAt = parseTime(t.startedAt);
-  const finishedAt = parseTime(t.finishedAt);
-  return {
-    kind: 'terminated',
-    exitCode: t.exitCode,
-    reason: t.reason ?? (t.exitCode === 0 ? 'Completed' : 'Error'),
-    startedAt: Number.isFinite(startedAt) ? startedAt : now,
-    finishedAt: Number.isFinite(finishedAt) ? finishedAt : now,
-    containerID: t.containerID ?? '',
-  };
-}
-
-function earliest(a: number | undefined, b: number | undefined): number | undefined {
-  if (a === undefined) return b;
-  return b === undefined || a < b ? a : b;
-}
-
 function initDone(c: ContainerRuntime): boolean {
   // A sidecar lets the next init container start once it has started (its startup probe passed).
   if (c.sidecar) return (c.state.kind === 'running' && c.prober.started()) || c.restartCount > 0;
   return c.state.kind === 'terminated' && c.state.exitCode === 0;
-}
-
-/** A plain init container whose behaviour is unknown (no command we read) completes at once with 0. */
-function initBehaviour(b: Behaviour, plainInit: boolean): Behaviour {
-  if (plainInit && b.runMs === null) return { ...b, runMs: 0, exitCode: 0 };
-  return b;
 }

@@ -7,7 +7,7 @@
 import { Message, Reason } from '../events.ts';
 import type { RegistryAuth } from '../images/credentials.ts';
 import { invalidImage } from '../images/registry.ts';
-import type { ContainerRunState, ContainerRuntime, LifecycleEnv, LifecycleEvents } from './lifecycle.ts';
+import type { ContainerRunState, ContainerRuntime, LifecycleEnv, LifecycleEvents } from './container-runtime.ts';
 
 /** The kubelet's image back-off: backOffPeriod (also its pod workers' retry of a failed sync) and MaxImageBackOff. */
 export const IMAGE_BACKOFF = { initialMs: 10_000, maxMs: 300_000 } as const;
