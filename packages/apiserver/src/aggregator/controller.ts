@@ -5,7 +5,9 @@
 // each watch batch and on a timer; a remote server is checked again when its APIService, Service or endpoints
 // change, every resync period (Kubernetes' 30 s), and every tick while it fails.
 import { formatTime, RESOURCES, R, servedResources, type KubeObject, type ResourceInfo } from '@kemu/api';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { UserInfo } from '../authn/user.ts';
 import type { Logger } from '@kemu/base';
 import type { Clock } from '../clock.ts';
 import type { Registry } from '../registry/registry.ts';
@@ -18,6 +20,7 @@ import { AggregatedDiscovery, resourcesOfList } from './discovery.ts';
 import { localAPIServices, syncLocalAPIServices } from './local-apiservices.ts';
 import { AggregatedOpenAPI } from './openapi.ts';
 import { proxyToAPIService, type AggregatedRequest } from './proxy.ts';
+import { proxyUpgradeToAPIService } from './proxy-upgrade.ts';
 import { serviceRefOf, type ProxyClientIdentity } from './transport.ts';
 
 export interface AggregatorOptions {
@@ -96,6 +99,10 @@ export class Aggregator {
 
   proxy(apiService: KubeObject, req: AggregatedRequest, res: ServerResponse): Promise<void> {
     return proxyToAPIService(apiService, req, res, this.list, this.id);
+  }
+
+  proxyUpgrade(apiService: KubeObject, req: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo): Promise<void> {
+    return proxyUpgradeToAPIService(apiService, req, socket, head, user, this.list, this.id);
   }
 
   private apiServices(): KubeObject[] {

@@ -3,11 +3,14 @@
 // flunders (namespaced, short name fl) from memory: discovery, list (and a Table when asked), get, create and
 // watch (the current objects as ADDED, then the stream stays open), and its OpenAPI: /openapi/v2 (the Flunder
 // definitions, one unreferenced and a path outside the group) and /openapi/v3 with its group-version document
-// (404 once `openapiV3` is false). It asks for a client certificate signed by `clientCA` when given; every
+// (404 once `openapiV3` is false). Over WebSocket it serves the watch (one ADDED text message per flunder) and
+// flunders/<name>/echo (each message sent back); any other upgrade gets a 400 Status. It asks for a client certificate signed by `clientCA` when given; every
 // request is kept (method, URL, headers, the client certificate's CN).
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import type { IncomingMessage } from 'node:http';
+import { WebSocketServer } from 'ws';
 import { selfSignedServingCert } from '@kemu/pki';
 
 export const WARDLE_GROUP = 'wardle.example.com';
@@ -92,18 +95,23 @@ export async function startAggregatedServer(opts: { service: { name: string; nam
     openapiV3: true,
     close: () =>
       new Promise<void>((resolve) => {
+        for (const c of wss.clients) c.terminate();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+  const wss = new WebSocketServer({ noServer: true });
+  const record = (req: IncomingMessage) => {
+    const socket = req.socket as TLSSocket;
+    const peer = socket.authorized ? socket.getPeerCertificate() : undefined;
+    requests.push({ method: req.method ?? '', url: req.url ?? '/', headers: { ...req.headers }, clientCN: typeof peer?.subject?.CN === 'string' ? peer.subject.CN : '' });
   };
   const server = https.createServer({ cert: certPem, key: keyPem, ...(opts.clientCA ? { ca: opts.clientCA, requestCert: true, rejectUnauthorized: false } : {}) }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const socket = req.socket as TLSSocket;
-      const peer = socket.authorized ? socket.getPeerCertificate() : undefined;
       const url = new URL(req.url ?? '/', 'https://x');
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, clientCN: typeof peer?.subject?.CN === 'string' ? peer.subject.CN : '' });
+      record(req);
       const base = `/apis/${WARDLE_GROUP}/${WARDLE_VERSION}`;
       if (url.pathname === base) return json(res, 200, RESOURCE_LIST);
       if (url.pathname === '/openapi/v2') return json(res, 200, openapiV2(stub.flunderDescription));
@@ -145,6 +153,21 @@ export async function startAggregatedServer(opts: { service: { name: string; nam
       }
       return json(res, 200, { kind: 'FlunderList', apiVersion: `${WARDLE_GROUP}/${WARDLE_VERSION}`, metadata: { resourceVersion: '1' }, items: inNs });
     });
+  });
+  server.on('upgrade', (req: IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => {
+    record(req);
+    const url = new URL(req.url ?? '/', 'https://x');
+    const watch = /\/flunders$/.test(url.pathname) && url.searchParams.get('watch') === 'true';
+    if (/\/flunders\/[^/]+\/echo$/.test(url.pathname)) {
+      return wss.handleUpgrade(req, socket, head, (ws) => ws.on('message', (m, isBinary) => ws.send(m as Buffer, { binary: isBinary })));
+    }
+    if (watch) {
+      return wss.handleUpgrade(req, socket, head, (ws) => {
+        for (const f of flunders.values()) ws.send(JSON.stringify({ type: 'ADDED', object: f }));
+      });
+    }
+    const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'only watches can be upgraded', reason: 'BadRequest', code: 400 });
+    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
