@@ -405,10 +405,10 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     if (target.kind !== 'resource' && req.method !== 'GET' && req.method !== 'HEAD') throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
     switch (target.kind) {
       case 'root':
-        if (wantsAggregated(accept)) return json(reply, 200, aggregatedDiscovery(target.prefix), AGGREGATED_CONTENT_TYPE);
-        return json(reply, 200, target.prefix === 'api' ? apiVersions(ctx.advertise) : apiGroupList());
+        if (wantsAggregated(accept)) return json(reply, 200, aggregatedDiscovery(target.prefix, aggregator.priorityOf), AGGREGATED_CONTENT_TYPE);
+        return json(reply, 200, target.prefix === 'api' ? apiVersions(ctx.advertise) : apiGroupList(aggregator.priorityOf));
       case 'group': {
-        const doc = apiGroupDoc(target.group);
+        const doc = apiGroupDoc(target.group, aggregator.priorityOf);
         return json(reply, 200, doc);
       }
       case 'groupVersion':

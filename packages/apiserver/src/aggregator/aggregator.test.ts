@@ -236,6 +236,18 @@ describe('an aggregated API server', () => {
     const agg = await call('GET', '/apis', undefined, 'application/json', AGGREGATED);
     const group = agg.body.items.find((g: Body) => g.metadata.name === WARDLE_GROUP);
     expect(group.versions[0].resources[0]).toMatchObject({ resource: 'flunders', scope: 'Namespaced', shortNames: ['fl'], responseKind: { kind: 'Flunder' } });
+    // Ordered by the APIServices' priorities: Kubernetes' table for the built-in groups, the user's for theirs.
+    const names = (await call('GET', '/apis')).body.groups.map((g: Body) => g.name);
+    expect(names.slice(0, 4)).toEqual(['apiregistration.k8s.io', 'apps', 'events.k8s.io', 'authentication.k8s.io']);
+    expect(names.indexOf('admissionregistration.k8s.io')).toBe(names.indexOf('apiextensions.k8s.io') - 1);
+    expect(names.indexOf(WARDLE_GROUP)).toBeGreaterThan(names.indexOf('discovery.k8s.io'));
+    expect(names.indexOf(WARDLE_GROUP)).toBe(names.indexOf('metrics.k8s.io') - 1);
+    expect((await call('GET', '/apis/autoscaling')).body.versions.map((v: Body) => v.version)).toEqual(['v2', 'v1']);
+    const svc = (await call('GET', `${APISERVICES}/${NAME}`)).body;
+    svc.spec.groupPriorityMinimum = 19000;
+    expect((await call('PUT', `${APISERVICES}/${NAME}`, svc)).status).toBe(200);
+    await until(async () => (await call('GET', '/apis')).body.groups[0].name === WARDLE_GROUP, WAIT);
+    expect((await call('GET', '/apis', undefined, 'application/json', AGGREGATED)).body.items[0].metadata.name).toBe(WARDLE_GROUP);
     // The group/version document itself comes from the aggregated server.
     expect((await asAlice('GET', `/apis/${WARDLE_GROUP}/v1alpha1`)).json()).toMatchObject({ kind: 'APIResourceList', groupVersion: `${WARDLE_GROUP}/v1alpha1` });
   });

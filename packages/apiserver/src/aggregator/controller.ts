@@ -17,7 +17,7 @@ import { asRecord, asString, jsonEqual } from '../validation/field.ts';
 import type { ListObjects } from '../service-endpoint.ts';
 import { checkAvailability, LOCAL_AVAILABLE, withAvailability, type Availability } from './availability.ts';
 import { AggregatedDiscovery, resourcesOfList } from './discovery.ts';
-import { localAPIServices, syncLocalAPIServices } from './local-apiservices.ts';
+import { localAPIServices, localPriority, syncLocalAPIServices } from './local-apiservices.ts';
 import { AggregatedOpenAPI } from './openapi.ts';
 import { proxyToAPIService, type AggregatedRequest } from './proxy.ts';
 import { proxyUpgradeToAPIService } from './proxy-upgrade.ts';
@@ -89,6 +89,17 @@ export class Aggregator {
     if (this.timer) clearInterval(this.timer);
     if (this.soon) clearTimeout(this.soon);
   }
+
+  /**
+   * [groupPriorityMinimum, versionPriority] of a group-version, for the order of discovery: its APIService's,
+   * else (before it is registered, or without the aggregator) what its local APIService gets.
+   */
+  readonly priorityOf = (group: string, version: string): readonly [number, number] => {
+    const found = this.cacher.isReady() ? this.cacher.cache(R.apiservices).objects.get(objectKey(R.apiservices, undefined, `${version}.${group}`))?.object : undefined;
+    const spec = asRecord(found?.spec);
+    if (spec && typeof spec.groupPriorityMinimum === 'number' && typeof spec.versionPriority === 'number') return [spec.groupPriorityMinimum, spec.versionPriority];
+    return localPriority(group, version);
+  };
 
   /** The non-local APIService serving /apis/<group>/<version>, if any. */
   remoteFor(group: string, version: string): KubeObject | undefined {
