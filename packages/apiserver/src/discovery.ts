@@ -1,7 +1,9 @@
 // Discovery documents built from the resource table: aggregated (apidiscovery.k8s.io/v2, what kubectl
-// asks for first) and legacy (APIVersions, APIGroupList, APIGroup, APIResourceList).
+// asks for first) and legacy (APIVersions, APIGroupList, APIGroup, APIResourceList). Groups and versions are
+// ordered by their APIServices' priorities (discovery-order.ts).
 import { groupVersion, servedResources, type ResourceInfo } from '@kemu/api';
 import { METRICS_RESOURCES } from './metrics-api/resources.ts';
+import { orderGroups, type OrderedGroup, type PriorityOf } from './discovery-order.ts';
 
 /** The served resources (built-in and custom) and those the apiserver serves without storage (metrics.k8s.io). */
 const served = (): readonly ResourceInfo[] => [...servedResources(), ...METRICS_RESOURCES];
@@ -20,15 +22,10 @@ export function wantsAggregated(accept: string | undefined): boolean {
   return false;
 }
 
-function groups(): { name: string; versions: string[] }[] {
-  const out: { name: string; versions: string[] }[] = [];
-  for (const r of served()) {
-    if (r.group === '') continue;
-    let g = out.find((x) => x.name === r.group);
-    if (!g) out.push((g = { name: r.group, versions: [] }));
-    if (!g.versions.includes(r.version)) g.versions.push(r.version);
-  }
-  return out;
+function groups(priorityOf: PriorityOf): OrderedGroup[] {
+  const seen = new Map<string, { group: string; version: string }>();
+  for (const r of served()) if (r.group !== '') seen.set(`${r.group}/${r.version}`, { group: r.group, version: r.version });
+  return orderGroups([...seen.values()], priorityOf);
 }
 
 function resourcesOf(group: string, version: string): ResourceInfo[] {
@@ -62,8 +59,8 @@ function aggregatedGroup(name: string, versions: string[]): Record<string, unkno
   };
 }
 
-export function aggregatedDiscovery(prefix: 'api' | 'apis'): Record<string, unknown> {
-  const items = prefix === 'api' ? [aggregatedGroup('', ['v1'])] : groups().map((g) => aggregatedGroup(g.name, g.versions));
+export function aggregatedDiscovery(prefix: 'api' | 'apis', priorityOf: PriorityOf): Record<string, unknown> {
+  const items = prefix === 'api' ? [aggregatedGroup('', ['v1'])] : groups(priorityOf).map((g) => aggregatedGroup(g.name, g.versions));
   return { kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2', metadata: {}, items };
 }
 
@@ -76,12 +73,12 @@ function apiGroup(name: string, versions: string[]): Record<string, unknown> {
   return { name, versions: vs, preferredVersion: vs[0] };
 }
 
-export function apiGroupList(): Record<string, unknown> {
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups().map((g) => apiGroup(g.name, g.versions)) };
+export function apiGroupList(priorityOf: PriorityOf): Record<string, unknown> {
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups(priorityOf).map((g) => apiGroup(g.name, g.versions)) };
 }
 
-export function apiGroupDoc(group: string): Record<string, unknown> | undefined {
-  const g = groups().find((x) => x.name === group);
+export function apiGroupDoc(group: string, priorityOf: PriorityOf): Record<string, unknown> | undefined {
+  const g = groups(priorityOf).find((x) => x.name === group);
   return g ? { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(g.name, g.versions) } : undefined;
 }
 

@@ -405,10 +405,10 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     if (target.kind !== 'resource' && req.method !== 'GET' && req.method !== 'HEAD') throw errors.methodNotAllowed('the server does not allow this method on the requested resource');
     switch (target.kind) {
       case 'root':
-        if (wantsAggregated(accept)) return json(reply, 200, aggregatedDiscovery(target.prefix), AGGREGATED_CONTENT_TYPE);
-        return json(reply, 200, target.prefix === 'api' ? apiVersions(ctx.advertise) : apiGroupList());
+        if (wantsAggregated(accept)) return json(reply, 200, aggregatedDiscovery(target.prefix, aggregator.priorityOf), AGGREGATED_CONTENT_TYPE);
+        return json(reply, 200, target.prefix === 'api' ? apiVersions(ctx.advertise) : apiGroupList(aggregator.priorityOf));
       case 'group': {
-        const doc = apiGroupDoc(target.group);
+        const doc = apiGroupDoc(target.group, aggregator.priorityOf);
         return json(reply, 200, doc);
       }
       case 'groupVersion':
@@ -475,6 +475,11 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
         await authenticate(req, opts.authentication, logger);
         await impersonate(req, authorizer);
         await authorize(req, authorizer);
+        // /apis/<group>/<version>/... of a non-local APIService: the upgrade goes on to its server (aggregator/proxy-upgrade.ts).
+        const [root, group, version] = u.pathname.split('/').filter((p) => p !== '');
+        const remote = root === 'apis' && group && version ? aggregator.remoteFor(group, version) : undefined;
+        const user = requestUser(req);
+        if (remote && user) return await aggregator.proxyUpgrade(remote, req, socket, head, user);
         // pods|services|nodes/<name>/proxy (routes/proxy-upgrade.ts): a WebSocket to the backend.
         const proxied = parseProxyPath(u.pathname);
         if (proxied) return await serveProxyUpgrade(ctx, proxied, req, socket, head, u);

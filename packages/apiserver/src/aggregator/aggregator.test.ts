@@ -6,6 +6,7 @@
 // FailedDiscoveryCheck.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { certificatePem, generatePrivateKey, issueCertificate } from '@kemu/pki';
 import type { ApiServer } from '../server.ts';
@@ -25,6 +26,33 @@ let stub: AggregatedServer;
 const call = injectClient(() => srv);
 const asAlice = (method: 'GET' | 'POST', url: string, body?: unknown) =>
   srv.app.inject({ method, url, headers: { authorization: 'Bearer alice', 'content-type': 'application/json' }, ...(body ? { payload: JSON.stringify(body) } : {}) });
+
+let port: number | undefined;
+/** The server on a loopback port (once), for what inject cannot do: streams and upgrades. */
+const listening = async (): Promise<number> => {
+  if (port === undefined) {
+    await srv.app.listen({ host: '127.0.0.1', port: 0 });
+    port = (srv.app.server.address() as AddressInfo).port;
+  }
+  return port;
+};
+const wsAsAlice = async (path: string, protocols: string[] = []) => new WebSocket(`ws://127.0.0.1:${await listening()}${path}`, protocols, { headers: { authorization: 'Bearer alice' } });
+/** The status and body of an upgrade that was answered without switching protocols. */
+const refusedUpgrade = (ws: WebSocket) =>
+  new Promise<{ code: number; body: string; type: string }>((resolve, reject) => {
+    ws.once('unexpected-response', (_req, res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ code: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), type: String(res.headers['content-type']) }));
+    });
+    ws.once('open', () => reject(new Error('upgraded')));
+    ws.once('error', reject);
+  });
+const nextMessage = (ws: WebSocket) =>
+  new Promise<{ data: Buffer; binary: boolean }>((resolve, reject) => {
+    ws.once('message', (data, binary) => resolve({ data: data as Buffer, binary }));
+    ws.once('error', reject);
+  });
 
 const available = async (name: string): Promise<Body | undefined> => {
   const r = await call('GET', `${APISERVICES}/${name}`);
@@ -166,9 +194,7 @@ describe('an aggregated API server', () => {
   });
 
   it('streams a watch through', async () => {
-    const address = await srv.app.listen({ host: '127.0.0.1', port: 0 });
-    const port = (srv.app.server.address() as AddressInfo).port;
-    expect(address).toContain(String(port));
+    const port = await listening();
     const first = await new Promise<string>((resolve, reject) => {
       const req = http.get({ host: '127.0.0.1', port, path: `${FLUNDERS}?watch=true` }, (res) => {
         res.once('data', (c: Buffer) => {
@@ -181,12 +207,47 @@ describe('an aggregated API server', () => {
     expect(JSON.parse(first.split('\n')[0]!)).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'one' } } });
   });
 
+  it('gets WebSocket upgrades with the caller in X-Remote-* headers: a watch, an exec-like subresource joined both ways, a refusal relayed', async () => {
+    const watch = await wsAsAlice(`${FLUNDERS}?watch=true`);
+    const event = await nextMessage(watch);
+    watch.close();
+    expect(JSON.parse(event.data.toString('utf8'))).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'one' } } });
+    const seen = stub.requests.filter((r) => r.url === `${FLUNDERS}?watch=true`).at(-1);
+    expect(seen?.headers.upgrade).toBe('websocket');
+    expect([seen?.headers['x-remote-user'], seen?.headers['x-remote-group'], seen?.headers.authorization, seen?.clientCN]).toEqual(['alice', 'devs, system:authenticated', undefined, 'front-proxy-client']);
+
+    const echo = await wsAsAlice(`${FLUNDERS}/one/echo`, ['v5.channel.k8s.io']);
+    await new Promise((resolve, reject) => echo.once('open', resolve).once('error', reject));
+    expect(echo.protocol).toBe('v5.channel.k8s.io');
+    echo.send(Buffer.from([1, 0, 255]));
+    expect(await nextMessage(echo)).toEqual({ data: Buffer.from([1, 0, 255]), binary: true });
+    echo.send('hello');
+    const text = await nextMessage(echo);
+    expect([text.data.toString('utf8'), text.binary]).toEqual(['hello', false]);
+    echo.close();
+
+    const refused = await refusedUpgrade(await wsAsAlice(`${FLUNDERS}/one/log`));
+    expect([refused.code, refused.type, JSON.parse(refused.body).message]).toEqual([400, 'application/json', 'only watches can be upgraded']);
+  });
+
   it('is in discovery, legacy and aggregated', async () => {
     await until(async () => (await call('GET', '/apis')).body.groups.some((g: Body) => g.name === WARDLE_GROUP), WAIT);
     expect((await call('GET', `/apis/${WARDLE_GROUP}`)).body).toMatchObject({ kind: 'APIGroup', name: WARDLE_GROUP, preferredVersion: { groupVersion: `${WARDLE_GROUP}/v1alpha1` } });
     const agg = await call('GET', '/apis', undefined, 'application/json', AGGREGATED);
     const group = agg.body.items.find((g: Body) => g.metadata.name === WARDLE_GROUP);
     expect(group.versions[0].resources[0]).toMatchObject({ resource: 'flunders', scope: 'Namespaced', shortNames: ['fl'], responseKind: { kind: 'Flunder' } });
+    // Ordered by the APIServices' priorities: Kubernetes' table for the built-in groups, the user's for theirs.
+    const names = (await call('GET', '/apis')).body.groups.map((g: Body) => g.name);
+    expect(names.slice(0, 4)).toEqual(['apiregistration.k8s.io', 'apps', 'events.k8s.io', 'authentication.k8s.io']);
+    expect(names.indexOf('admissionregistration.k8s.io')).toBe(names.indexOf('apiextensions.k8s.io') - 1);
+    expect(names.indexOf(WARDLE_GROUP)).toBeGreaterThan(names.indexOf('discovery.k8s.io'));
+    expect(names.indexOf(WARDLE_GROUP)).toBe(names.indexOf('metrics.k8s.io') - 1);
+    expect((await call('GET', '/apis/autoscaling')).body.versions.map((v: Body) => v.version)).toEqual(['v2', 'v1']);
+    const svc = (await call('GET', `${APISERVICES}/${NAME}`)).body;
+    svc.spec.groupPriorityMinimum = 19000;
+    expect((await call('PUT', `${APISERVICES}/${NAME}`, svc)).status).toBe(200);
+    await until(async () => (await call('GET', '/apis')).body.groups[0].name === WARDLE_GROUP, WAIT);
+    expect((await call('GET', '/apis', undefined, 'application/json', AGGREGATED)).body.items[0].metadata.name).toBe(WARDLE_GROUP);
     // The group/version document itself comes from the aggregated server.
     expect((await asAlice('GET', `/apis/${WARDLE_GROUP}/v1alpha1`)).json()).toMatchObject({ kind: 'APIResourceList', groupVersion: `${WARDLE_GROUP}/v1alpha1` });
   });
@@ -241,6 +302,7 @@ describe('an aggregated API server', () => {
     expect(after.statusCode).toBe(503);
     expect(after.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(after.body).toBe('service unavailable\n');
+    expect(await refusedUpgrade(await wsAsAlice(`${FLUNDERS}?watch=true`))).toEqual({ code: 503, body: 'service unavailable\n', type: 'text/plain; charset=utf-8' });
   });
 
   it('deleted: its group-version leaves /openapi/v3 and its definitions /openapi/v2', async () => {

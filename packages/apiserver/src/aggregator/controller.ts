@@ -5,7 +5,9 @@
 // each watch batch and on a timer; a remote server is checked again when its APIService, Service or endpoints
 // change, every resync period (Kubernetes' 30 s), and every tick while it fails.
 import { formatTime, RESOURCES, R, servedResources, type KubeObject, type ResourceInfo } from '@kemu/api';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { UserInfo } from '../authn/user.ts';
 import type { Logger } from '@kemu/base';
 import type { Clock } from '../clock.ts';
 import type { Registry } from '../registry/registry.ts';
@@ -15,9 +17,10 @@ import { asRecord, asString, jsonEqual } from '../validation/field.ts';
 import type { ListObjects } from '../service-endpoint.ts';
 import { checkAvailability, LOCAL_AVAILABLE, withAvailability, type Availability } from './availability.ts';
 import { AggregatedDiscovery, resourcesOfList } from './discovery.ts';
-import { localAPIServices, syncLocalAPIServices } from './local-apiservices.ts';
+import { localAPIServices, localPriority, syncLocalAPIServices } from './local-apiservices.ts';
 import { AggregatedOpenAPI } from './openapi.ts';
 import { proxyToAPIService, type AggregatedRequest } from './proxy.ts';
+import { proxyUpgradeToAPIService } from './proxy-upgrade.ts';
 import { serviceRefOf, type ProxyClientIdentity } from './transport.ts';
 
 export interface AggregatorOptions {
@@ -87,6 +90,17 @@ export class Aggregator {
     if (this.soon) clearTimeout(this.soon);
   }
 
+  /**
+   * [groupPriorityMinimum, versionPriority] of a group-version, for the order of discovery: its APIService's,
+   * else (before it is registered, or without the aggregator) what its local APIService gets.
+   */
+  readonly priorityOf = (group: string, version: string): readonly [number, number] => {
+    const found = this.cacher.isReady() ? this.cacher.cache(R.apiservices).objects.get(objectKey(R.apiservices, undefined, `${version}.${group}`))?.object : undefined;
+    const spec = asRecord(found?.spec);
+    if (spec && typeof spec.groupPriorityMinimum === 'number' && typeof spec.versionPriority === 'number') return [spec.groupPriorityMinimum, spec.versionPriority];
+    return localPriority(group, version);
+  };
+
   /** The non-local APIService serving /apis/<group>/<version>, if any. */
   remoteFor(group: string, version: string): KubeObject | undefined {
     if (!this.cacher.isReady()) return undefined;
@@ -96,6 +110,10 @@ export class Aggregator {
 
   proxy(apiService: KubeObject, req: AggregatedRequest, res: ServerResponse): Promise<void> {
     return proxyToAPIService(apiService, req, res, this.list, this.id);
+  }
+
+  proxyUpgrade(apiService: KubeObject, req: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo): Promise<void> {
+    return proxyUpgradeToAPIService(apiService, req, socket, head, user, this.list, this.id);
   }
 
   private apiServices(): KubeObject[] {

@@ -38,6 +38,13 @@ const PRIORITIES: Record<string, readonly [number, number]> = {
   'metrics.k8s.io/v1beta1': [100, 100],
 };
 
+/** The priorities a group-version's local APIService gets: Kubernetes' table, else those of a custom resource's. */
+export function localPriority(group: string, version: string): readonly [number, number] {
+  return PRIORITIES[`${group}/${version}`] ?? CRD_PRIORITY;
+}
+
+const CRD_PRIORITY = [1000, 100] as const;
+
 export type Managed = 'onstart' | 'true';
 
 function apiService(group: string, version: string, [gpm, vp]: readonly [number, number], managed: Managed): KubeObject {
@@ -61,7 +68,7 @@ export function localAPIServices(crdGroupVersions: Iterable<string>): KubeObject
   for (const gv of crdGroupVersions) {
     if (out.has(gv)) continue;
     const [group = '', version = ''] = gv.split('/');
-    out.set(gv, apiService(group, version, [1000, 100], 'true'));
+    out.set(gv, apiService(group, version, CRD_PRIORITY, 'true'));
   }
   return [...out.values()];
 }

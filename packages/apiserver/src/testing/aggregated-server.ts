@@ -3,9 +3,13 @@
 // flunders (namespaced, short name fl) from memory: discovery, list (and a Table when asked), get, create and
 // watch (the current objects as ADDED, then the stream stays open), and its OpenAPI: /openapi/v2 (the Flunder
 // definitions, one unreferenced and a path outside the group) and /openapi/v3 with its group-version document
-// (404 once `openapiV3` is false). It asks for a client certificate signed by `clientCA` when given; every
-// request is kept (method, URL, headers, the client certificate's CN).
-import type { ServerResponse } from 'node:http';
+// (404 once `openapiV3` is false). Over WebSocket it serves the watch (one ADDED text message per flunder) and
+// flunders/<name>/echo (each message sent back); any other upgrade gets a 400 Status. It asks for a client
+// certificate signed by `clientCA` when given; every request is kept (method, URL, headers, the client
+// certificate's CN).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
 import type { TLSSocket } from 'node:tls';
 import { startHttpsTestServer, type HttpsTestServer } from './https-server.ts';
 
@@ -80,11 +84,30 @@ export async function startAggregatedServer(opts: { service: { name: string; nam
   const json = (res: ServerResponse, code: number, body: unknown) => res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   // Mutable by tests: the handler reads them on every request.
   const docs = { flunderDescription: 'Flunder is an example type with a spec.', openapiV3: true };
-  const server = await startHttpsTestServer((req, res, body) => {
+  const record = (req: IncomingMessage) => {
     const socket = req.socket as TLSSocket;
     const peer = socket.authorized ? socket.getPeerCertificate() : undefined;
+    requests.push({ method: req.method ?? '', url: req.url ?? '/', headers: { ...req.headers }, clientCN: typeof peer?.subject?.CN === 'string' ? peer.subject.CN : '' });
+  };
+  const wss = new WebSocketServer({ noServer: true });
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    record(req);
     const url = new URL(req.url ?? '/', 'https://x');
-    requests.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, clientCN: typeof peer?.subject?.CN === 'string' ? peer.subject.CN : '' });
+    const watch = /\/flunders$/.test(url.pathname) && url.searchParams.get('watch') === 'true';
+    if (/\/flunders\/[^/]+\/echo$/.test(url.pathname)) {
+      return wss.handleUpgrade(req, socket, head, (ws) => ws.on('message', (m, isBinary) => ws.send(m as Buffer, { binary: isBinary })));
+    }
+    if (watch) {
+      return wss.handleUpgrade(req, socket, head, (ws) => {
+        for (const f of flunders.values()) ws.send(JSON.stringify({ type: 'ADDED', object: f }));
+      });
+    }
+    const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'only watches can be upgraded', reason: 'BadRequest', code: 400 });
+    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  };
+  const server = await startHttpsTestServer((req, res, body) => {
+    record(req);
+    const url = new URL(req.url ?? '/', 'https://x');
     const base = `/apis/${WARDLE_GROUP}/${WARDLE_VERSION}`;
     if (url.pathname === base) return json(res, 200, RESOURCE_LIST);
     if (url.pathname === '/openapi/v2') return json(res, 200, openapiV2(docs.flunderDescription));
@@ -125,9 +148,13 @@ export async function startAggregatedServer(opts: { service: { name: string; nam
       });
     }
     return json(res, 200, { kind: 'FlunderList', apiVersion: `${WARDLE_GROUP}/${WARDLE_VERSION}`, metadata: { resourceVersion: '1' }, items: inNs });
-  }, opts);
+  }, { ...opts, onUpgrade });
+  const close = async () => {
+    for (const c of wss.clients) c.terminate();
+    await server.close();
+  };
   // Accessors, so a test's assignment reaches the handler.
-  return Object.defineProperties({ ...server, requests, flunders } as AggregatedServer, {
+  return Object.defineProperties({ ...server, close, requests, flunders } as AggregatedServer, {
     flunderDescription: { get: () => docs.flunderDescription, set: (v: string) => void (docs.flunderDescription = v), enumerable: true },
     openapiV3: { get: () => docs.openapiV3, set: (v: boolean) => void (docs.openapiV3 = v), enumerable: true },
   });

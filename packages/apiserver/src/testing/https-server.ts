@@ -5,6 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { selfSignedServingCert } from '@kemu/pki';
 
 export interface HttpsTestServer {
@@ -19,6 +20,8 @@ export interface HttpsTestServerOptions {
   service?: { name: string; namespace: string };
   /** PEM of the CA that signs client certificates. */
   clientCA?: string;
+  /** Upgrade requests (WebSocket); without it they are refused by Node. */
+  onUpgrade?: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
 
 export async function startHttpsTestServer(
@@ -33,6 +36,7 @@ export async function startHttpsTestServer(
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => handler(req, res, Buffer.concat(chunks)));
   });
+  if (opts.onUpgrade) server.on('upgrade', opts.onUpgrade);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   // The chain's last certificate is the CA.
