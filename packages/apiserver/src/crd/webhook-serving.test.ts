@@ -2,6 +2,11 @@
 // (v1beta1 spec.cronSpec <-> v1 spec.schedule.expression, v1 stored): every request converts at the REST
 // boundary — writes to the storage version and back, reads and lists (one review per list), watches event by
 // event — and a webhook that fails answers 500 with Kubernetes' text.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiServer } from '../server.ts';
 import { startMemoryApiServer } from '../testing/memory-server.ts';
@@ -164,6 +169,44 @@ describe('webhook conversion', () => {
     // Deleting through the stored version needs no conversion.
     expect((await call('DELETE', dead('v1', 'y'))).status).toBe(200);
   });
+
+  it('a delete through v1beta1 answers in v1beta1; with a finalizer the object waits, converted, until it goes', async () => {
+    const created = await call('POST', at('v1beta1'), { ...tab('v1beta1', 'f', { cronSpec: 'f' }), metadata: { name: 'f', finalizers: ['example.com/hold'] } });
+    expect(created.status).toBe(201);
+    const marked = await call('DELETE', at('v1beta1', 'f'));
+    expect(marked.status).toBe(200);
+    expect(marked.body).toMatchObject({ apiVersion: `${GROUP}/v1beta1`, spec: { cronSpec: 'f' }, metadata: { finalizers: ['example.com/hold'] } });
+    expect(marked.body.metadata.deletionTimestamp).toBeDefined();
+    expect((await stored('f')).spec).toEqual({ schedule: { expression: 'f' } });
+    const released = await call('PATCH', at('v1beta1', 'f'), { metadata: { finalizers: null } }, 'application/merge-patch+json');
+    expect(released.status, JSON.stringify(released.body)).toBe(200);
+    expect((await call('GET', at('v1', 'f'))).status).toBe(404);
+    const gone = await call('DELETE', at('v1beta1', 'c'));
+    expect(gone.body).toMatchObject({ kind: 'Status', status: 'Success', details: { name: 'c', group: GROUP, kind: 'crontabs' } });
+  });
+
+  it('kubectl get prints the converted columns, and the 500 of a webhook that is down', async () => {
+    await srv.app.listen({ host: '127.0.0.1', port: 0 });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kemu-conv-'));
+    try {
+      const server = `http://127.0.0.1:${(srv.app.server.address() as AddressInfo).port}`;
+      fs.writeFileSync(path.join(dir, 'kubeconfig'), `apiVersion: v1\nkind: Config\nclusters: [{name: k, cluster: {server: "${server}"}}]\ncontexts: [{name: k, context: {cluster: k, namespace: default}}]\ncurrent-context: k\n`);
+      const kubectl = (...args: string[]) =>
+        new Promise<{ stdout: string; stderr: string }>((resolve) =>
+          execFile('kubectl', args, { env: { ...process.env, HOME: dir, KUBECONFIG: path.join(dir, 'kubeconfig') }, timeout: 30_000 }, (_err, stdout, stderr) => resolve({ stdout, stderr })),
+        );
+      const got = await kubectl('get', `crontabs.v1beta1.${GROUP}`);
+      expect(got.stdout).toMatch(/^NAME\s+SPEC\s*\na\s+2 \* \* \* \*\s*\nb\s+b x\s*\n$/);
+      const z = await call('POST', at('v1', '', 'dead.example.com', 'deadtabs'), tab('v1', 'z', { schedule: { expression: 'z' } }, 'DeadTab', 'dead.example.com'));
+      expect(z.status).toBe(201);
+      const down = await kubectl('get', 'deadtabs.v1beta1.dead.example.com', 'z');
+      expect(down.stderr.trim()).toBe(
+        `Error from server (InternalError): conversion webhook for dead.example.com/v1, Kind=DeadTab failed: Post "https://127.0.0.1:${deadPort}/convert?timeout=30s": dial tcp 127.0.0.1:${deadPort}: connect: connection refused`,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it("a reply with the wrong uid or apiVersion fails with Kubernetes' texts", async () => {
     try {
