@@ -3,7 +3,7 @@
 // review per object and version on every change), and the REST layer converts at its boundary — the objects
 // it reads (a list's items in one ConversionReview), the object it writes (to the storage version, after
 // admission and validation in the request version) and each watch event, in order (watch/converting-sink.ts).
-// A failed conversion is a 500 with the converter's text.
+// A failed conversion is a 500 with the converter's text and no reason, as Kubernetes answers errors that are not a Status.
 import { StatusError, type KubeObject } from '@kemu/api';
 import type { AdmissionContext } from '../admission/types.ts';
 import { applyDefaults } from './structural.ts';
@@ -41,7 +41,8 @@ async function convert(o: WebhookViewOptions, objects: readonly KubeObject[], de
       ...(o.listObjects ? { listObjects: o.listObjects } : {}),
     });
   } catch (e) {
-    if (e instanceof ConversionError) throw new StatusError('InternalError', e.message);
+    // Kubernetes passes the converter's error on as it is: a 500 Status without a reason.
+    if (e instanceof ConversionError) throw new StatusError('Unknown', e.message);
     throw e;
   }
 }
