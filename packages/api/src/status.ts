@@ -20,6 +20,8 @@ export const REASONS = {
   NotImplemented: 501,
   ServiceUnavailable: 503,
   Timeout: 504,
+  /** metav1.StatusReasonUnknown: an error that is not a Status (a conversion webhook's), sent without a reason. */
+  Unknown: 500,
 } as const;
 
 export type StatusReason = keyof typeof REASONS;
@@ -54,7 +56,7 @@ export function toStatus(err: StatusError): Status {
     metadata: {},
     status: 'Failure',
     message: err.message,
-    reason: err.reason,
+    ...(err.reason === 'Unknown' ? {} : { reason: err.reason }),
     ...(details ? { details } : {}),
     code: err.code,
   };

@@ -6,6 +6,7 @@
 import { qualifiedResource, R, type KubeObject, type ResourceInfo } from '@kemu/api';
 import { coreEventToEventsV1, eventsV1ToCoreEvent } from './conversion/events.ts';
 import { hpaV1ToV2, hpaV2ToV1 } from './conversion/hpa.ts';
+import type { AsyncConversion } from './crd/webhook-views.ts';
 
 export interface StorageView {
   /** The resource served. */
@@ -14,6 +15,11 @@ export interface StorageView {
   storage: ResourceInfo;
   fromStorage(obj: KubeObject): KubeObject;
   toStorage(obj: KubeObject): KubeObject;
+  /**
+   * A custom resource converted by its webhook: fromStorage and toStorage cannot be used, the objects are
+   * converted asynchronously by this (storage.ts readAs/encodeAsync), and the watch cache keeps the stored form.
+   */
+  webhook?: AsyncConversion;
 }
 
 const VIEWS: StorageView[] = [
@@ -45,9 +51,9 @@ export function storageResourceOf(r: ResourceInfo): ResourceInfo {
   return storageViewOf(r)?.storage ?? r;
 }
 
-/** The views of a stored resource (the watch cache feeds them too). */
+/** The views of a stored resource that have a watch cache of their own (fed by the stored resource's). */
 export function viewsOfStorage(r: ResourceInfo): readonly StorageView[] {
   const views = custom.size === 0 ? undefined : custom.get(qualifiedResource(r));
-  if (views && views[0]?.storage === r) return views;
+  if (views && views[0]?.storage === r) return views[0].webhook ? [] : views;
   return VIEWS.filter((v) => same(v.storage, r));
 }

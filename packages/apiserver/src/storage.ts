@@ -1,8 +1,10 @@
 // How API objects map onto store keys and values: Kubernetes' /registry/<resource>/<namespace>/<name>
 // layout (the qualified resource keeps groups apart), JSON values without resourceVersion (the store's
 // modRevision is the resourceVersion, set on every read). A view resource (events.k8s.io/v1 Events) has the
-// keys of its storage resource and is converted on the way in (encodeAs) and out (decodeAs, rawAs).
+// keys of its storage resource and is converted on the way in (encodeAs) and out (decodeAs, rawAs); a custom
+// resource converted by its webhook only asynchronously (encodeAsync, decodeAsync, rawAsync, readAs).
 import { qualifiedResource, type KubeObject, type ResourceInfo } from '@kemu/api';
+import type { AsyncConversion } from './crd/webhook-views.ts';
 import { storageResourceOf, storageViewOf } from './storage-views.ts';
 
 export const REGISTRY_PREFIX = '/registry/';
@@ -85,4 +87,39 @@ export function encodeAs(r: ResourceInfo, obj: KubeObject): string {
 /** rawWithResourceVersion as resource r serves the object. */
 export function rawAs(r: ResourceInfo, kv: StoredKV): string {
   return storageViewOf(r) ? JSON.stringify(decodeAs(r, kv)) : rawWithResourceVersion(kv);
+}
+
+/** The conversion of a view converted by its CRD's webhook (crd/webhook-views.ts); undefined for any other resource. */
+export function webhookConversionOf(r: ResourceInfo): AsyncConversion | undefined {
+  return storageViewOf(r)?.webhook;
+}
+
+/**
+ * Stored objects (decoded, never mutated) as resource r serves them: decodeAs's conversion, or the webhook's,
+ * a list's items in one review.
+ */
+export async function readAs(r: ResourceInfo, objects: KubeObject[], list: boolean): Promise<KubeObject[]> {
+  const view = storageViewOf(r);
+  if (!view) return objects;
+  if (view.webhook) return view.webhook.fromStorage(objects, list);
+  return objects.map((o) => view.fromStorage(o));
+}
+
+/** decodeAs for every resource (a webhook converts asynchronously). */
+export async function decodeAsync(r: ResourceInfo, kv: StoredKV): Promise<KubeObject> {
+  const hook = webhookConversionOf(r);
+  if (!hook) return decodeAs(r, kv);
+  const [out] = await hook.fromStorage([decodeObject(kv)], false);
+  return out as KubeObject;
+}
+
+/** encodeAs for every resource. */
+export async function encodeAsync(r: ResourceInfo, obj: KubeObject): Promise<string> {
+  const hook = webhookConversionOf(r);
+  return hook ? encodeObject(await hook.toStorage(obj)) : encodeAs(r, obj);
+}
+
+/** rawAs for every resource. */
+export async function rawAsync(r: ResourceInfo, kv: StoredKV): Promise<string> {
+  return webhookConversionOf(r) ? JSON.stringify(await decodeAsync(r, kv)) : rawAs(r, kv);
 }

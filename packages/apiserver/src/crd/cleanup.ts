@@ -8,7 +8,7 @@ import type { Logger } from '@kemu/base';
 import type { Registry } from '../registry/registry.ts';
 import { CRD_CLEANUP_FINALIZER, deleteRequest } from '../registry/delete-plan.ts';
 import type { Cacher } from '../watch/cacher.ts';
-import { customResourceInfos } from './resource-info.ts';
+import { customResourceInfos, customStorageInfo } from './resource-info.ts';
 import { reconcileNames } from './naming-controller.ts';
 import { asArray, asRecord, isRecord } from '../validation/field.ts';
 
@@ -18,7 +18,8 @@ function terminating(crd: KubeObject): boolean {
 
 async function cleanUp(crd: KubeObject, cacher: Cacher, registry: Registry): Promise<void> {
   const name = crd.metadata.name ?? '';
-  const info = customResourceInfos(crd)[0];
+  // The storage version, as Kubernetes' finalizer deletes through its storage: nothing to convert (by a webhook).
+  const info = customStorageInfo(crd) ?? customResourceInfos(crd)[0];
   const left = info ? cacher.cache(info).snapshot(undefined, undefined).map((o) => o.object) : [];
   if (info && left.length > 0) {
     const inProgress = (asArray(asRecord(crd.status)?.conditions) ?? []).some((c) => isRecord(c) && c.type === 'Terminating' && c.reason === 'InstanceDeletionInProgress');

@@ -5,13 +5,16 @@
 // version's schema defaults, as Kubernetes' storage decoder applies them, so a version whose schema has a
 // `default` is a view too. A CRD with one version, no defaults and nothing else stored serves its objects as
 // stored, without a view.
-import { qualifiedResource, type KubeObject, type ResourceInfo } from '@kemu/api';
+import { errors, qualifiedResource, type KubeObject, type ResourceInfo } from '@kemu/api';
+import type { AdmissionContext } from '../admission/types.ts';
 import type { StorageView } from '../storage-views.ts';
 import { asArray, asRecord, asString, isRecord } from '../validation/field.ts';
 import { versionSchema } from './schema-validator.ts';
 import { applyDefaults } from './structural.ts';
 import { customResourceVersionInfos } from './resource-info.ts';
 import { compareKubeAwareVersions } from './version-priority.ts';
+import { conversionWebhookOf } from './webhook-conversion.ts';
+import { webhookConversion } from './webhook-views.ts';
 
 export interface CustomServing {
   qualified: string;
@@ -47,7 +50,13 @@ function reader(group: string, version: string, schema: Record<string, unknown> 
   };
 }
 
-export function customServing(crd: KubeObject): CustomServing | undefined {
+/** A webhook-converted view's synchronous conversion: a path that forgot to convert asynchronously fails loudly. */
+function asyncOnly(): never {
+  throw errors.internal('a custom resource converted by its webhook was read or written without conversion');
+}
+
+/** listObjects resolves a Service reference of a conversion webhook. */
+export function customServing(crd: KubeObject, opts: { listObjects?: AdmissionContext['listObjects'] } = {}): CustomServing | undefined {
   const all = customResourceVersionInfos(crd);
   const storage = all.find((v) => v.storage);
   if (!storage) return undefined;
@@ -64,6 +73,20 @@ export function customServing(crd: KubeObject): CustomServing | undefined {
     .map((v) => v.info)
     .sort((a, b) => compareKubeAwareVersions(b.version, a.version));
   const { group } = raw;
+  const hook = conversionWebhookOf(crd);
+  if (hook) {
+    const listObjects = opts.listObjects ? { listObjects: opts.listObjects } : {};
+    const views = served.map(
+      (view): StorageView => ({
+        view,
+        storage: raw,
+        fromStorage: asyncOnly,
+        toStorage: asyncOnly,
+        webhook: webhookConversion({ hook, group, version: view.version, storageVersion: raw.version, schema: versionSchema(crd, view.version), ...listObjects }),
+      }),
+    );
+    return { qualified, storage: raw, served, views };
+  }
   const views = served.map(
     (view): StorageView => ({
       view,

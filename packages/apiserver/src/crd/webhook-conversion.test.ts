@@ -36,7 +36,7 @@ describe('conversion webhook', () => {
       ['stable.example.com/v1', 'b', { schedule: { expression: '1 * * * *' } }],
     ]);
     const last = good.requests.at(-1);
-    expect(last?.path).toBe('/convert');
+    expect(last?.path).toBe('/convert?timeout=30s');
     expect(last?.apiVersion).toBe('apiextensions.k8s.io/v1');
     expect(last?.request.desiredAPIVersion).toBe('stable.example.com/v1');
     expect(last?.request.objects.map((o) => (o.metadata as { name: string }).name)).toEqual(['a']);
@@ -94,12 +94,12 @@ describe('conversion webhook', () => {
     expect(await run()).toBe(`conversion webhook for ${subject} failed: expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got /v1, Kind=Status`);
   });
 
-  it('a webhook that is down fails with the POST error (no ?timeout= in the URL)', async () => {
+  it('a webhook that is down fails with the POST error (?timeout=30s in the URL, as the REST client adds it)', async () => {
     const down = await startConversionWebhookServer(cronTabConverter);
     const hook = hookAt(down);
     await down.close();
     const msg = await failure(convertByWebhook({ hook, objects: [ct('a', 'stable.example.com/v1beta1', {})], desiredAPIVersion: 'stable.example.com/v1', subject, list: false }));
-    expect(msg).toBe(`conversion webhook for ${subject} failed: Post "https://127.0.0.1:${down.port}/convert": dial tcp 127.0.0.1:${down.port}: connect: connection refused`);
+    expect(msg).toBe(`conversion webhook for ${subject} failed: Post "https://127.0.0.1:${down.port}/convert?timeout=30s": dial tcp 127.0.0.1:${down.port}: connect: connection refused`);
   });
 
   it("a Service reference reaches the webhook through the Service's Endpoints, verified as <svc>.<ns>.svc", async () => {
@@ -128,7 +128,7 @@ describe('conversion webhook', () => {
         listObjects: async (r) => (objs.get(r) ?? []) as KubeObject[],
       });
       expect(out).toMatchObject({ apiVersion: 'stable.example.com/v1beta1', spec: { cronSpec: '5 * * * *' } });
-      expect(svcHook.requests.map((q) => q.path)).toEqual(['/crontabs']);
+      expect(svcHook.requests.map((q) => q.path)).toEqual(['/crontabs?timeout=30s']);
       expect(conversionWebhookOf({ spec: { conversion: { strategy: 'None' } } } as unknown as KubeObject)).toBeUndefined();
     } finally {
       await svcHook.close();

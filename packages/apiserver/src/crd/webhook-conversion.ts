@@ -1,6 +1,6 @@
 // Conversion strategy Webhook, as apiextensions-apiserver's webhookConverter: the objects not already in the
 // desired version go to the CRD's webhook in one apiextensions.k8s.io/v1 ConversionReview (request.uid,
-// desiredAPIVersion, objects), POSTed to its url or Service (caBundle, path, port; 30 s, no ?timeout=). The
+// desiredAPIVersion, objects), POSTed to its url or Service (caBundle, path, port; 30 s, `?timeout=30s` in the URL as the REST client's timeout puts it). The
 // reply must be a v1 ConversionReview with the same uid, result Success and as many convertedObjects, each
 // in the desired version, of the same kind, name, namespace and uid; the metadata is the original's but for
 // labels and annotations, which the webhook may change (validated as labels and annotations are).
@@ -129,7 +129,7 @@ export async function convertByWebhook(req: ConvertRequest): Promise<KubeObject[
   try {
     const ctx = req.listObjects ? { listObjects: req.listObjects } : {};
     const target = await webhookTarget(hook.clientConfig, ctx);
-    reply = await postWebhook(target, review, TIMEOUT_SECONDS, { timeoutParam: false });
+    reply = await postWebhook(target, review, TIMEOUT_SECONDS);
   } catch (e) {
     const msg = e instanceof WebhookCallError ? e.message.replace(/^failed to call webhook: /, '') : String(e);
     throw fail(`conversion webhook for ${subject} failed: ${msg}`);

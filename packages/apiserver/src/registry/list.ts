@@ -2,7 +2,7 @@
 // later page to the first page's revision, filtered by the selectors (pages are refilled after filtering).
 import { errors, groupVersion, type KubeList, type KubeObject, type ResourceInfo } from '@kemu/api';
 import { CompactedError, type Backend } from '@kemu/store';
-import { decodeAs, decodeContinue, encodeContinue, rawAs, resourcePrefix } from '../storage.ts';
+import { decodeAs, decodeContinue, decodeObject, encodeContinue, rawAs, readAs, resourcePrefix, webhookConversionOf } from '../storage.ts';
 import { mapStoreError } from '../store-errors.ts';
 import type { ObjectFilter } from './filter.ts';
 
@@ -34,7 +34,10 @@ export async function listFromStore(backend: Backend, r: ResourceInfo, req: List
     startAfter = c.startAfter;
   }
   const limit = req.limit && req.limit > 0 ? req.limit : 0;
-  const items: KubeObject[] = [];
+  // A resource converted by its webhook is filtered in its stored form, then converted in one review.
+  const hook = webhookConversionOf(r) !== undefined;
+  const rawOut = hook ? undefined : raw;
+  let items: KubeObject[] = [];
   let more = false;
   let lastKey: string | undefined;
   let remaining: number | undefined;
@@ -44,16 +47,16 @@ export async function listFromStore(backend: Backend, r: ResourceInfo, req: List
       revision = page.revision;
       for (const kv of page.items) {
         lastKey = kv.key;
-        if (raw) {
-          raw.push(rawAs(r, kv));
+        if (rawOut) {
+          rawOut.push(rawAs(r, kv));
           continue;
         }
-        const obj = decodeAs(r, kv);
+        const obj = hook ? decodeObject(kv) : decodeAs(r, kv);
         if (!req.filter || req.filter(obj)) items.push(obj);
       }
       more = page.more;
       remaining = page.remaining;
-      if (!more || (limit && (raw ? raw.length : items.length) >= limit) || page.items.length === 0) break;
+      if (!more || (limit && (rawOut ? rawOut.length : items.length) >= limit) || page.items.length === 0) break;
       startAfter = lastKey;
     }
   } catch (e) {
@@ -61,6 +64,13 @@ export async function listFromStore(backend: Backend, r: ResourceInfo, req: List
       throw errors.gone('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
     }
     throw mapStoreError(e, r, '');
+  }
+  if (hook) {
+    items = await readAs(r, items, true);
+    if (raw) {
+      for (const it of items) raw.push(JSON.stringify(it));
+      items = [];
+    }
   }
   const list: KubeList = { kind: r.listKind, apiVersion: groupVersion(r), metadata: { resourceVersion: String(revision) }, items };
   if (more && lastKey) {

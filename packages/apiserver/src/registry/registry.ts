@@ -6,7 +6,7 @@ import { RevisionMismatchError, type Backend, type KeyValue } from '@kemu/store'
 import type { Clock } from '../clock.ts';
 import type { AdmissionAttributes, UserInfo } from '../admission/index.ts';
 import type { Extensions } from '../extensions.ts';
-import { decodeAs, encodeAs, objectKey, rawAs } from '../storage.ts';
+import { decodeAsync, encodeAsync, objectKey, rawAsync, webhookConversionOf } from '../storage.ts';
 import { mapStoreError } from '../store-errors.ts';
 import { checkStorageName, prepareCreate, prepareUpdate, validateCreate, validateUpdate } from './prepare.ts';
 import type { AllocationTxn, ServiceAllocator } from '../allocators/index.ts';
@@ -73,7 +73,7 @@ export class Registry {
   async get(r: ResourceInfo, namespace: string | undefined, name: string): Promise<KubeObject> {
     const kv = await this.getKV(r, namespace, name);
     if (!kv) throw errors.notFound(qualifiedResource(r), name);
-    return decodeAs(r, kv);
+    return decodeAsync(r, kv);
   }
 
   async create(r: ResourceInfo, obj: KubeObject, o: WriteOptions = {}): Promise<KubeObject> {
@@ -106,13 +106,16 @@ export class Registry {
     const txn = r === R.services && this.opts.allocator ? await this.allocateService(obj, ns, name) : undefined;
     try {
       const key = objectKey(r, ns, name);
-      const value = encodeAs(r, obj);
+      // A custom resource converted by its webhook is admitted and validated in the request version, stored converted.
+      const value = await encodeAsync(r, obj);
       const kv = await this.opts.backend.create(key, value);
       this.opts.onWrite?.(kv.modRevision);
       obj.metadata.resourceVersion = String(kv.modRevision);
       await txn?.commit();
       if (typeof obj.apiVersion !== 'string' || typeof obj.kind !== 'string') return { object: obj };
-      return { object: obj, json: rawAs(r, { key, value, modRevision: kv.modRevision }) };
+      const json = await rawAsync(r, { key, value, modRevision: kv.modRevision });
+      // The reply is the stored object converted back (what the webhook made of it).
+      return { object: webhookConversionOf(r) ? (JSON.parse(json) as KubeObject) : obj, json };
     } catch (e) {
       await txn?.rollback();
       throw mapStoreError(e, r, name);
@@ -150,7 +153,7 @@ export class Registry {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.getKV(r, namespace, name);
       if (!kv) throw errors.notFound(qualifiedResource(r), name);
-      const cur = decodeAs(r, kv);
+      const cur = await decodeAsync(r, kv);
       let next = await tryUpdate(structuredClone(cur));
       next = prepareUpdate(next, cur, r, strategy, o.subresource);
       o.managedFields?.(next, cur);
@@ -182,7 +185,7 @@ export class Registry {
       if (r === R.services && this.opts.allocator && !shouldDelete && o.subresource === undefined) {
         txn = await this.opts.allocator.allocateForUpdate(next, cur, { dryRun: !!o.dryRun });
       }
-      const value = encodeAs(r, next);
+      const value = await encodeAsync(r, next);
       if (!shouldDelete && value === kv.value) {
         await txn?.rollback();
         return next; // a no-op update writes nothing
@@ -197,6 +200,7 @@ export class Registry {
         next.metadata.resourceVersion = String(out.modRevision);
         if (shouldDelete) await this.released(r, cur);
         else await txn?.commit();
+        if (!shouldDelete && webhookConversionOf(r)) return await decodeAsync(r, { key, value, modRevision: out.modRevision });
         return next;
       } catch (e) {
         await txn?.rollback();
@@ -239,7 +243,7 @@ export class Registry {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.getKV(r, namespace, name);
       if (!kv) throw errors.notFound(qualifiedResource(r), name);
-      const cur = decodeAs(r, kv);
+      const cur = await decodeAsync(r, kv);
       checkPreconditions(r, cur, opts);
       const attrs: AdmissionAttributes = { operation: 'DELETE', resource: r, namespace, name, oldObject: cur, dryRun: !!o.dryRun, ...admissionExtras(o) };
       await this.opts.ext.admit(attrs);
@@ -251,10 +255,10 @@ export class Registry {
           const out = await this.opts.backend.delete(key, kv.modRevision);
           this.opts.onWrite?.(out.modRevision);
           await this.released(r, cur);
-          return { object: decodeAs(r, out), deleted: true };
+          return { object: await decodeAsync(r, out), deleted: true };
         }
         const next = plan.object;
-        const value = encodeAs(r, next);
+        const value = await encodeAsync(r, next);
         if (value === kv.value || o.dryRun) return { object: next, deleted: false };
         const out = await this.opts.backend.update(key, value, kv.modRevision);
         this.opts.onWrite?.(out.modRevision);

@@ -1,12 +1,12 @@
 // GET of one object and of collections. Lists with resourceVersion "" read the store (consistent,
 // paginated); "0" or N (not older than) are served by the watch cache; resourceVersionMatch=Exact reads
 // the store at that revision.
-import { errors, groupVersion, type KubeList, type KubeObject } from '@kemu/api';
+import { errors, groupVersion, type KubeList, type KubeObject, type ResourceInfo } from '@kemu/api';
 import { printerFor, type ApiContext } from '../context.ts';
 import { buildFilter } from '../registry/filter.ts';
 import { listFromStore, listJsonFromStore } from '../registry/list.ts';
 import { checkListOptions } from '../registry/list-options.ts';
-import { objectKey } from '../storage.ts';
+import { objectKey, readAs, webhookConversionOf } from '../storage.ts';
 import { parseIncludeObject, toTable, wantsTable } from '../table.ts';
 import { header, intParam, type ApiReply, type ApiRequest } from './request.ts';
 
@@ -22,13 +22,19 @@ export async function getObject(ctx: ApiContext, req: ApiRequest): Promise<ApiRe
   let obj: KubeObject;
   if (rv === '0') {
     const cached = ctx.cacher.isReady() ? ctx.cacher.cache(t.resource).objects.get(keyOf(ctx, req)) : undefined;
-    obj = cached ? (JSON.parse(cached.json) as KubeObject) : await ctx.registry.get(t.resource, t.namespace, t.name ?? '');
+    obj = cached ? await fromCache(t.resource, cached.json) : await ctx.registry.get(t.resource, t.namespace, t.name ?? '');
   } else {
     obj = await ctx.registry.get(t.resource, t.namespace, t.name ?? '');
   }
   obj.apiVersion ??= groupVersion(t.resource);
   obj.kind ??= t.resource.kind;
   return { code: 200, body: tableOr(ctx, req, [obj], { resourceVersion: obj.metadata.resourceVersion ?? '' }, obj) };
+}
+
+/** A cached object as r serves it: the cache holds the stored form of a resource converted by its webhook. */
+async function fromCache(r: ResourceInfo, json: string): Promise<KubeObject> {
+  const obj = JSON.parse(json) as KubeObject;
+  return webhookConversionOf(r) ? ((await readAs(r, [obj], false))[0] as KubeObject) : obj;
 }
 
 function keyOf(_ctx: ApiContext, req: ApiRequest): string {
@@ -81,6 +87,11 @@ export async function listObjects(ctx: ApiContext, req: ApiRequest): Promise<Api
     const cache = ctx.cacher.cache(t.resource);
     const snapshot = cache.snapshot(t.namespace, filter);
     const metadata = { resourceVersion: String(ctx.cacher.rv) };
+    if (webhookConversionOf(t.resource)) {
+      const items = await readAs(t.resource, snapshot.map((o) => o.object), true);
+      list = { kind: t.resource.listKind, apiVersion: groupVersion(t.resource), metadata, items };
+      return { code: 200, body: tableOr(ctx, req, list.items, list.metadata, list) };
+    }
     if (!wantsTable(header(req, 'accept'))) {
       // The cache holds each object's JSON already: assemble the list without re-serializing.
       const head = JSON.stringify({ kind: t.resource.listKind, apiVersion: groupVersion(t.resource), metadata }).slice(0, -1);

@@ -38,7 +38,7 @@ export interface ConversionWebhookServer extends Omit<WebhookServer, 'requests'>
 
 /**
  * A CRD conversion webhook: each ConversionReview's objects go through convert (answered with result Success
- * and the review's apiVersion and uid); reply, when given, answers the whole response instead (for bad replies).
+ * and the review's apiVersion and uid); reply, when given and it answers something, is the whole response instead (for bad replies).
  */
 export async function startConversionWebhookServer(
   convert: (obj: Record<string, unknown>, desiredAPIVersion: string) => Record<string, unknown>,
@@ -48,7 +48,8 @@ export async function startConversionWebhookServer(
   const srv = await serveJson((body, path) => {
     const review = body as { apiVersion: string; request: ConversionRequest };
     requests.push({ path, apiVersion: review.apiVersion, request: review.request });
-    if (opts.reply) return opts.reply(review.request);
+    const replied = opts.reply?.(review.request);
+    if (replied !== undefined) return replied;
     const convertedObjects = review.request.objects.map((o) => convert(structuredClone(o), review.request.desiredAPIVersion));
     return { apiVersion: review.apiVersion, kind: 'ConversionReview', response: { uid: review.request.uid, result: { status: 'Success' }, convertedObjects } };
   }, opts);

@@ -2,7 +2,8 @@
 // when the store still has it, so the history ring already covers recent resourceVersions that clients
 // got from other replicas; it tracks the global revision so watches and lists can wait for it. A view of
 // another resource's storage (events.k8s.io/v1 Events) has a cache of its own, fed by the same store events
-// converted, so its lists, gets and watches (and their resourceVersions) are the stored resource's.
+// converted, so its lists, gets and watches (and their resourceVersions) are the stored resource's. The
+// versions of a custom resource converted by its webhook have no cache of their own: they read the stored one.
 import { errors, qualifiedResource, R, RESOURCES, setCustomResource, StatusError, type KubeObject, type ResourceInfo } from '@kemu/api';
 import { customServing } from '../crd/versions.ts';
 import { setDefinition, setKnownDefinition } from '../crd/definitions.ts';
@@ -154,7 +155,7 @@ export class Cacher {
     if (value !== '') {
       try {
         crd = JSON.parse(value) as KubeObject;
-        serving = customServing(crd);
+        serving = customServing(crd, { listObjects: async (r, ns) => this.cache(r).snapshot(ns, undefined).map((o) => o.object) });
       } catch {
         serving = undefined;
       }
@@ -174,6 +175,8 @@ export class Cacher {
     this.customSpecs.set(qualified, spec);
     const keep = new Set<string>();
     for (const v of serving.views) {
+      // A version converted by a webhook is read from the stored form, converted per request.
+      if (v.webhook) continue;
       const k = `${qualified}/${v.view.version}`;
       keep.add(k);
       let c = this.customViewCaches.get(k);

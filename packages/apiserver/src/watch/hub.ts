@@ -1,7 +1,9 @@
 // Starts watches against the cache with Kubernetes' resourceVersion semantics and keeps the set of
 // live sessions: periodic bookmarks, closing everyone when the cache is rebuilt, counts for /metrics.
 import { errors, type ResourceInfo } from '@kemu/api';
+import { webhookConversionOf } from '../storage.ts';
 import type { Cacher } from './cacher.ts';
+import { convertingSink } from './converting-sink.ts';
 import { WatchSession, type SessionOptions, type WatchSink } from './session.ts';
 
 export interface WatchParams {
@@ -92,8 +94,17 @@ export class WatchHub {
   }
 
   /** Waits for the cache to reach the requested revision, then starts streaming. */
-  async start(p: WatchParams, so: SessionOptions, sink: WatchSink, onStarted: () => void): Promise<WatchSession> {
+  async start(p: WatchParams, opts: SessionOptions, client: WatchSink, onStarted: () => void): Promise<WatchSession> {
     const { rv } = WatchHub.check(p);
+    // A version converted by its CRD's webhook: the cache holds the stored form, the sink converts (and prints Tables).
+    const conv = webhookConversionOf(opts.resource);
+    let so = opts;
+    let sink = client;
+    if (conv) {
+      const { table, ...rest } = opts;
+      so = rest;
+      sink = convertingSink(client, conv, table);
+    }
     if (rv > 0) await this.cacher.waitFor(rv);
     else if (!this.cacher.isReady()) await this.cacher.waitFor(0);
     const cache = this.cacher.cache(so.resource);

@@ -252,15 +252,20 @@ export class WatchSession implements CacheWatcher {
   }
 
   private encodeTable(type: CacheEventType, object: KubeObject): Buffer {
-    const t = this.opts.table as TableMode;
-    const table = {
-      kind: 'Table',
-      apiVersion: 'meta.k8s.io/v1',
-      metadata: { resourceVersion: object.metadata.resourceVersion ?? '' },
-      columnDefinitions: this.sentColumns ? [] : t.printer.columns,
-      rows: [rowFor(object, t.printer, t.include, t.now())],
-    };
+    const line = tableEventLine(type, object, this.opts.table as TableMode, !this.sentColumns);
     this.sentColumns = true;
-    return lineFor(type, table);
+    return line;
   }
+}
+
+/** A watch event as a one-row Table (the column definitions only in a watch's first). */
+export function tableEventLine(type: string, object: KubeObject, t: TableMode, columns: boolean): Buffer {
+  const table = {
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: { resourceVersion: object.metadata.resourceVersion ?? '' },
+    columnDefinitions: columns ? t.printer.columns : [],
+    rows: [rowFor(object, t.printer, t.include, t.now())],
+  };
+  return lineFor(type, table);
 }

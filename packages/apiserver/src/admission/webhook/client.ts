@@ -53,10 +53,10 @@ export async function webhookTarget(clientConfig: unknown, ctx: AdmissionContext
 const agent = new https.Agent({ keepAlive: true });
 
 /** POSTs body; resolves to the parsed JSON reply; throws WebhookCallError (prefixed "failed to call webhook: "). */
-export function postWebhook(t: WebhookTarget, body: unknown, timeoutSeconds: number, opts: { timeoutParam?: boolean } = {}): Promise<unknown> {
+export function postWebhook(t: WebhookTarget, body: unknown, timeoutSeconds: number): Promise<unknown> {
   const url = new URL(t.url);
-  // Admission webhooks get the timeout in the URL (the request's Timeout); conversion webhooks do not.
-  if (opts.timeoutParam !== false) url.searchParams.set('timeout', `${timeoutSeconds}s`);
+  // The REST client's timeout goes in the URL too (admission: the webhook's timeoutSeconds; conversion: 30 s).
+  url.searchParams.set('timeout', `${timeoutSeconds}s`);
   const shown = `Post "${url.toString()}"`;
   const payload = Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
