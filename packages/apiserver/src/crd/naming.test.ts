@@ -8,6 +8,9 @@ import { injectClient, until, type Body } from '../testing/inject-client.ts';
 import { CRDS, createCrd, crdObject, version } from '../testing/crd.ts';
 import type { KubeObject } from '@kemu/api';
 import { decideNames, reconcileNames } from './naming-controller.ts';
+import { silentLogger } from '@kemu/base';
+import { MemoryBackend } from '@kemu/store';
+import { createApiServer } from '../server.ts';
 
 let srv: ApiServer;
 const call = injectClient<Body>(() => srv);
@@ -102,5 +105,26 @@ describe('CRD names claimed by two CRDs at once', () => {
     const twos = (await call('GET', url)).body;
     expect(conditions(twos)[0]).toEqual(['NamesAccepted', 'False', 'ListKindConflict', '"TwinList" is already in use']);
     expect((await call('GET', '/apis/names.example.com/v1/twos')).status).toBe(404);
+  });
+
+  it('created at once through two apiservers on one store end with one holder: one gets them, the other the conflict', async () => {
+    const backend = new MemoryBackend();
+    const replicas = [await createApiServer({ backend, logger: silentLogger() }), await createApiServer({ backend, logger: silentLogger() })];
+    try {
+      for (const r of replicas) await r.start();
+      const via = replicas.map((r) => injectClient<Body>(() => r));
+      const groups = ['one', 'two', 'three'].map((g) => `${g}.race.example.com`);
+      const make = (group: string, plural: string) => crdObject({ group, names: { plural, kind: 'Contested' }, versions: [version('v1', schema)] });
+      const posted = await Promise.all(groups.flatMap((g) => [via[0]!('POST', CRDS, make(g, 'lefts')), via[1]!('POST', CRDS, make(g, 'rights'))]));
+      expect(posted.map((p) => p.status)).toEqual(groups.flatMap(() => [201, 201]));
+      for (const g of groups) {
+        const decided = async () => Promise.all(['lefts', 'rights'].map(async (p) => (await via[0]!('GET', `${CRDS}/${p}.${g}`)).body));
+        await until(async () => (await decided()).every((c) => conditions(c).length > 0), 10_000);
+        const accepted = (await decided()).map((c) => conditions(c)[0]?.[1]);
+        expect(accepted.sort()).toEqual(['False', 'True']);
+      }
+    } finally {
+      for (const r of replicas) await r.close();
+    }
   });
 });
