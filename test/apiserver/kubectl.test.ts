@@ -218,7 +218,9 @@ spec:
     expect((await k.kubectl('apply', '-f', crdFile)).stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com created');
     const crFile = path.join(k.dir, 'my-crontab.yaml');
     writeFileSync(crFile, 'apiVersion: "stable.example.com/v1"\nkind: CronTab\nmetadata:\n  name: my-new-cron-object\nspec:\n  cronSpec: "* * * * */5"\n  image: my-awesome-cron-image\n');
-    const applied = await k.kubectl('apply', '-f', crFile);
+    // The CRD is served once its names are accepted and it is Established, moments after the create.
+    let applied = await k.kubectl('apply', '-f', crFile);
+    for (let i = 0; i < 20 && applied.stderr.includes('resource mapping not found'); i++) applied = await k.kubectl('apply', '-f', crFile);
     expect(applied.stdout.trim(), applied.stderr).toBe('crontab.stable.example.com/my-new-cron-object created');
     const get = await k.kubectl('get', 'crontab');
     expect(get.stdout).toMatch(/^NAME\s+AGE\nmy-new-cron-object\s+\d+s\n$/);

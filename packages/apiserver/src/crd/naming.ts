@@ -2,11 +2,16 @@
 // when it is already this CRD's accepted name or no other CRD of the group holds it (plural, singular and short
 // names among the resources' names, kind and listKind among the kinds); a name held elsewhere keeps the
 // previously accepted one and sets NamesAccepted False with `PluralConflict`, `SingularConflict`,
-// `ShortNamesConflict`, `KindConflict` or `ListKindConflict` and `"<name>" is already in use`. Established
-// stays as it was, or is False `NotAccepted` until the names are accepted; kemu then establishes at once
-// (Kubernetes' establishing controller follows within moments).
+// `ShortNamesConflict`, `KindConflict` or `ListKindConflict` and `"<name>" is already in use`.
+//
+// Every apiserver replica decides (crd/naming-controller.ts), each from its own watch cache, so the rule must give
+// one answer whatever the replica saw: besides the names other CRDs have accepted, the names requested by other
+// CRDs still waiting for a decision that are older in the store's log (a lower resourceVersion) count as held.
+// A cache is a prefix of the log and a decision is written only if the CRD did not change since the snapshot it
+// was made from, so of two CRDs created at once through two replicas claiming a name, the first created gets it
+// on every replica, the other one `... is already in use`.
 import type { KubeObject } from '@kemu/api';
-import { asArray, asRecord, asString } from '../validation/field.ts';
+import { asArray, asRecord, asString, jsonEqual } from '../validation/field.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -18,23 +23,48 @@ export interface NamingResult {
   message: string;
 }
 
-/** The names other CRDs of a group have accepted: resources (plural, singular, short names) and kinds. */
-export function namesInUse(crds: Iterable<KubeObject>, group: string, except: string): { resources: Set<string>; kinds: Set<string> } {
-  const resources = new Set<string>();
-  const kinds = new Set<string>();
+export interface NamesInUse {
+  resources: Set<string>;
+  kinds: Set<string>;
+}
+
+/** Whether the CRD waits for a naming decision: its spec.names are not (yet) its accepted names. */
+export function namesPending(crd: KubeObject): boolean {
+  return !jsonEqual(asRecord(asRecord(crd.spec)?.names), asRecord(asRecord(crd.status)?.acceptedNames));
+}
+
+/** Log order of two objects' resourceVersions (numeric in kemu's stores; other text compares as text). */
+function olderThan(a: KubeObject, b: KubeObject): boolean {
+  const ra = a.metadata.resourceVersion ?? '';
+  const rb = b.metadata.resourceVersion ?? '';
+  if (/^\d+$/.test(ra) && /^\d+$/.test(rb)) return BigInt(ra) < BigInt(rb);
+  return ra < rb;
+}
+
+function addNames(n: Obj, to: NamesInUse): void {
+  for (const v of [n.plural, n.singular, ...(asArray(n.shortNames) ?? [])]) if (typeof v === 'string' && v !== '') to.resources.add(v);
+  for (const v of [n.kind, n.listKind]) if (typeof v === 'string' && v !== '') to.kinds.add(v);
+}
+
+/**
+ * The names other CRDs of self's group hold: those they have accepted, and those requested by the ones still
+ * waiting for a decision that came before self in the log (deleting CRDs claim nothing new).
+ */
+export function namesInUse(crds: Iterable<KubeObject>, self: KubeObject): NamesInUse {
+  const group = asRecord(self.spec)?.group;
+  const used: NamesInUse = { resources: new Set(), kinds: new Set() };
   for (const c of crds) {
-    if (c.metadata.name === except || asRecord(c.spec)?.group !== group) continue;
-    const a = asRecord(asRecord(c.status)?.acceptedNames) ?? {};
-    for (const n of [a.plural, a.singular, ...(asArray(a.shortNames) ?? [])]) if (typeof n === 'string' && n !== '') resources.add(n);
-    for (const n of [a.kind, a.listKind]) if (typeof n === 'string' && n !== '') kinds.add(n);
+    if (c.metadata.name === self.metadata.name || asRecord(c.spec)?.group !== group) continue;
+    addNames(asRecord(asRecord(c.status)?.acceptedNames) ?? {}, used);
+    if (!c.metadata.deletionTimestamp && namesPending(c) && olderThan(c, self)) addNames(asRecord(asRecord(c.spec)?.names) ?? {}, used);
   }
-  return { resources, kinds };
+  return used;
 }
 
 const inUse = (requested: string, accepted: string, used: Set<string>): string | undefined =>
   requested === accepted || !used.has(requested) ? undefined : `${JSON.stringify(requested)} is already in use`;
 
-export function calculateNames(crd: KubeObject, used: { resources: Set<string>; kinds: Set<string> }): NamingResult {
+export function calculateNames(crd: KubeObject, used: NamesInUse): NamingResult {
   const requested = asRecord(asRecord(crd.spec)?.names) ?? {};
   const accepted = asRecord(asRecord(crd.status)?.acceptedNames) ?? {};
   const out: Obj = { plural: asString(accepted.plural) ?? '', kind: asString(accepted.kind) ?? '' };

@@ -49,7 +49,8 @@ export const cronTabCRD = (over: Record<string, unknown> = {}) => ({
 });
 
 describe('CustomResourceDefinition', () => {
-  it('is created with v1 defaults, accepted names, NamesAccepted and Established, and its storage version', async () => {
+  it('is created with v1 defaults and its storage version, then gets NamesAccepted, Installing and Established in turn', async () => {
+    const before = (await call('GET', CRDS)).body.metadata.resourceVersion as string;
     const crd = cronTabCRD();
     delete (crd.spec.names as Record<string, unknown>).singular;
     const r = await call('POST', CRDS, crd);
@@ -59,12 +60,26 @@ describe('CustomResourceDefinition', () => {
       conversion: { strategy: 'None' },
     });
     expect(r.body.metadata.generation).toBe(1);
-    expect(r.body.status?.acceptedNames).toEqual(r.body.spec?.names);
-    expect(r.body.status?.storedVersions).toEqual(['v1']);
-    const conds = r.body.status?.conditions as { type: string; status: string; reason: string; message: string }[];
-    expect(conds.map((c) => [c.type, c.status, c.reason, c.message])).toEqual([
-      ['NamesAccepted', 'True', 'NoConflicts', 'no conflicts found'],
-      ['Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted'],
+    // As Kubernetes answers a create: nothing accepted yet, no conditions.
+    expect(r.body.status).toEqual({ acceptedNames: { plural: '', kind: '' }, storedVersions: ['v1'] });
+    const url = `${CRDS}/crontabs.stable.example.com`;
+    const deadline = Date.now() + 10_000;
+    while ((await call('GET', '/apis/stable.example.com/v1/crontabs')).status !== 200) {
+      if (Date.now() > deadline) throw new Error('crontabs not served');
+      await new Promise((res) => setTimeout(res, 10));
+    }
+    const got = (await call('GET', url)).body;
+    expect(got.status?.acceptedNames).toEqual(got.spec?.names);
+    const w = await srv.app.inject({ method: 'GET', url: `${CRDS}?watch=true&resourceVersion=${before}&fieldSelector=metadata.name%3Dcrontabs.stable.example.com&timeoutSeconds=1` });
+    const seen = w.body
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; object: Body })
+      .map((e) => [e.type, ...((e.object.status?.conditions ?? []) as Body[]).map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`)]);
+    expect(seen).toEqual([
+      ['ADDED'],
+      ['MODIFIED', 'NamesAccepted=True NoConflicts: no conflicts found', 'Established=False Installing: the initial names have been accepted'],
+      ['MODIFIED', 'NamesAccepted=True NoConflicts: no conflicts found', 'Established=True InitialNamesAccepted: the initial names have been accepted'],
     ]);
   });
 
@@ -148,5 +163,40 @@ describe('CustomResourceDefinition', () => {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.status?.storedVersions).toEqual(['v1', 'v2']);
     expect(r.body.metadata.generation).toBe(2);
+  });
+
+  it('is deleted after its objects, through Terminating InstanceDeletionPending then InstanceDeletionInProgress', async () => {
+    const gone = cronTabCRD({ group: 'gone.example.com', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' } });
+    gone.metadata.name = 'widgets.gone.example.com';
+    expect((await call('POST', CRDS, gone)).status).toBe(201);
+    const objects = '/apis/gone.example.com/v1/namespaces/default/widgets';
+    const until = async (check: () => Promise<boolean>) => {
+      const deadline = Date.now() + 10_000;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error('condition not reached');
+        await new Promise((res) => setTimeout(res, 10));
+      }
+    };
+    await until(async () => (await call('GET', objects)).status === 200);
+    expect((await call('POST', objects, { apiVersion: 'gone.example.com/v1', kind: 'Widget', metadata: { name: 'w' } })).status).toBe(201);
+    const before = (await call('GET', CRDS)).body.metadata.resourceVersion as string;
+    const r = await srv.app.inject({ method: 'DELETE', url: `${CRDS}/widgets.gone.example.com` });
+    expect(r.statusCode).toBe(200);
+    await until(async () => (await call('GET', `${CRDS}/widgets.gone.example.com`)).status === 404);
+    const w = await srv.app.inject({ method: 'GET', url: `${CRDS}?watch=true&resourceVersion=${before}&fieldSelector=metadata.name%3Dwidgets.gone.example.com&timeoutSeconds=1` });
+    const terminating = w.body
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; object: Body })
+      .map((e) => {
+        const c = ((e.object.status?.conditions ?? []) as Body[]).find((x) => x.type === 'Terminating');
+        return `${e.type} ${c?.status} ${c?.reason}: ${c?.message}`;
+      });
+    expect(terminating).toEqual([
+      'MODIFIED True InstanceDeletionPending: CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+      'MODIFIED True InstanceDeletionInProgress: CustomResource deletion is in progress',
+      // The finalizer's removal deletes it: the event shows the last stored object, as etcd's does.
+      'DELETED True InstanceDeletionInProgress: CustomResource deletion is in progress',
+    ]);
   });
 });

@@ -1,14 +1,13 @@
 // Strategy of customresourcedefinitions (k8s.io/apiextensions-apiserver pkg/registry/customresourcedefinition):
 // v1 defaults (singular, listKind, conversion None, service port 443), generation, status/storedVersions
-// holding every storage version ever used, and the conditions Kubernetes' naming and establishing
-// controllers write: the names in spec are accepted unless another CRD of the group holds them (crd/naming.ts),
-// and the resource is then served (Established).
+// holding every storage version ever used. A new CRD's status has no accepted names and no conditions, as in
+// Kubernetes: the naming controller (crd/naming-controller.ts) accepts its names and the establishing step then
+// marks it Established, which is when it is served; the conditions those write are built here.
 import { formatTime, R } from '@kemu/api';
 import type { KubeObject } from '@kemu/api';
 import { buildStrategy } from './common.ts';
-import { knownDefinitions } from '../crd/definitions.ts';
-import { calculateNames, namesInUse } from '../crd/naming.ts';
-import { asArray, asRecord, asString, isRecord, jsonEqual } from '../validation/field.ts';
+import type { NamingResult } from '../crd/naming.ts';
+import { asArray, asRecord, asString, isRecord } from '../validation/field.ts';
 import {
   validateCustomResourceDefinition,
   validateCustomResourceDefinitionStatus,
@@ -41,40 +40,47 @@ export function storageVersion(crd: KubeObject): string | undefined {
   return storage.length === 1 ? asString(storage[0]!.name) : undefined;
 }
 
-function condition(type: string, reason: string, message: string, now: string): Obj {
-  return { type, status: 'True', lastTransitionTime: now, reason, message };
+type Condition = { type: string; status: string; reason: string; message: string };
+
+/** Sets a condition, keeping its transition time when its status did not change (SetCRDCondition). */
+export function setCondition(crd: KubeObject, c: Condition, now: string): void {
+  const status = (asRecord(crd.status) ?? {}) as Obj;
+  crd.status = status;
+  const conds = (asArray(status.conditions) ?? []).filter(isRecord);
+  const prev = conds.find((o) => o.type === c.type);
+  const next = { type: c.type, status: c.status, lastTransitionTime: prev && prev.status === c.status ? prev.lastTransitionTime : now, reason: c.reason, message: c.message };
+  status.conditions = prev ? conds.map((o) => (o === prev ? next : o)) : [...conds, next];
+}
+
+export function conditionOf(crd: KubeObject, type: string): Obj | undefined {
+  return (asArray(asRecord(crd.status)?.conditions) ?? []).filter(isRecord).find((c) => c.type === type);
 }
 
 /**
- * Accept spec.names as far as no other CRD of the group holds them (crd/naming.ts), and mark the resource
- * Established once they are, keeping an unchanged condition's transition time.
+ * Writes a naming decision as the naming controller does: the accepted names, NamesAccepted, and Established
+ * False — `NotAccepted` until the names are accepted, `Installing` once they are — unless it is already True
+ * (an Established CRD stays so when a later names change is refused).
  */
-export function acceptNames(crd: KubeObject, old: KubeObject | undefined): void {
+export function applyNaming(crd: KubeObject, naming: NamingResult): void {
   const status = (asRecord(crd.status) ?? {}) as Obj;
   crd.status = status;
-  const group = asString(asRecord(crd.spec)?.group) ?? '';
-  const naming = calculateNames(crd, namesInUse(knownDefinitions(), group, crd.metadata.name ?? ''));
   status.acceptedNames = naming.acceptedNames;
   const now = formatTime(Date.now());
-  const oldConds = (asArray(asRecord(old?.status)?.conditions) ?? []).filter(isRecord);
-  const keep = (c: Obj): Obj => {
-    const prev = oldConds.find((o) => o.type === c.type);
-    return prev && prev.status === c.status && prev.reason === c.reason ? { ...c, lastTransitionTime: prev.lastTransitionTime } : c;
-  };
-  const conds = (asArray(status.conditions) ?? []).filter(isRecord);
-  const others = conds.filter((c) => c.type !== 'NamesAccepted' && c.type !== 'Established');
-  const namesAccepted = { type: 'NamesAccepted', status: naming.status, lastTransitionTime: now, reason: naming.reason, message: naming.message };
-  const was = conds.find((c) => c.type === 'Established');
-  const established =
-    naming.status === 'True'
-      ? condition('Established', 'InitialNamesAccepted', 'the initial names have been accepted', now)
-      : (was ?? { type: 'Established', status: 'False', lastTransitionTime: now, reason: 'NotAccepted', message: 'not all names are accepted' });
-  status.conditions = [keep(namesAccepted), keep(established), ...others];
+  setCondition(crd, { type: 'NamesAccepted', status: naming.status, reason: naming.reason, message: naming.message }, now);
+  const established = conditionOf(crd, 'Established');
+  if (established?.status === 'True') return;
+  if (naming.status === 'True') setCondition(crd, { type: 'Established', status: 'False', reason: 'Installing', message: 'the initial names have been accepted' }, now);
+  else if (!established) setCondition(crd, { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' }, now);
 }
 
-/** Whether spec.names differ from the accepted names (the naming check runs again then). */
-export function namesPending(crd: KubeObject): boolean {
-  return !jsonEqual(asRecord(crd.spec)?.names, asRecord(asRecord(crd.status)?.acceptedNames));
+/** The establishing controller's step: a CRD whose names are accepted becomes Established (and is served). */
+export function establish(crd: KubeObject): void {
+  setCondition(crd, { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }, formatTime(Date.now()));
+}
+
+/** Whether the establishing step is due: names accepted, not Established, not being deleted. */
+export function establishingDue(crd: KubeObject): boolean {
+  return !crd.metadata.deletionTimestamp && conditionOf(crd, 'NamesAccepted')?.status === 'True' && conditionOf(crd, 'Established')?.status !== 'True';
 }
 
 function addStoredVersion(crd: KubeObject): void {
@@ -95,11 +101,11 @@ export const customResourceDefinitionStrategy = buildStrategy(R.customresourcede
   status: { initial: () => ({}) },
   generation: true,
   prepareForCreate(crd) {
+    // Nothing is accepted yet: the naming controller decides (Kubernetes' create answer shows the same).
+    crd.status = { acceptedNames: { plural: '', kind: '' } };
     addStoredVersion(crd);
-    acceptNames(crd, undefined);
   },
-  prepareForUpdate(crd, old) {
+  prepareForUpdate(crd) {
     addStoredVersion(crd);
-    if (namesPending(crd)) acceptNames(crd, old);
   },
 });

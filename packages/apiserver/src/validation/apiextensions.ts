@@ -2,7 +2,7 @@
 // the name is <plural>.<group>, the group a dotted DNS subdomain, names DNS-1035 labels (kind and listKind in
 // mixed case), scope Cluster or Namespaced, unique versions with exactly one storage version, a schema per
 // version, printer columns and scale paths; on update group and plural never change, and once Established
-// neither do scope and kind. The schema's own structural rules live in the schema checker.
+// neither do scope and kind. The schemas' own rules (structural, OpenAPI, defaults, CEL) are crd-schema-rules.ts'.
 import type { KubeObject, StatusCause } from '@kemu/api';
 import { validateSchemaRules } from './crd-schema-rules.ts';
 import { asArray, asRecord, asString, child, fieldErrors, index, isRecord } from './field.ts';

@@ -79,7 +79,7 @@ function validateNested(s: Schema, skipAnyOf: boolean, path: string, out: Status
   if ('metadata' in props(s)) forbid('properties[metadata]', 'must not be specified in a nested context');
 }
 
-/** Keys of a root metadata schema that may be set: Kubernetes drops type, default and a name/generateName-only properties. */
+/** Whether a root metadata schema restricts more than name and generateName (type, default and such properties are ignored, as Kubernetes ignores them). */
 function metadataRestrictsMore(s: Schema): boolean {
   const names = Object.keys(props(s));
   const onlyNames = names.length > 0 && names.length <= 2 && names.every((n) => n === 'name' || n === 'generateName');
