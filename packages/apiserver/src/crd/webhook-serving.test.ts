@@ -25,9 +25,14 @@ let badReply: ((r: ConversionRequest) => unknown) | undefined;
 const call = injectClient<Body>(() => srv);
 
 const str = { type: 'string' };
-const schemaOf = (spec: Record<string, unknown>) => ({ type: 'object', properties: { spec: { type: 'object', properties: { ...spec, replicas: { type: 'integer' } } } } });
-const beta = { name: 'v1beta1', served: true, storage: false, schema: { openAPIV3Schema: schemaOf({ cronSpec: str }) }, additionalPrinterColumns: [{ name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' }] };
-const v1 = { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schemaOf({ schedule: { type: 'object', properties: { expression: str } } }) } };
+const int = { type: 'integer' };
+const schemaOf = (spec: Record<string, unknown>) => ({
+  type: 'object',
+  properties: { spec: { type: 'object', properties: { ...spec, replicas: int } }, status: { type: 'object', properties: { replicas: int } } },
+});
+const subresources = { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } };
+const beta = { name: 'v1beta1', served: true, storage: false, subresources, schema: { openAPIV3Schema: schemaOf({ cronSpec: str }) }, additionalPrinterColumns: [{ name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' }] };
+const v1 = { name: 'v1', served: true, storage: true, subresources, schema: { openAPIV3Schema: schemaOf({ schedule: { type: 'object', properties: { expression: str } } }) } };
 const crdFor = (group: string, plural: string, kind: string, url: string, caBundle: string) =>
   crdObject({
     group,
@@ -102,6 +107,20 @@ describe('webhook conversion', () => {
     expect(applied.status, JSON.stringify(applied.body)).toBe(200);
     expect(applied.body.spec).toEqual({ cronSpec: '2 * * * *', replicas: 2 });
     expect((await stored('a')).spec).toEqual({ schedule: { expression: '2 * * * *' }, replicas: 2 });
+  });
+
+  it('/status and /scale through v1beta1 write the stored object converted', async () => {
+    const cur = (await call('GET', at('v1beta1', 'a'))).body;
+    const status = await call('PUT', `${at('v1beta1', 'a')}/status`, { ...cur, status: { replicas: 3 } });
+    expect(status.status, JSON.stringify(status.body)).toBe(200);
+    expect(status.body).toMatchObject({ apiVersion: `${GROUP}/v1beta1`, spec: { cronSpec: '2 * * * *' }, status: { replicas: 3 } });
+    const scale = await call('GET', `${at('v1beta1', 'a')}/scale`);
+    expect(scale.body).toMatchObject({ kind: 'Scale', spec: { replicas: 2 }, status: { replicas: 3 } });
+    const scaled = await call('PATCH', `${at('v1beta1', 'a')}/scale`, { spec: { replicas: 4 } }, 'application/merge-patch+json');
+    expect(scaled.status, JSON.stringify(scaled.body)).toBe(200);
+    expect(scaled.body.spec.replicas).toBe(4);
+    const s = await stored('a');
+    expect([s.apiVersion, s.spec, s.status]).toEqual([`${GROUP}/v1`, { schedule: { expression: '2 * * * *' }, replicas: 4 }, { replicas: 3 }]);
   });
 
   it('a list converts its items in one review, from the store, the cache and as a Table', async () => {
