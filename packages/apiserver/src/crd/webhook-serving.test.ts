@@ -10,8 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiServer } from '../server.ts';
 import { startMemoryApiServer } from '../testing/memory-server.ts';
-import { injectClient, type Body } from '../testing/inject-client.ts';
-import { createCrd, crdObject } from '../testing/crd.ts';
+import { injectClient, until, type Body } from '../testing/inject-client.ts';
+import { CRDS, createCrd, crdObject } from '../testing/crd.ts';
 import { cronTabConverter, startConversionWebhookServer, type ConversionRequest, type ConversionWebhookServer } from '../testing/webhook-server.ts';
 
 const GROUP = 'stable.example.com';
@@ -167,6 +167,16 @@ describe('webhook conversion', () => {
     expect(rows[0]?.object.columnDefinitions.map((c: Body) => c.name)).toEqual(['Name', 'Spec']);
   });
 
+  it('a changed definition ends the watches converting through the webhook', async () => {
+    const watching = srv.app.inject({ method: 'GET', url: `${at('v1beta1')}?watch=true&timeoutSeconds=60` });
+    await until(async () => srv.ctx.hub.count() > 0);
+    const crd = (await call('GET', `${CRDS}/crontabs.${GROUP}`)).body;
+    crd.spec.versions[0].additionalPrinterColumns.push({ name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' });
+    expect((await call('PUT', `${CRDS}/crontabs.${GROUP}`, crd)).status).toBe(200);
+    const ended = await watching;
+    expect(watchEvents(ended.body).map((e) => e.type)).toEqual(['ADDED', 'ADDED', 'ADDED']);
+  });
+
   it('a webhook that cannot be reached fails the request with a 500 naming the POST', async () => {
     const dead = (v: string, name = '') => at(v, name, 'dead.example.com', 'deadtabs');
     const post = `Post "https://127.0.0.1:${deadPort}/convert?timeout=30s": dial tcp 127.0.0.1:${deadPort}: connect: connection refused`;
@@ -215,7 +225,7 @@ describe('webhook conversion', () => {
           execFile('kubectl', args, { env: { ...process.env, HOME: dir, KUBECONFIG: path.join(dir, 'kubeconfig') }, timeout: 30_000 }, (_err, stdout, stderr) => resolve({ stdout, stderr })),
         );
       const got = await kubectl('get', `crontabs.v1beta1.${GROUP}`);
-      expect(got.stdout).toMatch(/^NAME\s+SPEC\s*\na\s+2 \* \* \* \*\s*\nb\s+b x\s*\n$/);
+      expect(got.stdout).toMatch(/^NAME\s+SPEC\s+REPLICAS\s*\na\s+2 \* \* \* \*\s+4\s*\nb\s+b x\s*\n$/);
       const z = await call('POST', at('v1', '', 'dead.example.com', 'deadtabs'), tab('v1', 'z', { schedule: { expression: 'z' } }, 'DeadTab', 'dead.example.com'));
       expect(z.status).toBe(201);
       const down = await kubectl('get', 'deadtabs.v1beta1.dead.example.com', 'z');
