@@ -1,10 +1,11 @@
 // Conversion strategy Webhook, as apiextensions-apiserver's webhookConverter: the objects not already in the
 // desired version go to the CRD's webhook in one apiextensions.k8s.io/v1 ConversionReview (request.uid,
-// desiredAPIVersion, objects), POSTed to its url or Service (caBundle, path, port; 30 s, `?timeout=30s` in the URL as the REST client's timeout puts it). The
-// reply must be a v1 ConversionReview with the same uid, result Success and as many convertedObjects, each
-// in the desired version, of the same kind, name, namespace and uid; the metadata is the original's but for
-// labels and annotations, which the webhook may change (validated as labels and annotations are).
-// Errors carry Kubernetes' texts; the REST layer answers them as 500 InternalError.
+// desiredAPIVersion, objects), POSTed to its url or Service (caBundle, path, port; 30 s, which the REST client
+// also puts in the URL as `?timeout=30s`). The reply must be a v1 ConversionReview with the same uid, result
+// Success and as many convertedObjects, each in the desired version, of the same kind, name, namespace and uid;
+// the metadata is the original's but for labels and annotations, which the webhook may change (validated as
+// labels and annotations are).
+// Errors carry Kubernetes' texts; the REST layer answers them as a 500 without a reason (crd/webhook-views.ts).
 import { randomUUID } from 'node:crypto';
 import type { KubeObject, StatusCause } from '@kemu/api';
 import { postWebhook, webhookTarget, WebhookCallError } from '../admission/webhook/client.ts';

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiServer } from '../server.ts';
 import { startMemoryApiServer } from '../testing/memory-server.ts';
-import { injectClient, type Body } from '../testing/inject-client.ts';
-import { createCrd, crdObject } from '../testing/crd.ts';
+import { injectClient, until, type Body } from '../testing/inject-client.ts';
+import { CRDS, createCrd, crdObject } from '../testing/crd.ts';
 import { cronTabConverter, startConversionWebhookServer, type ConversionRequest, type ConversionWebhookServer } from '../testing/webhook-server.ts';
 
 const GROUP = 'stable.example.com';
@@ -25,9 +25,14 @@ let badReply: ((r: ConversionRequest) => unknown) | undefined;
 const call = injectClient<Body>(() => srv);
 
 const str = { type: 'string' };
-const schemaOf = (spec: Record<string, unknown>) => ({ type: 'object', properties: { spec: { type: 'object', properties: { ...spec, replicas: { type: 'integer' } } } } });
-const beta = { name: 'v1beta1', served: true, storage: false, schema: { openAPIV3Schema: schemaOf({ cronSpec: str }) }, additionalPrinterColumns: [{ name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' }] };
-const v1 = { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schemaOf({ schedule: { type: 'object', properties: { expression: str } } }) } };
+const int = { type: 'integer' };
+const schemaOf = (spec: Record<string, unknown>) => ({
+  type: 'object',
+  properties: { spec: { type: 'object', properties: { ...spec, replicas: int } }, status: { type: 'object', properties: { replicas: int } } },
+});
+const subresources = { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } };
+const beta = { name: 'v1beta1', served: true, storage: false, subresources, schema: { openAPIV3Schema: schemaOf({ cronSpec: str }) }, additionalPrinterColumns: [{ name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' }] };
+const v1 = { name: 'v1', served: true, storage: true, subresources, schema: { openAPIV3Schema: schemaOf({ schedule: { type: 'object', properties: { expression: str } } }) } };
 const crdFor = (group: string, plural: string, kind: string, url: string, caBundle: string) =>
   crdObject({
     group,
@@ -104,6 +109,20 @@ describe('webhook conversion', () => {
     expect((await stored('a')).spec).toEqual({ schedule: { expression: '2 * * * *' }, replicas: 2 });
   });
 
+  it('/status and /scale through v1beta1 write the stored object converted', async () => {
+    const cur = (await call('GET', at('v1beta1', 'a'))).body;
+    const status = await call('PUT', `${at('v1beta1', 'a')}/status`, { ...cur, status: { replicas: 3 } });
+    expect(status.status, JSON.stringify(status.body)).toBe(200);
+    expect(status.body).toMatchObject({ apiVersion: `${GROUP}/v1beta1`, spec: { cronSpec: '2 * * * *' }, status: { replicas: 3 } });
+    const scale = await call('GET', `${at('v1beta1', 'a')}/scale`);
+    expect(scale.body).toMatchObject({ kind: 'Scale', spec: { replicas: 2 }, status: { replicas: 3 } });
+    const scaled = await call('PATCH', `${at('v1beta1', 'a')}/scale`, { spec: { replicas: 4 } }, 'application/merge-patch+json');
+    expect(scaled.status, JSON.stringify(scaled.body)).toBe(200);
+    expect(scaled.body.spec.replicas).toBe(4);
+    const s = await stored('a');
+    expect([s.apiVersion, s.spec, s.status]).toEqual([`${GROUP}/v1`, { schedule: { expression: '2 * * * *' }, replicas: 4 }, { replicas: 3 }]);
+  });
+
   it('a list converts its items in one review, from the store, the cache and as a Table', async () => {
     for (const name of ['b', 'c']) expect((await call('POST', at('v1'), tab('v1', name, { schedule: { expression: `${name} x` } }))).status).toBe(201);
     for (const q of ['', '?resourceVersion=0', '?limit=10']) {
@@ -146,6 +165,16 @@ describe('webhook conversion', () => {
       ['DELETED', 'w2'],
     ]);
     expect(rows[0]?.object.columnDefinitions.map((c: Body) => c.name)).toEqual(['Name', 'Spec']);
+  });
+
+  it('a changed definition ends the watches converting through the webhook', async () => {
+    const watching = srv.app.inject({ method: 'GET', url: `${at('v1beta1')}?watch=true&timeoutSeconds=60` });
+    await until(async () => srv.ctx.hub.count() > 0);
+    const crd = (await call('GET', `${CRDS}/crontabs.${GROUP}`)).body;
+    crd.spec.versions[0].additionalPrinterColumns.push({ name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' });
+    expect((await call('PUT', `${CRDS}/crontabs.${GROUP}`, crd)).status).toBe(200);
+    const ended = await watching;
+    expect(watchEvents(ended.body).map((e) => e.type)).toEqual(['ADDED', 'ADDED', 'ADDED']);
   });
 
   it('a webhook that cannot be reached fails the request with a 500 naming the POST', async () => {
@@ -196,7 +225,7 @@ describe('webhook conversion', () => {
           execFile('kubectl', args, { env: { ...process.env, HOME: dir, KUBECONFIG: path.join(dir, 'kubeconfig') }, timeout: 30_000 }, (_err, stdout, stderr) => resolve({ stdout, stderr })),
         );
       const got = await kubectl('get', `crontabs.v1beta1.${GROUP}`);
-      expect(got.stdout).toMatch(/^NAME\s+SPEC\s*\na\s+2 \* \* \* \*\s*\nb\s+b x\s*\n$/);
+      expect(got.stdout).toMatch(/^NAME\s+SPEC\s+REPLICAS\s*\na\s+2 \* \* \* \*\s+4\s*\nb\s+b x\s*\n$/);
       const z = await call('POST', at('v1', '', 'dead.example.com', 'deadtabs'), tab('v1', 'z', { schedule: { expression: 'z' } }, 'DeadTab', 'dead.example.com'));
       expect(z.status).toBe(201);
       const down = await kubectl('get', 'deadtabs.v1beta1.dead.example.com', 'z');

@@ -41,6 +41,8 @@ export class Cacher {
   private readonly customViewCaches = new Map<string, ResourceCache>();
   /** The spec each custom resource's views were filled with. */
   private readonly customSpecs = new Map<string, string>();
+  /** Custom resources converted by their webhook (their watches convert through the settings they started with). */
+  private readonly customWebhooks = new Set<string>();
   /** The global revision the caches reflect. */
   rv = 0;
   private waiters: { rv: number; resolve: () => void }[] = [];
@@ -173,6 +175,11 @@ export class Cacher {
     const spec = JSON.stringify(crd.spec);
     const refill = this.customSpecs.get(qualified) !== spec;
     this.customSpecs.set(qualified, spec);
+    // A changed definition ends the watches that convert through the webhook (their clients watch again with the
+    // new settings), as Kubernetes ends the watches of a CRD's replaced storage.
+    if (refill && this.customWebhooks.has(qualified)) for (const w of [...raw.watchers]) w.close?.();
+    if (serving.views.some((v) => v.webhook)) this.customWebhooks.add(qualified);
+    else this.customWebhooks.delete(qualified);
     const keep = new Set<string>();
     for (const v of serving.views) {
       // A version converted by a webhook is read from the stored form, converted per request.
@@ -200,6 +207,7 @@ export class Cacher {
   private dropCustom(qualified: string): void {
     this.dropCache(this.customCaches, qualified, this.customCaches.get(qualified));
     this.customSpecs.delete(qualified);
+    this.customWebhooks.delete(qualified);
     this.customByPrefix.delete(qualified);
     for (const [k, c] of [...this.customViewCaches]) if (k.startsWith(`${qualified}/`)) this.dropCache(this.customViewCaches, k, c);
     setDefinition(qualified, undefined);
