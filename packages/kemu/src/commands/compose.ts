@@ -307,8 +307,18 @@ async function bootstrapObjects(p: Progress, dataDir: string, server: string, tl
     const r = await ensureLabBootstrap(client, { dataDir, server: 'https://lb:6443' });
     p.clear();
     p.say(`bootstrap token ${r.token.split('.')[0]} in ${path.join(dataDir, 'bootstrap-kubelet.kubeconfig')}${r.made.length ? `: made ${r.made.join(', ')}` : ': kept'} in ${p.elapsed(t0)}`);
-    const made = await ensureClusterAutoscalerIdentity(client, { dataDir, server: 'https://lb:6443' });
-    p.say(`cluster-autoscaler: ServiceAccount kube-system/cluster-autoscaler${made.length ? ` (made ${made.join(', ')})` : ''}, its token in ${path.join(dataDir, 'cluster-autoscaler.kubeconfig')}`);
+    // Retried: on a loaded machine a request through the balancer can fail once (a connection closed).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const made = await ensureClusterAutoscalerIdentity(client, { dataDir, server: 'https://lb:6443' });
+        p.say(`cluster-autoscaler: ServiceAccount kube-system/cluster-autoscaler${made.length ? ` (made ${made.join(', ')})` : ''}, its token in ${path.join(dataDir, 'cluster-autoscaler.kubeconfig')}`);
+        break;
+      } catch (e) {
+        if (Date.now() > deadline) throw new Error(`the cluster-autoscaler's ServiceAccount, roles and token: ${(e as Error).message}`);
+        p.status(`cluster-autoscaler's ServiceAccount: attempt ${attempt} failed (${(e as Error).message}); retrying — ${p.elapsed(t0)}`);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
   } catch (e) {
     throw new StepFailed('making the bootstrap token', (e as Error).message, 'look at the apiservers\' logs (docker logs apiserver-0); kemu compose up again retries');
   } finally {
