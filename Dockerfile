@@ -1,5 +1,6 @@
 # One image for every kemu Node component; the compose file picks the binary with `command:`
-# (kube-apiserver, kube-controller-manager, kube-scheduler, kubelet — all on PATH).
+# (kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, cluster-autoscaler, kube-addon-manager, and kemu
+# for the node groups' cloud — all on PATH).
 ARG NODE_IMAGE=node:20-bookworm-slim
 FROM ${NODE_IMAGE}
 
@@ -20,6 +21,8 @@ COPY packages/scheduler/bin packages/scheduler/bin
 COPY packages/scheduler-framework/package.json packages/scheduler-framework/
 COPY packages/cluster-autoscaler/package.json packages/cluster-autoscaler/
 COPY packages/cluster-autoscaler/bin packages/cluster-autoscaler/bin
+COPY packages/addon-manager/package.json packages/addon-manager/
+COPY packages/addon-manager/bin packages/addon-manager/bin
 COPY packages/kubelet/package.json packages/kubelet/
 COPY packages/kubelet/bin packages/kubelet/bin
 COPY packages/kemu/package.json packages/kemu/
@@ -32,7 +35,7 @@ ENV PATH=/opt/kemu/node_modules/.bin:$PATH \
     NODE_ENV=production
 # Warm tsx's transform cache (under /tmp, root's like the containers') at build time: otherwise every
 # container start compiles the sources again, ~2 s of CPU per process, with 12 processes starting at once.
-RUN for b in kube-apiserver kube-controller-manager kube-scheduler kubelet; do "$b" --help >/dev/null; done
+RUN for b in kube-apiserver kube-controller-manager kube-scheduler kubelet cluster-autoscaler kube-addon-manager kemu; do "$b" --help >/dev/null; done
 # State lives on a volume mounted into the apiservers only.
 RUN mkdir -p /var/lib/kemu
 # No EXPOSE: each compose service lists the one port it serves.

@@ -1,11 +1,14 @@
-// The cluster-autoscaler in a real lab: `kemu up --node-group name=pool,min=1,max=2,...` starts pool-0 and one
-// cluster-autoscaler; a pod that does not fit triggers a scale-up to pool-1, lands there, a pod beyond the max
-// stays Pending with NotTriggerScaleUp; a pod a PodDisruptionBudget protects keeps pool-1 (the drain is refused
-// and aborted); once the pods go the extra node is drained away and deleted.
+// The cluster-autoscaler in a real lab: `kemu up --node-group name=pool,min=1,max=2,...` starts pool-0 and two
+// cluster-autoscaler replicas, running as the chart's ServiceAccount kube-system/cluster-autoscaler; a pod that does
+// not fit triggers a scale-up to pool-1, lands there, a pod beyond the max stays Pending with NotTriggerScaleUp; a pod
+// a PodDisruptionBudget protects keeps pool-1 (the drain is refused and aborted); once the pods go the extra node is
+// drained away and deleted. Last, the leader is killed right after it asked the cloud for two `burst` machines: the
+// other replica takes the Lease and provisions nothing more.
 import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@kemu/base/testing/processes';
-import { startLab, missing, hasKubectl, type Lab } from '../lab/lab.ts';
+import { startLab, missing, hasKubectl, run, type Lab } from '../lab/lab.ts';
 
 const skip = missing('apiserver', 'controller-manager', 'scheduler', 'worker', 'cluster-autoscaler') ?? (hasKubectl() ? undefined : 'skipped: kubectl is not installed');
 if (skip) console.warn(`test/autoscaler/cluster-autoscaler.test.ts: ${skip}`);
@@ -40,7 +43,8 @@ describe.skipIf(skip)('cluster-autoscaler (kemu node groups)', () => {
       const p = execFile('kubectl', [`--kubeconfig=${lab.kubeconfig}`, 'create', '-f', '-'], { env: { ...process.env, HOME: lab.dir } }, (e, _out, err) =>
         e ? reject(new Error(`kubectl create: ${String(err)}`)) : resolve(),
       );
-      p.stdin?.end(JSON.stringify(obj));
+      // Several objects: one JSON stream (one kubectl call, so the scheduler sees them together).
+      p.stdin?.end(Array.isArray(obj) ? obj.map((o) => JSON.stringify(o)).join('\n') : JSON.stringify(obj));
     });
 
   beforeAll(async () => {
@@ -53,6 +57,10 @@ describe.skipIf(skip)('cluster-autoscaler (kemu node groups)', () => {
       nodeStatusUpdateFrequency: '2s',
       extra: [
         '--node-group=name=pool,min=1,max=2,cpu=2,memory=4Gi',
+        // Only for pods that tolerate it (the last case): min 0, and room past what they need, so a second
+        // provisioning for the same pods would show as burst-2.
+        '--node-group=name=burst,min=0,max=3,cpu=2,memory=4Gi,taints=dedicated=burst:NoSchedule',
+        '--cluster-autoscalers=2',
         '--autoscaler-arg=--scan-interval=1s',
         '--autoscaler-arg=--scale-down-unneeded-time=3s',
         '--autoscaler-arg=--scale-down-delay-after-add=3s',
@@ -92,9 +100,16 @@ describe.skipIf(skip)('cluster-autoscaler (kemu node groups)', () => {
     // c fits neither node and the group is at its max: it stays Pending, with the autoscaler's reason.
     await apply(pod('c', '1500m'));
     const not = await waitFor('NotTriggerScaleUp on c', async () => (await events('c')).find((e) => e.reason === 'NotTriggerScaleUp'), 30_000, 250);
-    expect(not.message).toBe("pod didn't trigger scale-up: 1 max node group size reached");
+    expect(not.message).toBe("pod didn't trigger scale-up: 1 max node group size reached, 1 node(s) had untolerated taint {dedicated: burst}");
     expect((await lab.kubectlJson<Item>('get', 'pod', 'c')).status?.phase).toBe('Pending');
     expect(lab.state().components.filter((c) => c.name.startsWith('pool-')).map((c) => c.name).sort()).toEqual(['pool-0', 'pool-1']);
+    // Everything above was done as the chart's ServiceAccount, with the token kemu up asked for, not as an admin.
+    const asAutoscaler = (...a: string[]) => run('kubectl', [`--kubeconfig=${path.join(lab.dir, 'cluster-autoscaler.kubeconfig')}`, ...a], { HOME: lab.dir });
+    expect((await asAutoscaler('auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}')).stdout).toBe('system:serviceaccount:kube-system:cluster-autoscaler');
+    expect((await asAutoscaler('auth', 'can-i', 'create', 'pods', '--subresource=eviction')).stdout.trim()).toBe('yes');
+    expect((await asAutoscaler('auth', 'can-i', 'update', 'configmaps/cluster-autoscaler-status', '-n', 'kube-system')).stdout.trim()).toBe('yes');
+    expect((await asAutoscaler('auth', 'can-i', 'delete', 'nodes')).stdout.trim()).toBe('no');
+    expect((await asAutoscaler('auth', 'can-i', 'create', 'deployments')).stdout.trim()).toBe('no');
 
     const status = await lab.kubectlJson<{ data: { status: string } }>('get', 'configmap', '-n', 'kube-system', 'cluster-autoscaler-status');
     expect(status.data.status).toContain('name: pool');
@@ -144,4 +159,45 @@ describe.skipIf(skip)('cluster-autoscaler (kemu node groups)', () => {
     expect((await nodes()).map((n) => n.metadata.name)).toEqual(['pool-0']);
     expect(lab.state().components.some((c) => c.name === 'pool-1')).toBe(false);
   }, 180_000);
+
+  it('the leader killed mid scale-up: the other replica takes the Lease and provisions nothing twice', async () => {
+    // Which replica leads: its leader_election_master_status gauge (both run on the same host name).
+    const leading = async (name: string) => {
+      const c = lab.state().components.find((x) => x.name === name);
+      if (!c?.healthUrl || c.state !== 'running') return false;
+      const r = await fetch(c.healthUrl.replace(/\/health-check$/, '/metrics')).then((x) => x.text()).catch(() => '');
+      return /^leader_election_master_status\{name="cluster-autoscaler"\} 1$/m.test(r);
+    };
+    const replicas = ['cluster-autoscaler-0', 'cluster-autoscaler-1'];
+    const leader = await waitFor('an autoscaler leader', async () => {
+      for (const r of replicas) if (await leading(r)) return r;
+      return undefined;
+    }, 30_000, 250);
+    const other = replicas.find((r) => r !== leader) ?? '';
+    const burstPod = (name: string) => {
+      const p = pod(name, '1500m');
+      return { ...p, spec: { ...p.spec, nodeSelector: { 'kemu.dev/node-group': 'burst' }, tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'burst', effect: 'NoSchedule' }] } };
+    };
+    // Each needs a node of its own (in one scan, the leader asks for burst 0->2); the leader dies as soon as the
+    // cloud starts a machine, the other replica finds the rest of the scale-up on its way.
+    await apply([burstPod('d1'), burstPod('d2')]);
+    await waitFor('the cloud starting burst-0', () => lab.state().components.some((c) => c.name === 'burst-0') || undefined, 30_000, 50);
+    expect((await lab.kemu('kill', leader)).code).toBe(0);
+    await waitFor(`${other} leading`, () => leading(other).then((x) => x || undefined), 30_000, 250);
+
+    for (const name of ['d1', 'd2'])
+      await waitFor(`${name} Running`, async () => ((await lab.kubectlJson<Item>('get', 'pod', name)).status?.phase === 'Running' ? true : undefined), 60_000, 250);
+    // One more scan of the new leader with both pods placed: still the two machines, whoever asked for them.
+    const updated = async () => (await lab.kubectlJson<{ metadata: { annotations?: Record<string, string> } }>('get', 'configmap', '-n', 'kube-system', 'cluster-autoscaler-status')).metadata.annotations?.['cluster-autoscaler.kubernetes.io/last-updated'];
+    const before = await updated();
+    await waitFor('a status update', async () => ((await updated()) !== before || undefined), 30_000, 250);
+    expect(lab.state().components.filter((c) => c.name.startsWith('burst-')).map((c) => c.name).sort()).toEqual(['burst-0', 'burst-1']);
+    const placed = await Promise.all(['d1', 'd2'].map(async (n) => (await lab.kubectlJson<Item>('get', 'pod', n)).spec?.nodeName));
+    expect(placed.sort()).toEqual(['burst-0', 'burst-1']);
+    const triggered = (await lab.kubectlJson<{ items: EventItem[] }>('get', 'events', '-n', 'default', '--field-selector=reason=TriggeredScaleUp')).items.filter((e) => e.involvedObject.name.startsWith('d'));
+    // None when the leader died before recording them; 0->1 then 1->2 when the pods came in two scans; never a third machine.
+    for (const e of triggered) expect(e.message).toMatch(/^pod triggered scale-up: \[\{burst (0->2|0->1|1->2) \(max: 3\)\}\]$/);
+    const status = (await lab.kubectlJson<{ data: { status: string } }>('get', 'configmap', '-n', 'kube-system', 'cluster-autoscaler-status')).data.status;
+    expect(status).toMatch(/name: burst\n(.*\n)*?\s+cloudProviderTarget: 2\n/);
+  }, 120_000);
 });

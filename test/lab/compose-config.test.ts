@@ -1,5 +1,6 @@
 // The compose file's shape: the services, hostnames, the state volume only on apiservers, health checks,
-// restart policy and stop settings — and that docker-compose 1.29 accepts it (`docker-compose config`).
+// restart policy and stop settings, the node groups' cloud, the cluster-autoscaler and the addon manager — and that
+// docker-compose 1.29 accepts it (`docker-compose config`).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -28,17 +29,19 @@ const hasCompose = fs.existsSync('/usr/bin/docker-compose') || fs.existsSync('/u
 
 describe('docker-compose.yml', () => {
   const names = ['lb', ...['apiserver', 'controller-manager', 'scheduler', 'worker'].flatMap((k) => [0, 1, 2].map((i) => `${k}-${i}`))];
+  const addOns = ['kube-addon-manager', 'cloud', 'cluster-autoscaler'];
+  const all = [...names, ...addOns];
 
   it('has the lab services with hostnames equal to their names', () => {
-    expect(Object.keys(compose.services).sort()).toEqual([...names].sort());
-    for (const n of names) expect(compose.services[n]?.hostname, n).toBe(n);
+    expect(Object.keys(compose.services).sort()).toEqual([...all].sort());
+    for (const n of all) expect(compose.services[n]?.hostname, n).toBe(n);
   });
 
   it('names every container as its service (docker stop <Lease holder prefix>) and exposes only the port it serves', () => {
-    const port: Record<string, string> = { apiserver: '6443', 'controller-manager': '10257', scheduler: '10259', worker: '10250' };
-    for (const n of names) {
+    const port: Record<string, string> = { apiserver: '6443', 'controller-manager': '10257', scheduler: '10259', worker: '10250', 'cluster-autoscaler': '8085' };
+    for (const n of all) {
       expect(compose.services[n]?.container_name, n).toBe(n);
-      if (n !== 'lb') expect(compose.services[n]?.expose, n).toEqual([port[n.replace(/-\d+$/, '')]]);
+      if (n !== 'lb') expect(compose.services[n]?.expose, n).toEqual(port[n.replace(/-\d+$/, '')] ? [port[n.replace(/-\d+$/, '')]] : undefined);
     }
     expect(fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')).not.toMatch(/^EXPOSE/m);
   });
@@ -56,8 +59,42 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it("passes kemu up's HorizontalPodAutoscaler timing: controller-managers' sync period and stabilization, kubelets' CPU window", () => {
+    for (const n of names.filter((x) => x.startsWith('controller-manager-')))
+      expect(compose.services[n]?.command, n).toEqual(expect.arrayContaining([
+        '--horizontal-pod-autoscaler-sync-period=${KEMU_HPA_SYNC_PERIOD:-15s}',
+        '--horizontal-pod-autoscaler-downscale-stabilization=${KEMU_HPA_DOWNSCALE_STABILIZATION:-5m0s}',
+      ]));
+    for (const n of names.filter((x) => x.startsWith('worker-'))) expect(compose.services[n]?.command, n).toContain('--cpu-usage-window=${KEMU_CPU_USAGE_WINDOW:-10s}');
+    expect(compose.services.cloud?.command).toContain('--kubelet-arg=--cpu-usage-window=${KEMU_CPU_USAGE_WINDOW:-10s}');
+  });
+
+  it('declares the node groups on the cloud, which shares its socket and cloud config with the cluster-autoscaler', () => {
+    const cloud = compose.services.cloud;
+    expect(cloud?.command?.slice(0, 3)).toEqual(['kemu', 'compose', 'cloud']);
+    expect(cloud?.command).toContain('--node-group=name=pool,min=0,max=3,cpu=4,memory=8Gi');
+    // Its machines are containers made through the engine's socket, with the data dir it mounts.
+    expect(cloud?.volumes).toEqual(['${KEMU_DATA_DIR:-./.kemu/compose}:/etc/kubernetes:ro', 'cloud:/var/run/kemu-cloud', '/var/run/docker.sock:/var/run/docker.sock']);
+    const ca = compose.services['cluster-autoscaler'];
+    expect(ca?.command).toEqual(expect.arrayContaining([
+      '--kubeconfig=/etc/kubernetes/cluster-autoscaler.kubeconfig',
+      '--cloud-provider=kemu',
+      '--cloud-config=/var/run/kemu-cloud/cloud-config.yaml',
+    ]));
+    expect(ca?.volumes).toContain('cloud:/var/run/kemu-cloud:ro');
+    expect(ca?.depends_on?.cloud?.condition).toBe('service_healthy');
+    for (const [n, s] of Object.entries(compose.services))
+      if (n !== 'cloud') expect((s.volumes ?? []).some((v) => v.includes('docker.sock')), n).toBe(false);
+  });
+
+  it('runs the addon manager on the data dir\'s addons, at the real default --addons-dir', () => {
+    const am = compose.services['kube-addon-manager'];
+    expect(am?.volumes).toEqual(['${KEMU_DATA_DIR:-./.kemu/compose}:/etc/kubernetes:ro']);
+    expect(am?.command).toEqual(expect.arrayContaining(['kube-addon-manager', '--addons-dir=/etc/kubernetes/addons', '--period=${KEMU_ADDON_CHECK_INTERVAL:-60s}', '--hostname-override=kube-addon-manager']));
+  });
+
   it('mounts the state volume into the apiservers only, and each worker its own /var/lib/kubelet', () => {
-    expect(Object.keys(compose.volumes)).toEqual(['state', 'kubelet-worker-0', 'kubelet-worker-1', 'kubelet-worker-2']);
+    expect(Object.keys(compose.volumes)).toEqual(['state', 'kubelet-worker-0', 'kubelet-worker-1', 'kubelet-worker-2', 'cloud']);
     for (const [n, s] of Object.entries(compose.services)) {
       const mountsState = (s.volumes ?? []).some((v) => v.startsWith('state:'));
       expect(mountsState, n).toBe(n.startsWith('apiserver-'));
@@ -93,14 +130,16 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('gives every service a health check, restart on failure and SIGTERM with a grace period', () => {
+  it('gives every service a health check (but the addon manager, which serves nothing), restart on failure and SIGTERM with a grace period', () => {
+    const probe: Record<string, RegExp> = { lb: /6443/, cloud: /cloud-config\.yaml/, 'cluster-autoscaler': /port:8085,path:'\/health-check'/ };
     for (const [n, s] of Object.entries(compose.services)) {
-      expect(s.healthcheck?.test.join(' '), n).toMatch(n === 'lb' ? /6443/ : n.startsWith('apiserver') ? /\/readyz/ : /\/healthz/);
+      if (n === 'kube-addon-manager') expect(s.healthcheck, n).toBeUndefined();
+      else expect(s.healthcheck?.test.join(' '), n).toMatch(probe[n] ?? (n.startsWith('apiserver') ? /\/readyz/ : /\/healthz/));
       expect(s.restart, n).toBe('on-failure');
       expect(s.stop_signal, n).toBe('SIGTERM');
       expect(s.stop_grace_period, n).toBeTruthy();
     }
-    for (const n of names.filter((x) => /^(controller-manager|scheduler|worker)-/.test(x)))
+    for (const n of [...names.filter((x) => /^(controller-manager|scheduler|worker)-/.test(x)), 'kube-addon-manager', 'cloud'])
       expect(compose.services[n]?.depends_on?.lb?.condition, n).toBe('service_healthy');
     expect(compose.services.lb?.ports?.some((p) => p.endsWith(':6443'))).toBe(true);
   });

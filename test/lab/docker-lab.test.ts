@@ -15,8 +15,8 @@ import { planDocker, startEngine, startComposeLab, waitNodesReady, type ComposeL
 
 const plan = planDocker('test/lab/docker-lab.test.ts', missing('apiserver', 'controller-manager', 'scheduler', 'worker') ?? (hasKubectl() ? undefined : 'kubectl is not installed'));
 
-const SERVICES = ['lb', ...['apiserver', 'controller-manager', 'scheduler', 'worker'].flatMap((k) => [0, 1, 2].map((i) => `${k}-${i}`))];
-const PORT_OF: Record<string, string> = { apiserver: '6443', 'controller-manager': '10257', scheduler: '10259', worker: '10250' };
+const SERVICES = ['lb', ...['apiserver', 'controller-manager', 'scheduler', 'worker'].flatMap((k) => [0, 1, 2].map((i) => `${k}-${i}`)), 'kube-addon-manager', 'cloud', 'cluster-autoscaler'];
+const PORT_OF: Record<string, string> = { apiserver: '6443', 'controller-manager': '10257', scheduler: '10259', worker: '10250', 'cluster-autoscaler': '8085' };
 
 describe.skipIf(plan.skip)('docker-compose lab (kemu compose up)', () => {
   let lab: ComposeLab | undefined;
@@ -44,7 +44,7 @@ describe.skipIf(plan.skip)('docker-compose lab (kemu compose up)', () => {
     const l = lab;
     console.log(`kemu compose up: ${l.upSeconds.toFixed(1)}s to all healthy and 3 Nodes Ready (${((Date.now() - t0) / 1000).toFixed(1)}s since the engine answered)`);
     expect(l.upOutput).toContain(`export KUBECONFIG=${path.join(l.dir, 'kubeconfig')}`);
-    expect(l.upOutput).toMatch(/all 13 containers healthy and every Node Ready/);
+    expect(l.upOutput).toMatch(/all 16 containers healthy and every Node Ready/);
     expect(fs.existsSync(l.kubeconfig)).toBe(true);
     const nodes = await l.kubectl('get', 'nodes', '--no-headers');
     expect(nodes.code, nodes.stderr).toBe(0);
@@ -86,7 +86,8 @@ describe.skipIf(plan.skip)('docker-compose lab (kemu compose up)', () => {
       expect(host, service).toBe(service);
       if (service === 'lb') continue;
       const kind = service.replace(/-\d+$/, '');
-      expect(Object.keys(JSON.parse(ports) as Record<string, unknown>), service).toEqual([`${PORT_OF[kind]}/tcp`]);
+      // The addon manager and the cloud serve no port.
+      expect(Object.keys((JSON.parse(ports) as Record<string, unknown> | null) ?? {}), service).toEqual(PORT_OF[kind] ? [`${PORT_OF[kind]}/tcp`] : []);
     }
   }, 60_000);
 
@@ -145,6 +146,31 @@ describe.skipIf(plan.skip)('docker-compose lab (kemu compose up)', () => {
       await l.docker('unpause', victim);
       await l.kubectl('delete', 'deployment', 'evict', '--wait=false');
     }
+  }, 300_000);
+
+  it('a pod only the node group can take: the cluster-autoscaler asks the cloud, which starts pool-0 as a container', async (ctx) => {
+    if (!lab) return ctx.skip('no Docker engine');
+    const l = lab;
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'grow', namespace: 'default' },
+      spec: { nodeSelector: { 'kemu.dev/node-group': 'pool' }, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.9', resources: { requests: { cpu: '3' } } }], terminationGracePeriodSeconds: 0 },
+    };
+    fs.writeFileSync(path.join(l.dir, 'grow.json'), JSON.stringify(pod));
+    const created = await l.kubectl('create', '-f', path.join(l.dir, 'grow.json'));
+    expect(created.code, created.stderr).toBe(0);
+    const phase = async () => (await l.kubectl('get', 'pod', 'grow', '-o', 'jsonpath={.status.phase} {.spec.nodeName}')).stdout.trim();
+    expect(await waitFor('grow Running', async () => ((await phase()).startsWith('Running ') ? await phase() : undefined), 180_000, 1000)).toBe('Running pool-0');
+    const events = await l.kubectl('get', 'events', '--field-selector=involvedObject.name=grow,reason=TriggeredScaleUp', '-o', 'jsonpath={.items[*].message}');
+    expect(events.stdout).toContain('pod triggered scale-up: [{pool 0->1 (max: 3)}]');
+    // The machine is a container of the project, named as its Node, with the group's label.
+    const c = await l.docker('inspect', '-f', '{{.Config.Hostname}} {{index .Config.Labels "com.docker.compose.project"}} {{index .Config.Labels "kemu.dev/node-group"}}', 'pool-0');
+    expect(c.stdout.trim()).toBe(`pool-0 ${l.project} pool`);
+    // As the chart's ServiceAccount, not an admin.
+    const holder = await l.kubectl('-n', 'kube-system', 'get', 'lease', 'cluster-autoscaler', '-o', 'jsonpath={.spec.holderIdentity}');
+    expect(holder.stdout).toMatch(/^cluster-autoscaler/);
+    await l.kubectl('delete', 'pod', 'grow', '--wait=false');
   }, 300_000);
 
   it('kemu compose down --volumes leaves no container, network or volume', async (ctx) => {

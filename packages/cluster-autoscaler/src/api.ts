@@ -1,4 +1,4 @@
-// The autoscaler's writes through the one RestClient: node taints, evictions, Node deletion, the status ConfigMap.
+// The autoscaler's writes through the one RestClient: node taints, evictions, the status ConfigMap.
 import type { ConfigMap, Node, Pod } from '@kemu/api';
 import { R, StatusError } from '@kemu/api';
 import { isConflict, isNotFound, type Indexer, type RestClient } from '@kemu/client';
@@ -60,13 +60,6 @@ export function restActuatorApi(
       return pods
         .list()
         .filter((p) => p.spec.nodeName === nodeName && uids.has(p.metadata.uid) && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed' && drainVerdict(p, drain).kind !== 'stay');
-    },
-    async deleteNode(name) {
-      try {
-        await client.delete(R.nodes, undefined, name);
-      } catch (e) {
-        if (!isNotFound(e)) throw e;
-      }
     },
     event,
   };

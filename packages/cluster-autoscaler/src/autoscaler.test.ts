@@ -33,13 +33,11 @@ function unschedulable(name: string, cpu: string): Pod {
 
 function harness(provider: FakeProvider, clock: FakeClock, world: { nodes: Node[]; pods: Pod[] }) {
   const events: string[] = [];
-  const deleted: string[] = [];
   const actuator: ActuatorApi = {
     addToBeDeletedTaint: async () => undefined,
     removeToBeDeletedTaint: async () => undefined,
     evict: async () => ({ result: 'evicted' }),
     podsLeft: () => [],
-    deleteNode: async (n) => void deleted.push(n),
     event: () => undefined,
   };
   const cm: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cluster-autoscaler-status', namespace: 'kube-system' } };
@@ -59,7 +57,8 @@ function harness(provider: FakeProvider, clock: FakeClock, world: { nodes: Node[
     },
     OPTIONS,
   );
-  return { a, events, deleted, statuses };
+  // The machines the cloud deleted (their Nodes are the cloud's to remove).
+  return { a, events, deleted: provider.groups[0]?.deleted ?? [], statuses };
 }
 
 describe('Autoscaler.runOnce', () => {

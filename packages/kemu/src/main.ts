@@ -47,6 +47,8 @@ Usage:
                                 the same lab as containers (docker-compose.yml): checks Docker, builds what
                                 is missing, waits for health, writes DIR/kubeconfig (\`kemu compose up --help\`)
   kemu compose down [--volumes] remove its containers and network (and the state volume)
+  kemu compose cloud --node-group ...
+                                inside that lab (its \`cloud\` service): the node groups' cloud, machines as containers
 
 Each process has its own loopback address in the /24 of --address: the balancer on 127.0.0.1:6443,
 apiserver-N on 127.0.0.1N:6443, controller-manager-N 127.0.0.2N, scheduler-N 127.0.0.3N, worker-N (its
@@ -91,6 +93,7 @@ async function main(argv: string[]): Promise<number> {
     const { usage } = await import('@kemu/base');
     const { UP_FLAGS, PKI_FLAGS } = await import('./options.ts');
     const { COMPOSE_UP_FLAGS, COMPOSE_DOWN_FLAGS } = await import('./commands/compose.ts');
+    const { COMPOSE_CLOUD_FLAGS } = await import('./compose/cloud.ts');
     const { TOKEN_CREATE_FLAGS, TOKEN_LIST_FLAGS, TOKEN_DELETE_FLAGS, TOKEN_USAGE } = await import('./commands/token.ts');
     const { JOIN_FLAGS } = await import('./commands/join.ts');
     const sub = rest[0];
@@ -104,6 +107,7 @@ async function main(argv: string[]): Promise<number> {
       : cmd === 'token' ? TOKEN_USAGE
       : cmd === 'compose' && sub === 'up' ? usage('kemu compose up', COMPOSE_UP_FLAGS)
       : cmd === 'compose' && sub === 'down' ? usage('kemu compose down', COMPOSE_DOWN_FLAGS)
+      : cmd === 'compose' && sub === 'cloud' ? usage('kemu compose cloud', COMPOSE_CLOUD_FLAGS)
       : USAGE;
     process.stdout.write(text);
     return 0;

@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { tryParseQuantity } from '@kemu/api';
+import { R, tryParseQuantity } from '@kemu/api';
+import { isNotFound, type RestClient } from '@kemu/client';
 
 export const NODE_GROUP_LABEL = 'kemu.dev/node-group';
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -128,6 +129,18 @@ export function writeCloudConfig(dataDir: string, controlSocket: string, groups:
   return file;
 }
 
+/**
+ * Deletes the Node of a machine the cloud deleted, as a cloud-controller-manager's node lifecycle controller does
+ * when the instance is gone (the autoscaler's ClusterRole cannot delete Nodes). One already gone is fine.
+ */
+export async function deleteNodeOfMachine(client: RestClient, name: string): Promise<void> {
+  try {
+    await client.delete(R.nodes, undefined, name);
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+}
+
 /** What the cloud needs from the supervisor: start a group machine, stop and forget one. */
 export interface Machines {
   start(name: string, group: NodeGroupSpec): Promise<void>;
@@ -155,6 +168,18 @@ export class NodeGroupCloud {
 
   specs(): NodeGroupSpec[] {
     return [...this.groups.values()].map((g) => g.spec);
+  }
+
+  /** Machines found running (a restarted compose cloud finds its containers): members again, their names not reused. */
+  adopt(group: string, names: readonly string[]): void {
+    const g = this.groups.get(group);
+    if (!g) return;
+    for (const n of names) {
+      if (!g.members.includes(n)) g.members.push(n);
+      const i = Number(n.slice(group.length + 1));
+      if (n.startsWith(`${group}-`) && Number.isInteger(i)) g.next = Math.max(g.next, i + 1);
+    }
+    g.members.sort((a, b) => Number(a.slice(group.length + 1)) - Number(b.slice(group.length + 1)));
   }
 
   /** Starts every group's min machines (kemu up). */

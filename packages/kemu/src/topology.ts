@@ -374,7 +374,8 @@ export async function planTopology(o: TopologyOptions, taken: Set<string>): Prom
 export const CLUSTER_AUTOSCALER_PORT = 8085;
 
 /**
- * The i-th cluster-autoscaler (address .6i): the admin kubeconfig (kemu has no cluster-autoscaler RBAC role yet),
+ * The i-th cluster-autoscaler (address .6i): the kubeconfig with the token of its ServiceAccount
+ * kube-system/cluster-autoscaler (cluster-autoscaler-identity.ts),
  * the kemu cloud provider with the cloud config `kemu up` wrote, one --nodes per group, the lab's leader-election
  * timing, then the user's --autoscaler-arg flags (they win, being last).
  */
@@ -394,7 +395,7 @@ export async function planClusterAutoscaler(
     command: process.execPath,
     args: [
       binPath('cluster-autoscaler'),
-      `--kubeconfig=${path.join(o.dataDir, 'kubeconfig')}`,
+      `--kubeconfig=${path.join(o.dataDir, 'cluster-autoscaler.kubeconfig')}`,
       '--cloud-provider=kemu',
       `--cloud-config=${cloudConfig}`,
       ...groups.map((g) => `--nodes=${g.min}:${g.max}:${g.name}`),

@@ -23,9 +23,6 @@ function fakeApi(evict: (p: Pod) => EvictionResult) {
       return r === 'blocked' ? { result: r, message: 'Cannot evict pod as it would violate the pod\'s disruption budget.' } : { result: r };
     },
     podsLeft: (_n, pods) => pods.filter((p) => !evicted.has(p.metadata.name ?? '')),
-    async deleteNode(n) {
-      calls.push(`delete ${n}`);
-    },
     event(obj: Node | Pod, type, reason, message) {
       events.push(`${obj.kind}/${obj.metadata.name} ${type} ${reason}: ${message}`);
     },
@@ -37,14 +34,14 @@ describe('removeNode', () => {
   const node = fakeNode('pool-1', { group: 'pool' });
   const pods = [makePod('web-1', { nodeName: 'pool-1' })];
 
-  it('taints, evicts, deletes the machine and the Node, with the autoscaler events', async () => {
+  it('taints, evicts and deletes the machine (its Node is the cloud\'s to remove), with the autoscaler events', async () => {
     const provider = new FakeProvider([{ id: 'pool', min: 1, max: 3, target: 2 }]);
     const group = provider.groups[0]!;
     const clock = new FakeClock();
     const { api, calls, events } = fakeApi(() => 'evicted');
     const r = await removeNode(node, group, pods, api, { clock, maxPodEvictionMs: 120_000, evictionRetryMs: 10_000, podsGoneTimeoutMs: 60_000 });
     expect(r).toEqual({ removed: true });
-    expect(calls).toEqual(['taint pool-1', 'evict web-1: evicted', 'delete pool-1']);
+    expect(calls).toEqual(['taint pool-1', 'evict web-1: evicted']);
     expect(group.deleted).toEqual(['pool-1']);
     expect(group.target).toBe(1);
     expect(events).toEqual([
@@ -64,7 +61,7 @@ describe('removeNode', () => {
     expect(r.error).toContain("violate the pod's disruption budget");
     expect(calls.filter((c) => c.startsWith('evict')).length).toBe(4); // at 0, 10, 20 and 30 s
     expect(calls.at(-1)).toBe('untaint pool-1');
-    expect(calls).not.toContain('delete pool-1');
+    expect(group.deleted).toEqual([]);
     expect(group.target).toBe(2);
     expect(events.at(-1)).toBe('Node/pool-1 Warning ScaleDownFailed: failed to drain the node, aborting ScaleDown');
   });

@@ -1,7 +1,8 @@
 // Removing one node (core/scaledown/actuation): taint it ToBeDeletedByClusterAutoscaler (NoSchedule), evict its
 // pods through the Eviction API — a 429 (a PodDisruptionBudget) is retried until the eviction deadline, then the
 // drain is aborted and the taint removed: the node stays — wait for the pods to go, then ask the cloud to delete the
-// machine and delete the Node object (kemu has no cloud-controller-manager to do it).
+// machine. The Node object is the cloud's to remove (a cloud-controller-manager's, kemu's cloud in the lab): the
+// autoscaler's ClusterRole has no `delete` on nodes.
 import type { Node, Pod } from '@kemu/api';
 import type { Clock } from '@kemu/base';
 import type { NodeGroup } from '../cloudprovider/interface.ts';
@@ -15,7 +16,6 @@ export interface ActuatorApi {
   evict(pod: Pod): Promise<{ result: EvictionResult; message?: string }>;
   /** Pods still bound to the node that must leave it (not DaemonSet/mirror pods). */
   podsLeft(nodeName: string, pods: readonly Pod[]): readonly Pod[];
-  deleteNode(nodeName: string): Promise<void>;
   event(obj: Node | Pod, type: 'Normal' | 'Warning', reason: string, message: string): void;
 }
 
@@ -79,7 +79,6 @@ export async function removeNode(node: Node, group: NodeGroup, pods: readonly Po
   }
   try {
     await group.deleteNodes([name]);
-    await api.deleteNode(name);
   } catch (e) {
     api.event(node, 'Warning', 'ScaleDownFailed', 'failed to delete the node');
     await api.removeToBeDeletedTaint(name).catch(() => undefined);

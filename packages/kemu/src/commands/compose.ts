@@ -11,6 +11,8 @@ import { ROOT } from '../topology.ts';
 import { probe } from '../probe.ts';
 import { ensureLabPki, readLabTls } from '../lab-pki.ts';
 import { ensureLabBootstrap, labAdminClient } from '../lab-bootstrap.ts';
+import { ensureLabAddons } from '../lab-addons.ts';
+import { ensureClusterAutoscalerIdentity } from '../cluster-autoscaler-identity.ts';
 import { COMPOSE_FIX, checkDocker, containerStates, findCompose, imageExists, runLogged, type Compose } from '../compose/docker.ts';
 import { Progress } from '../compose/progress.ts';
 import { UsageError } from './errors.ts';
@@ -36,6 +38,10 @@ const ENV_FLAGS: Record<string, string> = {
   'default-unreachable-toleration-seconds': 'KEMU_DEFAULT_UNREACHABLE_TOLERATION_SECONDS',
   'node-status-update-frequency': 'KEMU_NODE_STATUS_UPDATE_FREQUENCY',
   'image-pull-delay': 'KEMU_IMAGE_PULL_DELAY',
+  'horizontal-pod-autoscaler-sync-period': 'KEMU_HPA_SYNC_PERIOD',
+  'horizontal-pod-autoscaler-downscale-stabilization': 'KEMU_HPA_DOWNSCALE_STABILIZATION',
+  'cpu-usage-window': 'KEMU_CPU_USAGE_WINDOW',
+  'addon-check-interval': 'KEMU_ADDON_CHECK_INTERVAL',
 };
 
 export const COMPOSE_UP_FLAGS = {
@@ -91,6 +97,8 @@ export async function composeCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'up') return composeUp(rest);
   if (sub === 'down') return composeDown(rest);
+  // Inside the lab: the `cloud` service's command.
+  if (sub === 'cloud') return (await import('../compose/cloud.ts')).composeCloud(rest);
   throw new UsageError(`kemu compose needs up or down (got ${sub ?? 'nothing'})`);
 }
 
@@ -208,9 +216,13 @@ async function composeUp(argv: string[]): Promise<number> {
     p.say(`pki in ${path.join(dataDir, 'pki')}/ (mounted at /etc/kubernetes): ${made ? `${made} files made in ${p.elapsed(tp)}` : 'kept'}`);
     const tls = readLabTls(dataDir);
     const ts = Date.now();
-    // Workers start last: their bootstrap token Secret and bindings are made once an apiserver answers.
-    const workers = services.filter((s) => s.service.startsWith('worker-'));
-    const control = services.filter((s) => !s.service.startsWith('worker-'));
+    // Workers start last: their bootstrap token Secret and bindings are made once an apiserver answers; so do the
+    // node groups' cloud (its machines bootstrap too) and the cluster-autoscaler (its ServiceAccount token).
+    const late = (s: { service: string }) => s.service.startsWith('worker-') || s.service === 'cloud' || s.service === 'cluster-autoscaler';
+    const workers = services.filter(late);
+    const control = services.filter((s) => !late(s));
+    const addons = ensureLabAddons(dataDir);
+    if (addons.seeded.length) p.say(`addons in ${addons.dir}/ (mounted at /etc/kubernetes/addons): ${addons.seeded.join(', ')}`);
     p.say(`starting ${control.length} containers (${control.map((s) => s.container).join(', ')})`);
     let started = 0;
     const onLine = (l: string) => {
@@ -220,7 +232,7 @@ async function composeUp(argv: string[]): Promise<number> {
     p.clear();
     if (up.code === 0 && workers.length) {
       await bootstrapObjects(p, dataDir, server, tls, Date.now() + f.timeout);
-      p.say(`starting ${workers.length} workers (${workers.map((s) => s.container).join(', ')}): they bootstrap with the token in bootstrap-kubelet.kubeconfig`);
+      p.say(`starting ${workers.length} containers (${workers.map((s) => s.container).join(', ')}): the workers bootstrap with the token in bootstrap-kubelet.kubeconfig`);
       up = await run(['up', '-d', '--no-build', ...workers.map((s) => s.service)], onLine);
       p.clear();
     }
@@ -295,6 +307,18 @@ async function bootstrapObjects(p: Progress, dataDir: string, server: string, tl
     const r = await ensureLabBootstrap(client, { dataDir, server: 'https://lb:6443' });
     p.clear();
     p.say(`bootstrap token ${r.token.split('.')[0]} in ${path.join(dataDir, 'bootstrap-kubelet.kubeconfig')}${r.made.length ? `: made ${r.made.join(', ')}` : ': kept'} in ${p.elapsed(t0)}`);
+    // Retried: on a loaded machine a request through the balancer can fail once (a connection closed).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const made = await ensureClusterAutoscalerIdentity(client, { dataDir, server: 'https://lb:6443' });
+        p.say(`cluster-autoscaler: ServiceAccount kube-system/cluster-autoscaler${made.length ? ` (made ${made.join(', ')})` : ''}, its token in ${path.join(dataDir, 'cluster-autoscaler.kubeconfig')}`);
+        break;
+      } catch (e) {
+        if (Date.now() > deadline) throw new Error(`the cluster-autoscaler's ServiceAccount, roles and token: ${(e as Error).message}`);
+        p.status(`cluster-autoscaler's ServiceAccount: attempt ${attempt} failed (${(e as Error).message}); retrying — ${p.elapsed(t0)}`);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
   } catch (e) {
     throw new StepFailed('making the bootstrap token', (e as Error).message, 'look at the apiservers\' logs (docker logs apiserver-0); kemu compose up again retries');
   } finally {

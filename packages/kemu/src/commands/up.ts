@@ -15,6 +15,8 @@ import { prepareBootstrappingKubelet, ensureLabPki, labPkiFiles, readLabTls } fr
 import { ensureLabBootstrap, labAdminClient } from '../lab-bootstrap.ts';
 import { joinWorker } from '../lab-join.ts';
 import { ensureLabAddons } from '../lab-addons.ts';
+import { ensureClusterAutoscalerIdentity } from '../cluster-autoscaler-identity.ts';
+import { deleteNodeOfMachine } from '../node-groups.ts';
 import { NodeGroupCloud, NodeGroupError, groupKubeletArgs, parseNodeGroups, writeCloudConfig, type NodeGroupSpec } from '../node-groups.ts';
 import { planClusterAutoscaler } from '../topology.ts';
 import { readState, writeState, pidAlive, type LabState } from '../state.ts';
@@ -232,7 +234,12 @@ export async function up(argv: string[]): Promise<number> {
     },
     remove: async (name) => {
       await sup.remove(name);
-      say(`node group: ${name} stopped and removed`);
+      // As a cloud-controller-manager does for an instance that is gone: the Node goes with its machine.
+      const client = labAdminClient(dataDir);
+      const deleted = await deleteNodeOfMachine(client, name)
+        .then(() => 'its Node deleted', (e: unknown) => `its Node not deleted (${(e as Error).message}): kubectl delete node ${name}`)
+        .finally(() => client.close());
+      say(`node group: ${name} stopped and removed, ${deleted}`);
     },
   });
   const control = await serveControl(socket, async (action: Action, name: string | undefined, body) => {
@@ -297,6 +304,7 @@ export async function up(argv: string[]): Promise<number> {
     for (const s of [...topo.controllerManagers, ...topo.schedulers, ...topo.addonManagers, ...topo.workers]) sup.start(s.name);
     if (nodeGroupSpecs.length) {
       await cloud.startMinimum().catch((e: unknown) => say(`node groups: could not start the minimum workers: ${(e as Error).message}`));
+      await autoscalerIdentity();
       for (const s of autoscalers) sup.start(s.name);
       say(`node groups ${nodeGroupSpecs.map((g) => `${g.name} (${g.min}..${g.max})`).join(', ')}: cloud config ${path.join(dataDir, 'cloud-config.yaml')}; ${autoscalers.length} cluster-autoscaler(s)`);
     }
@@ -328,6 +336,29 @@ export async function up(argv: string[]): Promise<number> {
         return;
       }
       await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  /** The chart's ServiceAccount and roles, and the token kubeconfig the autoscalers run with. */
+  async function autoscalerIdentity(): Promise<void> {
+    const client = labAdminClient(dataDir);
+    const until = Date.now() + 30_000;
+    try {
+      for (;;) {
+        try {
+          const made = await ensureClusterAutoscalerIdentity(client, { dataDir, server });
+          say(`cluster-autoscaler: ServiceAccount kube-system/cluster-autoscaler${made.length ? ` (made ${made.join(', ')})` : ''}, its token in ${path.join(dataDir, 'cluster-autoscaler.kubeconfig')}`);
+          return;
+        } catch (e) {
+          if (stopping || Date.now() > until) {
+            say(`cluster-autoscaler: could not make its ServiceAccount, roles and token (${(e as Error).message})`);
+            return;
+          }
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }
+    } finally {
+      await client.close();
     }
   }
 

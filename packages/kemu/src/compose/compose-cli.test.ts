@@ -48,9 +48,9 @@ describe('kemu compose', () => {
     expect(s.code).toBe(2);
   }, 60_000);
 
-  it('knows the compose file\'s 13 services, each container named as its service', () => {
+  it('knows the compose file\'s 16 services, each container named as its service', () => {
     const svc = composeServices();
-    expect(svc).toHaveLength(13);
+    expect(svc).toHaveLength(16);
     for (const s of svc) expect(s.container).toBe(s.service);
   });
 });
