@@ -75,14 +75,17 @@ describe.skipIf(skip)('kemu token and kemu join on a running lab', () => {
   });
 
   it("refuses malformed tokens, usages and groups with kubeadm's messages", async () => {
-    const bad = await lab.kemu('token', 'create', 'ABC.def');
+    // Each is refused before it changes anything, so they run at once.
+    const [bad, usage, group, del] = await Promise.all([
+      lab.kemu('token', 'create', 'ABC.def'),
+      lab.kemu('token', 'create', '--usages', 'signing,everything'),
+      lab.kemu('token', 'create', '--groups', 'system:masters'),
+      lab.kemu('token', 'delete', 'x'),
+    ]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('the bootstrap token "ABC.def" was not of the form');
-    const usage = await lab.kemu('token', 'create', '--usages', 'signing,everything');
     expect(usage.stderr).toContain('invalid bootstrap token usage string: everything, valid usage options: signing,authentication');
-    const group = await lab.kemu('token', 'create', '--groups', 'system:masters');
     expect(group.stderr).toContain('bootstrap group "system:masters" is invalid');
-    const del = await lab.kemu('token', 'delete', 'x');
     expect(del.stderr).toContain('given token "x" didn\'t match pattern');
   });
 
@@ -96,10 +99,13 @@ describe.skipIf(skip)('kemu token and kemu join on a running lab', () => {
     expect(st.cluster.nodes.find((n) => n.name === 'worker-1')?.ready).toBe('True');
     // The joiner made its own token (kemu join without --token).
     expect((await rows()).some((l) => l.includes("Created by 'kemu join'."))).toBe(true);
-    const unknown = await lab.kemu('join', '--token', 'zzzzzz.0123456789abcdef', '--wait', '0s');
+    // Two refusals, independent of each other: at once.
+    const [unknown, dup] = await Promise.all([
+      lab.kemu('join', '--token', 'zzzzzz.0123456789abcdef', '--wait', '0s'),
+      lab.kemu('join', '--name', 'worker-1', '--wait', '0s'),
+    ]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('bootstrap token "zzzzzz" is not a token of this lab');
-    const dup = await lab.kemu('join', '--name', 'worker-1', '--wait', '0s');
     expect(dup.code).toBe(1);
     expect(dup.stderr).toContain('a component named "worker-1" is already in the lab');
   });

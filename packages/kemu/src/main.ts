@@ -1,11 +1,6 @@
 // kemu: the lab launcher. `kemu up` runs the whole control plane as supervised processes on loopback; the
 // other commands act on that running lab through DIR/kemu.json and the supervisor's control socket.
 import { FlagError } from '@kemu/base';
-import { up } from './commands/up.ts';
-import { down } from './commands/down.ts';
-import { status } from './commands/status.ts';
-import { logs } from './commands/logs.ts';
-import { lb } from './commands/lb.ts';
 import { componentAction } from './commands/lab.ts';
 import { UsageError } from './commands/errors.ts';
 import { StateError } from './state.ts';
@@ -60,16 +55,18 @@ scheduler-N, addon-manager-N, worker-N (each process's --hostname-override). \`k
 `;
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
-  up,
-  down,
-  status,
-  logs,
-  lb,
+  // Every command is loaded on demand: `kemu stop` (run often, and by tests) and the built-in balancer's own
+  // `kemu lb` process then load only what they use, not the supervisor, the lab's PKI or the status views.
+  up: async (a) => (await import('./commands/up.ts')).up(a),
+  down: async (a) => (await import('./commands/down.ts')).down(a),
+  status: async (a) => (await import('./commands/status.ts')).status(a),
+  logs: async (a) => (await import('./commands/logs.ts')).logs(a),
+  lb: async (a) => (await import('./commands/lb.ts')).lb(a),
   join: async (a) => (await import('./commands/join.ts')).join(a),
   token: async (a) => (await import('./commands/token.ts')).tokenCommand(a),
-  // Loaded on demand: the X.509 library is only needed here.
+  // The X.509 library is only needed here.
   pki: async (a) => (await import('./commands/pki.ts')).pki(a),
-  // Loaded on demand like pki: every kemu process (the built-in balancer included) would otherwise load yaml and the Docker helpers.
+  // Otherwise every kemu process (the built-in balancer included) would load yaml and the Docker helpers.
   compose: async (a) => (await import('./commands/compose.ts')).composeCommand(a),
   stop: (a) => componentAction('stop', a),
   kill: (a) => componentAction('kill', a),

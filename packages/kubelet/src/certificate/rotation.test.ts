@@ -44,18 +44,21 @@ describe('--rotate-certificates', () => {
     const signer = runSigner(c, { signers: [CLIENT], lifetimeMs: 3600_000 });
     const key = await generatePrivateKey({ algo: 'ecdsa', size: 256 });
     const now = Date.now();
+    // Valid 10 s more: time for a kubelet to start on a loaded machine. 100 s long, so that its rotation deadline
+    // (70–90 % of its life) has passed and the kubelet rotates as soon as it runs.
     const cert = await issueCertificate(
-      { subject: { CN: 'system:node:kc-0', O: ['system:nodes'] }, publicKey: key, keyUsages: ['digitalSignature'], extKeyUsages: ['clientAuth'], notBefore: new Date(now - 1000), notAfter: new Date(now + 6000) },
+      { subject: { CN: 'system:node:kc-0', O: ['system:nodes'] }, publicKey: key, keyUsages: ['digitalSignature'], extKeyUsages: ['clientAuth'], notBefore: new Date(now - 90_000), notAfter: new Date(now + 10_000) },
       c.ca,
     );
     const kubeconfig = path.join(c.dir, 'kc-0.kubeconfig');
     fs.writeFileSync(kubeconfig, embeddedKubeconfigYaml({ server: c.url, caPem: c.caPem, user: 'system:node:kc-0', clientCertPem: certificatePem(cert), clientKeyPem: privateKeyPem(key) }));
-    const p = startProcess('kc-0', BIN.kubelet, ['--hostname-override=kc-0', '--secure-port=0', '--rotate-certificates', `--kubeconfig=${kubeconfig}`, `--cert-dir=${path.join(c.dir, 'kc-0-pki')}`]);
+    // A 4 s node Lease is renewed every second, so the renewal after the first certificate's expiry comes at once.
+    const p = startProcess('kc-0', BIN.kubelet, ['--hostname-override=kc-0', '--secure-port=0', '--rotate-certificates', '--node-lease-duration-seconds=4', `--kubeconfig=${kubeconfig}`, `--cert-dir=${path.join(c.dir, 'kc-0-pki')}`]);
     procs.push(p);
     try {
       await waitFor('rotated', () => fs.existsSync(path.join(c.dir, 'kc-0-pki', 'kubelet-client-current.pem')), 20_000);
       expect(current('kc-0').subject).toBe('O=system:nodes, CN=system:node:kc-0');
-      await waitFor('renewed after the first expired', async () => Date.parse((await renewTime('kc-0')) ?? '') > now + 7000, 20_000);
+      await waitFor('renewed after the first expired', async () => Date.parse((await renewTime('kc-0')) ?? '') > now + 11_000, 20_000);
     } finally {
       signer.stop();
       await p.kill('SIGTERM');
@@ -111,7 +114,8 @@ describe('--rotate-certificates', () => {
       '--node-monitor-grace-period=4s',
     ]);
     procs.push(kcm);
-    const p = kubelet('exp-0', []);
+    // Status posted every second: Ready comes back within a second of the new certificate, not up to 10 s later.
+    const p = kubelet('exp-0', ['--node-status-update-frequency=1s']);
     const ready = async () => (await c.admin.get<Node>(R.nodes, undefined, 'exp-0').catch(() => undefined))?.status?.conditions?.find((x) => x.type === 'Ready');
     try {
       await waitFor('first certificate', () => fs.existsSync(path.join(c.dir, 'exp-0-pki', 'kubelet-client-current.pem')), 20_000);
