@@ -1,10 +1,9 @@
 // Discovery documents built from the resource table: aggregated (apidiscovery.k8s.io/v2, what kubectl
 // asks for first) and legacy (APIVersions, APIGroupList, APIGroup, APIResourceList).
 import { groupVersion, servedResources, type ResourceInfo } from '@kemu/api';
-import { METRICS_RESOURCES } from './metrics-api/resources.ts';
 
-/** The served resources (built-in and custom) and those the apiserver serves without storage (metrics.k8s.io). */
-const served = (): readonly ResourceInfo[] => [...servedResources(), ...METRICS_RESOURCES];
+/** The served resources (built-in and custom). */
+const served = (): readonly ResourceInfo[] => servedResources();
 
 export const AGGREGATED_CONTENT_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
