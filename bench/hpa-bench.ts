@@ -57,6 +57,8 @@ await runBench('hpa', async (work) => {
     controllerManagers: 1,
     schedulers: 1,
     workers: 2,
+    metricsServers: 1,
+    metricResolution: '15s',
     imagePullDelay: '100ms',
     extra: [
       `--horizontal-pod-autoscaler-sync-period=${formatDuration(flags['sync-period'])}`,

@@ -154,7 +154,9 @@ describe('Deployment with kube-controller-manager', () => {
     expect((await env.kubectl('autoscale', 'deployment', 'php', '--cpu-percent=50', '--min=2', '--max=5')).trim()).toBe('horizontalpodautoscaler.autoscaling/php autoscaled');
     const hpa = () => env.client.get<HorizontalPodAutoscaler>(R.horizontalpodautoscalers, 'default', 'php');
     await waitFor('the Deployment at 2 replicas', async () => (await env.client.get<Deployment>(R.deployments, 'default', 'php')).spec.replicas === 2, 30_000, 100);
-    // There are no kubelets here, so metrics.k8s.io has nothing for the pods.
+    // No metrics-server here: as in a cluster without one, metrics.k8s.io is not served at all.
+    const top = await env.kubectl('top', 'pods').then(() => '', (e: unknown) => String((e as { stderr?: unknown }).stderr ?? e));
+    expect(top.trim()).toBe('error: Metrics API not available');
     const active = await waitFor('ScalingActive False', async () => (await hpa()).status?.conditions?.find((c) => c.type === 'ScalingActive' && c.status === 'False'), 30_000, 100);
     expect(active).toMatchObject({ reason: 'FailedGetResourceMetric' });
     expect(active.message).toMatch(/^the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for resource cpu: /);

@@ -29,6 +29,7 @@ describe.skipIf(skip)('HPA walkthrough (kubectl against kemu up)', () => {
       controllerManagers: 1,
       schedulers: 1,
       workers: 2,
+      metricsServers: 1,
       imagePullDelay: '100ms',
       extra: ['--horizontal-pod-autoscaler-sync-period=2s', '--horizontal-pod-autoscaler-downscale-stabilization=5s', '--cpu-usage-window=3s'],
     });

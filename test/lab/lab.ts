@@ -45,6 +45,10 @@ export interface LabOptions {
   /** Their period (kemu up --addon-check-interval). */
   addonCheckInterval?: string;
   workers?: number;
+  /** metrics-server replicas behind v1beta1.metrics.k8s.io; 0 unless asked (only files reading metrics pay for one). */
+  metricsServers?: number;
+  /** Their --metric-resolution (kemu up's); 3s here so usage shows within seconds. */
+  metricResolution?: string;
   leaseDuration?: string;
   renewDeadline?: string;
   retryPeriod?: string;
@@ -98,6 +102,8 @@ export async function startLab(o: LabOptions = {}): Promise<Lab> {
     `--schedulers=${o.schedulers ?? 2}`,
     `--workers=${o.workers ?? 2}`,
     `--addon-managers=${o.addonManagers ?? 0}`,
+    `--metrics-servers=${o.metricsServers ?? 0}`,
+    `--metric-resolution=${o.metricResolution ?? '3s'}`,
     `--leader-elect-lease-duration=${o.leaseDuration ?? FAST.leaseDuration}`,
     `--leader-elect-renew-deadline=${o.renewDeadline ?? FAST.renewDeadline}`,
     `--leader-elect-retry-period=${o.retryPeriod ?? FAST.retryPeriod}`,

@@ -29,7 +29,7 @@ describe.skipIf(skip)('disruption budgets, quotas and limits', () => {
   const webPods = async () => (await lab.kubectlJson<{ items: PodLite[] }>('get', 'pods', '-l', 'app=web')).items;
 
   beforeAll(async () => {
-    lab = await startLab({ apiservers: 1, controllerManagers: 1, schedulers: 1, workers: 2 });
+    lab = await startLab({ apiservers: 1, controllerManagers: 1, schedulers: 1, workers: 2, metricsServers: 1 });
     await lab.waitRunning(undefined, 120_000);
     await waitFor('2 Ready nodes', async () => (await k('get', 'nodes', '--no-headers')).stdout.split('\n').filter((l) => /^worker-[01]\s+Ready\s/.test(l)).length === 2, 60_000, 300);
   }, 180_000);
@@ -99,7 +99,7 @@ describe.skipIf(skip)('disruption budgets, quotas and limits', () => {
 
   it('kubectl top pods and nodes show the kubelets\' emulated usage, a kemu.dev/cpu-usage annotation included', async () => {
     ok(await k('run', 'busy', '--image=nginx', '--annotations=kemu.dev/cpu-usage=250m', '--annotations=kemu.dev/memory-usage=100Mi'));
-    // The apiserver keeps a node's scrape for 15 s: the pod shows up at the latest one resolution after it runs.
+    // metrics-server (3 s resolution here) needs two scrapes of a container: the pod shows up a few seconds after it runs.
     let top = '';
     await waitFor('busy in kubectl top pods', async () => {
       top = (await k('top', 'pods')).stdout;
@@ -110,4 +110,22 @@ describe.skipIf(skip)('disruption budgets, quotas and limits', () => {
     expect(nodes).toMatch(/^NAME\s+CPU\(cores\)\s+CPU%\s+MEMORY\(bytes\)\s+MEMORY%\s*\n/);
     expect(nodes).toMatch(/\nworker-[01]\s+\d+m\s+\d+%\s+\d+Mi\s+\d+%\s*\n/);
   }, 90_000);
+
+  it('metrics.k8s.io is metrics-server behind an aggregated APIService, as in a real cluster', async () => {
+    const services = ok(await k('get', 'apiservices'));
+    expect(services).toMatch(/\nv1beta1\.metrics\.k8s\.io\s+kube-system\/metrics-server\s+True\s+/);
+    expect(services).toMatch(/\nv1\.apps\s+Local\s+True\s+/);
+    // Answers come from metrics-server through the aggregator: its NotFound words, not the apiserver's.
+    const missing = await k('get', '--raw', '/apis/metrics.k8s.io/v1beta1/nodes/no-such-node');
+    expect(missing.stderr).toMatch(/node "no-such-node" not found/);
+    const pods = JSON.parse(ok(await k('get', '--raw', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods?fieldSelector=metadata.name%3Dbusy'))) as { kind: string; items: { metadata: { name: string }; window: string }[] };
+    expect(pods.kind).toBe('PodMetricsList');
+    expect(pods.items.map((p) => p.metadata.name)).toEqual(['busy']);
+    // The window is the time between metrics-server's two last scrapes (--metric-resolution=3s).
+    expect(pods.items[0]?.window).toMatch(/^[2-9](\.\d+)?s$/);
+    // A ServiceAccount with no RBAC for metrics is refused.
+    ok(await k('create', 'serviceaccount', 'nosy'));
+    const denied = await k('top', 'pods', '--as=system:serviceaccount:default:nosy');
+    expect(denied.stderr).toMatch(/pods\.metrics\.k8s\.io is forbidden: User "system:serviceaccount:default:nosy" cannot list resource "pods" in API group "metrics\.k8s\.io" in the namespace "default"/);
+  }, 60_000);
 });

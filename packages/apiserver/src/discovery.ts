@@ -2,11 +2,10 @@
 // asks for first) and legacy (APIVersions, APIGroupList, APIGroup, APIResourceList). Groups and versions are
 // ordered by their APIServices' priorities (discovery-order.ts).
 import { groupVersion, servedResources, type ResourceInfo } from '@kemu/api';
-import { METRICS_RESOURCES } from './metrics-api/resources.ts';
 import { orderGroups, type OrderedGroup, type PriorityOf } from './discovery-order.ts';
 
-/** The served resources (built-in and custom) and those the apiserver serves without storage (metrics.k8s.io). */
-const served = (): readonly ResourceInfo[] => [...servedResources(), ...METRICS_RESOURCES];
+/** The served resources (built-in and custom). */
+const served = (): readonly ResourceInfo[] => servedResources();
 
 export const AGGREGATED_CONTENT_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 

@@ -42,7 +42,6 @@ import { listFromStore } from './registry/list.ts';
 import { Registry } from './registry/registry.ts';
 import { decodeObject, objectKey } from './storage.ts';
 import { handleRest, requestVerb } from './routes/rest.ts';
-import { metricsPath, serveMetrics, SummaryScraper } from './metrics-api/serve.ts';
 import { boolParam, type ApiRequest, type ResourceTarget } from './routes/request.ts';
 import { requestUrl } from './routes/request-url.ts';
 import type { HttpsServing, UpgradeHandler } from './serving.ts';
@@ -376,7 +375,6 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     return sendStatus(reply, toStatus(new StatusError('NotFound', 'the server could not find the requested resource')));
   });
 
-  const metricsScraper = new SummaryScraper(ctx);
   const rest = async (req: FastifyRequest, reply: FastifyReply) => {
     const u = requestUrl(req.url);
     // /apis/<group>/<version>/... of a non-local APIService: proxied to its aggregated API server (aggregator/).
@@ -396,9 +394,6 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
       await serveProxyOrStatus(ctx, proxied, { method: req.method, headers: req.headers, query: u.searchParams.toString(), body: req.body as Buffer | undefined, pathname: u.pathname, ...(req.raw.socket.remoteAddress ? { remoteAddress: req.raw.socket.remoteAddress } : {}) }, reply.raw);
       return reply;
     }
-    // metrics.k8s.io: served here, not stored (metrics-api/serve.ts).
-    const metricsTarget = metricsPath(u.pathname);
-    if (metricsTarget) return json(reply, 200, await serveMetrics(ctx, metricsScraper, req.method, metricsTarget, u.searchParams));
     const target = parseTarget(u.pathname);
     const accept = req.headers.accept;
     // Discovery documents are read-only: every other method is a 405, as for the root.

@@ -1,6 +1,6 @@
 // Where each process of a lab listens. All of 127.0.0.0/8 is local on Linux, so a lab takes one /24 of it and
 // gives every process an address of its own: the balancer on --address (127.0.0.1), apiserver-N on .1N,
-// controller-manager-N on .2N, scheduler-N on .3N, etcd-N (with --store etcd) on .4N, addon-manager-N on .5N, cluster-autoscaler-N (with --node-group) on .6N, worker-N (its node's InternalIP) on .10N. Processes of one
+// controller-manager-N on .2N, scheduler-N on .3N, etcd-N (with --store etcd) on .4N, addon-manager-N on .5N, cluster-autoscaler-N (with --node-group) on .6N, metrics-server-N on .7N, worker-N (its node's InternalIP) on .10N. Processes of one
 // kind then share Kubernetes' own ports (6443, 10257, 10259, 10250), and `default/kubernetes` lists the
 // apiservers on one port, as on real machines. Another lab takes another /24 (--address 127.0.1.1).
 import type { ComponentKind } from './topology.ts';
@@ -13,6 +13,7 @@ export const ADDRESS_RANGES: Record<Exclude<ComponentKind, 'lb'>, { first: numbe
   etcd: { first: 40, size: 10 },
   'addon-manager': { first: 50, size: 10 },
   'cluster-autoscaler': { first: 60, size: 10 },
+  'metrics-server': { first: 70, size: 10 },
   worker: { first: 100, size: 155 },
 };
 

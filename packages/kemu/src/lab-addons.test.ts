@@ -40,7 +40,7 @@ describe('lab addons', () => {
       await srv?.close();
     });
 
-    it('every default object is accepted: kube-dns gets 10.96.0.10, CoreDNS 2 replicas, metrics-server its Service', async () => {
+    it('every default object is accepted: kube-dns gets 10.96.0.10, CoreDNS 2 replicas, metrics-server its Service and APIService', async () => {
       const seeded = fs.mkdtempSync(path.join(os.tmpdir(), 'kemu-addons-'));
       try {
         const rec = new AddonReconciler({ client, logger: silentLogger() });
@@ -50,7 +50,7 @@ describe('lab addons', () => {
         expect(report.ignored).toEqual([]);
         expect(report.created.sort()).toEqual(['clusterrolebinding.rbac.authorization.k8s.io/system:coredns', 'configmap/coredns']);
         expect(report.applied).toContain('deployment.apps/coredns created');
-        expect(report.applied).toContain('deployment.apps/metrics-server created');
+        expect(report.applied).toContain('apiservice.apiregistration.k8s.io/v1beta1.metrics.k8s.io created');
         // The next pass writes nothing: no object churns (nor a Deployment rolls) once a period.
         const again = await rec.cycle(manifests);
         expect(again.errors).toEqual([]);
@@ -65,7 +65,10 @@ describe('lab addons', () => {
       const coredns = await client.get<KubeObject & { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } }>(R.deployments, 'kube-system', 'coredns');
       expect(coredns.spec.replicas).toBe(2);
       expect(coredns.spec.template.spec.containers[0]?.image).toBe('registry.k8s.io/coredns/coredns:v1.11.3');
-      await client.get(R.services, 'kube-system', 'metrics-server');
+      const ms = await client.get<Service>(R.services, 'kube-system', 'metrics-server');
+      expect(ms.spec?.selector).toBeUndefined();
+      const api = await client.get<KubeObject & { spec: Record<string, unknown> }>(R.apiservices, undefined, 'v1beta1.metrics.k8s.io');
+      expect(api.spec).toMatchObject({ service: { namespace: 'kube-system', name: 'metrics-server', port: 443 }, insecureSkipTLSVerify: true, groupPriorityMinimum: 100, versionPriority: 100 });
     });
   });
 });

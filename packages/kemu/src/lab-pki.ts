@@ -3,7 +3,8 @@
 // controller-manager and scheduler certificates and kubeconfigs, sa.key/sa.pub) and the user's DIR/kubeconfig
 // (admin.kubeconfig's content). Kubelets normally get their certificates by TLS bootstrapping (lab-bootstrap.ts);
 // only when they cannot (--kubelet-bootstrap=false, no controller-manager to sign) does this issue one client
-// certificate and kubeconfig per kubelet (CN system:node:<node>, O system:nodes). Files that still fit are kept.
+// certificate and kubeconfig per kubelet (CN system:node:<node>, O system:nodes). It also issues metrics-server's,
+// naming its ServiceAccount (metrics-server.kubeconfig). Files that still fit are kept.
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -24,6 +25,9 @@ import {
   writeFileAtomic,
   type PkiAction,
 } from '@kemu/pki';
+
+/** The user metrics-server's certificate names: its ServiceAccount's. */
+export const METRICS_SERVER_USER = 'system:serviceaccount:kube-system:metrics-server';
 
 export interface LabPkiOptions {
   dataDir: string;
@@ -57,6 +61,12 @@ export interface LabPkiFiles {
   adminKey: string;
   controllerManagerKubeconfig: string;
   schedulerKubeconfig: string;
+  /**
+   * metrics-server's kubeconfig: a client certificate naming the ServiceAccount kube-system/metrics-server (CN
+   * system:serviceaccount:kube-system:metrics-server, O system:serviceaccounts and system:serviceaccounts:kube-system),
+   * so components.yaml's RBAC, which binds that ServiceAccount, applies as written.
+   */
+  metricsServerKubeconfig: string;
   /** The kube-proxy's kubeconfig (CN system:kube-proxy, bound to system:node-proxier), for every kubelet's emulated kube-proxy. */
   kubeProxyKubeconfig: string;
   kubeletKubeconfig(node: string): string;
@@ -88,6 +98,7 @@ export function labPkiFiles(dataDir: string, root = dataDir): LabPkiFiles {
     controllerManagerKubeconfig: path.join(root, 'controller-manager.kubeconfig'),
     schedulerKubeconfig: path.join(root, 'scheduler.kubeconfig'),
     kubeProxyKubeconfig: path.join(root, 'kube-proxy.kubeconfig'),
+    metricsServerKubeconfig: path.join(root, 'metrics-server.kubeconfig'),
     kubeletKubeconfig: (node) => path.join(root, `kubelet-${node}.kubeconfig`),
     caKey: path.join(pki, 'ca-key.pem'),
     bootstrapKubeconfig: path.join(root, 'bootstrap-kubelet.kubeconfig'),
@@ -108,12 +119,14 @@ export async function ensureLabPki(o: LabPkiOptions): Promise<PkiAction[]> {
   const files = labPkiFiles(o.dataDir);
   const ca = readSigner(files.ca, path.join(files.dir, 'ca-key.pem'));
   const caPem = fs.readFileSync(files.ca, 'utf8');
+  const clients = [
+    ...o.nodes.map((node) => ({ name: `kubelet-${node}`, user: `system:node:${node}`, groups: ['system:nodes'], kubeconfig: files.kubeletKubeconfig(node) })),
+    { name: 'metrics-server', user: METRICS_SERVER_USER, groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system'], kubeconfig: files.metricsServerKubeconfig },
+  ];
   await Promise.all(
-    o.nodes.map(async (node) => {
-      const name = `kubelet-${node}`;
+    clients.map(async ({ name, user, groups, kubeconfig: kubeconfigFile }) => {
       const certFile = path.join(files.dir, `${name}.pem`);
       const keyFile = path.join(files.dir, `${name}-key.pem`);
-      const user = `system:node:${node}`;
       let action: PkiAction['action'] = 'kept';
       let reason: string | undefined;
       try {
@@ -125,13 +138,13 @@ export async function ensureLabPki(o: LabPkiOptions): Promise<PkiAction[]> {
       }
       if (action !== 'kept') {
         const key = await generatePrivateKey();
-        const cert = await issueCertificate(templateFromProfile(KUBERNETES_PROFILE, { subject: { O: ['system:nodes'], CN: user }, publicKey: key, nowMs: Date.now() }), ca);
+        const cert = await issueCertificate(templateFromProfile(KUBERNETES_PROFILE, { subject: { O: groups, CN: user }, publicKey: key, nowMs: Date.now() }), ca);
         writeFileAtomic(keyFile, privateKeyPem(key), PRIVATE_MODE);
         writeFileAtomic(certFile, certificatePem(cert), PUBLIC_MODE);
       }
       actions.push({ name, kind: 'cert', file: path.relative(o.dataDir, certFile), action, ...(reason ? { reason } : {}) });
       const kubeconfig = embeddedKubeconfigYaml({ server: o.server, caPem, user, clientCertPem: fs.readFileSync(certFile, 'utf8'), clientKeyPem: fs.readFileSync(keyFile, 'utf8') });
-      writeIfChanged(files.kubeletKubeconfig(node), kubeconfig);
+      writeIfChanged(kubeconfigFile, kubeconfig);
     }),
   );
   // The user's kubeconfig is the admin's (CN kubernetes-admin, O system:masters), as kubeadm's admin.conf.

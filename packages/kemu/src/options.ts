@@ -14,7 +14,7 @@ export const UP_FLAGS = {
   schedulers: { type: 'int', default: 3, usage: 'Number of kube-scheduler replicas' },
   'addon-managers': { type: 'int', default: 1, usage: 'Number of kube-addon-manager replicas (leader-elected; addon-manager-N on .5N), applying the manifests in DIR/addons (made with CoreDNS and metrics-server on the first start)' },
   'addon-check-interval': { type: 'duration', default: 60_000, usage: "How often the addon manager applies DIR/addons (the real one's ADDON_CHECK_INTERVAL_SEC, 60s)" },
-  address: { type: 'string', default: '127.0.0.1', usage: 'Loopback address of the load balancer (the kubeconfig\'s server); the lab\'s processes take the rest of its /24: apiserver-N .1N, controller-manager-N .2N, scheduler-N .3N, addon-manager-N .5N, worker-N .10N. Another lab: another /24, e.g. 127.0.1.1' },
+  address: { type: 'string', default: '127.0.0.1', usage: 'Loopback address of the load balancer (the kubeconfig\'s server); the lab\'s processes take the rest of its /24: apiserver-N .1N, controller-manager-N .2N, scheduler-N .3N, addon-manager-N .5N, metrics-server-N .7N, worker-N .10N. Another lab: another /24, e.g. 127.0.1.1' },
   port: { type: 'int', default: 6443, usage: 'Port of the load balancer on --address' },
   lb: { type: 'string', default: 'auto', usage: 'Load balancer: haproxy, builtin, or auto (haproxy when installed)' },
   'leader-elect-lease-duration': { type: 'duration', default: 15_000, usage: 'Passed to controller-managers and schedulers' },
@@ -40,6 +40,8 @@ export const UP_FLAGS = {
   store: { type: 'string', default: 'sqlite', usage: 'The apiservers\' store: sqlite (DIR/state.db, one file every apiserver opens) or etcd (a three-member etcd cluster with TLS, etcd-0..2 on .40-.42 of the lab\'s /24; needs Debian\'s etcd-server)' },
   'audit-log': { type: 'bool', default: true, usage: 'Write the apiservers\' audit logs (--audit-log=false turns them off)' },
   'node-group': { type: 'stringArray', default: [], usage: 'A node group for the cluster-autoscaler: name=pool,min=1,max=5[,cpu=4][,memory=16Gi][,pods=110][,labels=k=v,...][,taints=k=v:NoSchedule,...]; its min workers (pool-0, pool-1, …) start with the lab, the autoscaler adds and removes the rest (repeatable)' },
+  'metrics-servers': { type: 'int', default: 1, usage: 'Number of metrics-server replicas (metrics-server-N on .7N) behind the aggregated APIService v1beta1.metrics.k8s.io (what `kubectl top` and HPAs read); 0: no Metrics API' },
+  'metric-resolution': { type: 'duration', default: 15_000, usage: "Passed to metrics-servers: how often they scrape the kubelets (components.yaml's 15s)" },
   'cluster-autoscalers': { type: 'int', default: 1, usage: 'Number of cluster-autoscaler replicas (leader-elected) when there is a --node-group' },
   'autoscaler-arg': { type: 'stringArray', default: [], usage: 'A flag passed to the cluster-autoscaler, e.g. --autoscaler-arg=--scale-down-unneeded-time=1m (repeatable)' },
 } as const satisfies FlagSpecs;

@@ -63,7 +63,7 @@ export function readState(dataDir: string): LabState {
   return parseState(raw, file);
 }
 
-const KINDS: readonly string[] = ['lb', 'etcd', 'apiserver', 'controller-manager', 'scheduler', 'addon-manager', 'worker', 'cluster-autoscaler'];
+const KINDS: readonly string[] = ['lb', 'etcd', 'apiserver', 'controller-manager', 'scheduler', 'addon-manager', 'worker', 'cluster-autoscaler', 'metrics-server'];
 const STATES: readonly string[] = ['starting', 'running', 'restarting', 'stopping', 'stopped', 'killed', 'paused', 'exited'];
 
 function isRecord(v: unknown): v is Record<string, unknown> {

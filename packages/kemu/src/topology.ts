@@ -12,7 +12,7 @@ import { labAddonsDir } from './lab-addons.ts';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** The kinds kemu runs from its own packages (a Node binary each). */
-export type NodeKind = 'apiserver' | 'controller-manager' | 'scheduler' | 'addon-manager' | 'worker' | 'cluster-autoscaler';
+export type NodeKind = 'apiserver' | 'controller-manager' | 'scheduler' | 'addon-manager' | 'worker' | 'cluster-autoscaler' | 'metrics-server';
 export type ComponentKind = 'lb' | 'etcd' | NodeKind;
 
 export interface ComponentSpec {
@@ -37,6 +37,7 @@ export const BINARIES: Record<NodeKind, { pkg: string; bin: string }> = {
   'addon-manager': { pkg: 'addon-manager', bin: 'kube-addon-manager' },
   worker: { pkg: 'kubelet', bin: 'kubelet' },
   'cluster-autoscaler': { pkg: 'cluster-autoscaler', bin: 'cluster-autoscaler' },
+  'metrics-server': { pkg: 'metrics-server', bin: 'metrics-server' },
 };
 
 export function binPath(kind: NodeKind): string {
@@ -410,4 +411,34 @@ export async function planClusterAutoscaler(
     address: a,
     ports: { address: p },
   };
+}
+
+/** metrics-server's --secure-port in components.yaml (and its default). */
+export const METRICS_SERVER_PORT = 10250;
+
+/**
+ * The metrics-servers (address .7i each, all on one port: the Endpoints of kube-system/metrics-server list them
+ * under one port), run with components.yaml's flags: --kubelet-insecure-tls as the lab's kubelets serve
+ * self-signed certificates, their identity the ServiceAccount-named certificate of metrics-server.kubeconfig, and
+ * --metric-resolution from `kemu up`. Their /readyz (the first scrape stored) is open, as in components.yaml's probe.
+ */
+export async function planMetricsServers(o: TopologyOptions, n: number, taken: Set<string>, resolutionMs: number): Promise<ComponentSpec[]> {
+  if (n === 0 || !isImplemented('metrics-server')) return [];
+  const addr = labAddresses(o.address, { 'metrics-server': n });
+  const addresses = Array.from({ length: n }, (_, i) => addr.of('metrics-server', i));
+  const port = await pickSharedPort(taken, addresses, METRICS_SERVER_PORT);
+  const pki = labPkiFiles(o.dataDir);
+  return addresses.map((a, i) => ({
+    ...nodeSpec(pki, 'metrics-server', `metrics-server-${i}`, [
+      `--kubeconfig=${pki.metricsServerKubeconfig}`,
+      `--cert-dir=${path.join(pki.dir, `metrics-server-${i}`)}`,
+      `--bind-address=${a}`,
+      `--secure-port=${port}`,
+      '--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname',
+      '--kubelet-use-node-status-port',
+      '--kubelet-insecure-tls',
+      `--metric-resolution=${formatDuration(resolutionMs)}`,
+      '--v', String(o.v), `--logging-format=${o.loggingFormat}`,
+    ], a, port, '/readyz'),
+  }));
 }

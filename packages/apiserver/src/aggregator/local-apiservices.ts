@@ -4,7 +4,6 @@
 // served custom resource group/version (priority 1000/100), labelled automanaged=true (created and deleted as
 // CRDs come and go). An APIService without the label belongs to the user and is left alone.
 import { RESOURCES, R, StatusError, type KubeObject } from '@kemu/api';
-import { METRICS_RESOURCES } from '../metrics-api/resources.ts';
 import type { Registry } from '../registry/registry.ts';
 import { deleteRequest } from '../registry/delete-plan.ts';
 import { jsonEqual } from '../validation/field.ts';
@@ -34,8 +33,6 @@ const PRIORITIES: Record<string, readonly [number, number]> = {
   'node.k8s.io/v1': [16300, 15],
   'discovery.k8s.io/v1': [16200, 15],
   'flowcontrol.apiserver.k8s.io/v1': [16100, 21],
-  // Served by kemu itself; metrics-server's APIService asks for these.
-  'metrics.k8s.io/v1beta1': [100, 100],
 };
 
 /** The priorities a group-version's local APIService gets: Kubernetes' table, else those of a custom resource's. */
@@ -59,7 +56,7 @@ function apiService(group: string, version: string, [gpm, vp]: readonly [number,
 /** The local APIServices wanted: built-in group/versions, then those of served custom resources (`crdGroupVersions`). */
 export function localAPIServices(crdGroupVersions: Iterable<string>): KubeObject[] {
   const out = new Map<string, KubeObject>();
-  for (const r of [...RESOURCES, ...METRICS_RESOURCES]) {
+  for (const r of RESOURCES) {
     const gv = `${r.group}/${r.version}`;
     const p = PRIORITIES[gv];
     // Kubernetes registers only group/versions of its table (a missing one would stick around).

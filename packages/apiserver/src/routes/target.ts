@@ -2,7 +2,6 @@
 // object or subresource (namespaced or cluster-scoped), exactly as Kubernetes lays out its URLs.
 import { errors, findServedResource, onServedResourcesChange, servedResources, StatusError, type ResourceInfo } from '@kemu/api';
 import { isValidPathSegmentName } from '../validation/names.ts';
-import { METRICS_RESOURCES } from '../metrics-api/resources.ts';
 
 export type Target =
   | { kind: 'root'; prefix: 'api' | 'apis' }
@@ -25,11 +24,10 @@ export function pageNotFound(): StatusError {
 let GROUPS = new Set<string>();
 let GROUP_VERSIONS = new Set<string>();
 function indexGroups(): void {
-  GROUPS = new Set([...servedResources(), ...METRICS_RESOURCES].map((r) => r.group));
-  GROUP_VERSIONS = new Set([...servedResources(), ...METRICS_RESOURCES].map((r) => `${r.group}/${r.version}`));
+  GROUPS = new Set(servedResources().map((r) => r.group));
+  GROUP_VERSIONS = new Set(servedResources().map((r) => `${r.group}/${r.version}`));
 }
 indexGroups();
-// metrics.k8s.io has discovery documents here; its resources are answered before targets are parsed.
 // Custom resources come and go with their CustomResourceDefinitions.
 onServedResourcesChange(indexGroups);
 

@@ -10,6 +10,7 @@ export const BIN = {
   controllerManager: path.join(ROOT, 'packages/controller-manager/bin/kube-controller-manager.js'),
   scheduler: path.join(ROOT, 'packages/scheduler/bin/kube-scheduler.js'),
   kubelet: path.join(ROOT, 'packages/kubelet/bin/kubelet.js'),
+  metricsServer: path.join(ROOT, 'packages/metrics-server/bin/metrics-server.js'),
   addonManager: path.join(ROOT, 'packages/addon-manager/bin/kube-addon-manager.js'),
   kemu: path.join(ROOT, 'packages/kemu/bin/kemu.js'),
 } as const;

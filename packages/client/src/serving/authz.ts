@@ -29,6 +29,17 @@ interface SarStatus {
   reason?: string;
 }
 
+/** SubjectAccessReview's resourceAttributes (RequestInfo of a resource request). */
+export interface ResourceAttributes {
+  verb: string;
+  group: string;
+  version: string;
+  resource: string;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+}
+
 const CACHE_LIMIT = 4096;
 
 /** Kubernetes' path authorizer: exact paths, or prefixes ending in "*"; the leading "/" is optional. */
@@ -101,5 +112,12 @@ export class DelegatingAuthorizer {
     if (this.allowedPath(path)) return { decision: 'allow', reason: '' };
     if (!this.reviewer) return { decision: 'noOpinion', reason: '' };
     return this.reviewer.review(user, { nonResourceAttributes: { path, verb } });
+  }
+
+  /** A resource request (an aggregated API server's): system:masters, else a SubjectAccessReview of its attributes. */
+  async authorizeResource(user: ServingUser, a: ResourceAttributes): Promise<AuthzResult> {
+    if (user.groups.some((g) => this.o.alwaysAllowGroups.includes(g))) return { decision: 'allow', reason: '' };
+    if (!this.reviewer) return { decision: 'noOpinion', reason: '' };
+    return this.reviewer.review(user, { resourceAttributes: { ...a } });
   }
 }

@@ -6,7 +6,7 @@ import type http from 'node:http';
 import { StatusError, toStatus } from '@kemu/api';
 import type { GuardRefusal, HealthGuard, Logger } from '@kemu/base';
 import type { DelegatingAuthenticator } from './authn.ts';
-import type { DelegatingAuthorizer } from './authz.ts';
+import type { DelegatingAuthorizer, ResourceAttributes } from './authz.ts';
 
 const JSON_TYPE = 'application/json';
 
@@ -24,7 +24,22 @@ export function forbidden(username: string, verb: string, path: string, reason: 
   return { status: 403, contentType: JSON_TYPE, body: JSON.stringify({ ...status, details: {}, code }) };
 }
 
-export function delegatingGuard(authn: DelegatingAuthenticator, authz: DelegatingAuthorizer, logger: Logger): HealthGuard {
+/** Kubernetes' Forbidden for a resource request: `pods.metrics.k8s.io "x" is forbidden: User "u" cannot get resource "pods" in API group "metrics.k8s.io" in the namespace "ns"`. */
+export function forbiddenResource(username: string, a: ResourceAttributes, reason: string): GuardRefusal {
+  const gr = a.group ? `${a.resource}.${a.group}` : a.resource;
+  const res = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+  const scope = a.namespace ? `in the namespace ${JSON.stringify(a.namespace)}` : 'at the cluster scope';
+  const msg = `User ${JSON.stringify(username)} cannot ${a.verb} resource ${JSON.stringify(res)} in API group ${JSON.stringify(a.group)} ${scope}`;
+  const text = `${gr}${a.name ? ` ${JSON.stringify(a.name)}` : ''} is forbidden: ${reason ? `${msg}: ${reason}` : msg}`;
+  const { code, ...status } = toStatus(new StatusError('Forbidden', sanitize(text)));
+  const details = { ...(a.name ? { name: a.name } : {}), ...(a.group ? { group: a.group } : {}), kind: a.resource };
+  return { status: 403, contentType: JSON_TYPE, body: JSON.stringify({ ...status, details, code }) };
+}
+
+/** The resource a request names (an aggregated API's RequestInfo), undefined for a non-resource path. */
+export type RequestInfoResolver = (req: http.IncomingMessage, path: string) => ResourceAttributes | undefined;
+
+export function delegatingGuard(authn: DelegatingAuthenticator, authz: DelegatingAuthorizer, logger: Logger, requestInfo?: RequestInfoResolver): HealthGuard {
   return async (req: http.IncomingMessage, path: string) => {
     let user;
     try {
@@ -32,6 +47,18 @@ export function delegatingGuard(authn: DelegatingAuthenticator, authz: Delegatin
     } catch (e) {
       logger.debug({ err: (e as Error).message, path }, 'Unable to authenticate the request');
       return unauthorized();
+    }
+    const attrs = requestInfo?.(req, path);
+    if (attrs) {
+      let r;
+      try {
+        r = await authz.authorizeResource(user, attrs);
+      } catch (e) {
+        return { status: 500, contentType: 'text/plain; charset=utf-8', body: sanitize(`Internal Server Error: ${JSON.stringify(req.url ?? path)}: ${(e as Error).message}`) + '\n' };
+      }
+      if (r.decision === 'allow') return undefined;
+      logger.debug({ URI: req.url, reason: r.reason }, 'Forbidden');
+      return forbiddenResource(user.username, attrs, r.reason);
     }
     const verb = (req.method ?? 'GET').toLowerCase();
     let result;

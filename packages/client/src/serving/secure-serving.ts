@@ -13,7 +13,7 @@ import { DelegatingAuthenticator, type ChainVerifier, type RequestHeaderConfig }
 import { DelegatingAuthorizer } from './authz.ts';
 import { caVerifier } from './ca-verifier.ts';
 import type { ServingFlagValues } from './flags.ts';
-import { delegatingGuard } from './guard.ts';
+import { delegatingGuard, type RequestInfoResolver } from './guard.ts';
 import { servingCert } from './serving-cert.ts';
 
 export const AUTHENTICATION_CONFIGMAP = { namespace: 'kube-system', name: 'extension-apiserver-authentication' } as const;
@@ -24,6 +24,8 @@ export interface SecureServingOptions {
   pairName: string;
   logger: Logger;
   userAgent: string;
+  /** An aggregated API server's resource requests, authorized by their attributes rather than their path. */
+  requestInfo?: RequestInfoResolver;
 }
 
 export interface SecureServing {
@@ -184,7 +186,7 @@ export async function secureServing(f: ServingFlagValues, o: SecureServingOption
   const tlsOf = (pool: string): HealthTls => ({ cert: cert.cert, key: cert.key, ...(pool ? { clientCA: pool } : {}), ...(lookupClient ? { requestClientCert: true } : {}) });
   return {
     tls: tlsOf(cas.pool),
-    guard: delegatingGuard(authn, authz, log),
+    guard: delegatingGuard(authn, authz, log, o.requestInfo),
     // Kubernetes watches the ConfigMap; kemu reads it again every refreshMs and swaps the CAs when it changed.
     follow(server, refreshMs = 10_000) {
       if (!lookupClient || !server) return () => undefined;

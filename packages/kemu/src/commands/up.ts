@@ -18,7 +18,8 @@ import { ensureLabAddons } from '../lab-addons.ts';
 import { ensureClusterAutoscalerIdentity } from '../cluster-autoscaler-identity.ts';
 import { deleteNodeOfMachine } from '../node-groups.ts';
 import { NodeGroupCloud, NodeGroupError, groupKubeletArgs, parseNodeGroups, writeCloudConfig, type NodeGroupSpec } from '../node-groups.ts';
-import { planClusterAutoscaler } from '../topology.ts';
+import { planClusterAutoscaler, planMetricsServers } from '../topology.ts';
+import { ensureMetricsServerObjects } from '../metrics-server-objects.ts';
 import { readState, writeState, pidAlive, type LabState } from '../state.ts';
 import { probe } from '../probe.ts';
 import { UsageError } from './errors.ts';
@@ -52,6 +53,8 @@ export async function up(argv: string[]): Promise<number> {
     throw e instanceof NodeGroupError ? new UsageError(e.message) : e;
   }
   if (f['cluster-autoscalers'] < 0) throw new UsageError('--cluster-autoscalers must be 0 or more');
+  if (f['metrics-servers'] < 0) throw new UsageError('--metrics-servers must be 0 or more');
+  if (f['metric-resolution'] <= 0) throw new UsageError('--metric-resolution must be greater than 0');
   const lbChoice = parseLbChoice(f.lb);
   const formatError = loggingFormatError(f['logging-format']);
   if (formatError) throw new UsageError(formatError);
@@ -121,6 +124,9 @@ export async function up(argv: string[]): Promise<number> {
   const topo = await planTopology(topoOptions, taken).catch((e: unknown) => {
     throw e instanceof AddressError ? new UsageError(e.message) : e;
   });
+  const metricsServers = await planMetricsServers(topoOptions, f['metrics-servers'], taken, f['metric-resolution']).catch((e: unknown) => {
+    throw e instanceof AddressError ? new UsageError(e.message) : e;
+  });
   if (topo.apiservers.length === 0)
     throw new UsageError('kube-apiserver is not implemented yet (packages/apiserver/src/main.ts is missing): nothing to run');
   const server = `https://${f.address}:${f.port}`;
@@ -188,7 +194,7 @@ export async function up(argv: string[]): Promise<number> {
     for (let i = 0; i < f['cluster-autoscalers']; i++)
       autoscalers.push(await planClusterAutoscaler(topoOptions, i, taken, cloudConfig, nodeGroupSpecs, f['autoscaler-arg']));
   }
-  const groups: ComponentSpec[][] = [etcd?.members ?? [], topo.apiservers, [lb.spec], topo.controllerManagers, topo.schedulers, topo.addonManagers, topo.workers, autoscalers];
+  const groups: ComponentSpec[][] = [etcd?.members ?? [], topo.apiservers, [lb.spec], topo.controllerManagers, topo.schedulers, topo.addonManagers, metricsServers, topo.workers, autoscalers];
   for (const g of groups) for (const spec of g) sup.add(spec);
   process.on('exit', () => sup.killAllNow());
 
@@ -212,7 +218,7 @@ export async function up(argv: string[]): Promise<number> {
       // Workers `kemu join` added are in the first group too.
       const workers = sup.records().filter((r) => r.kind === 'worker').map((r) => r.name);
       await sup.shutdown([
-        [...workers, ...[...autoscalers, ...topo.addonManagers, ...topo.schedulers, ...topo.controllerManagers].map((s) => s.name)],
+        [...workers, ...[...autoscalers, ...metricsServers, ...topo.addonManagers, ...topo.schedulers, ...topo.controllerManagers].map((s) => s.name)],
         topo.apiservers.map((s) => s.name),
         (etcd?.members ?? []).map((s) => s.name),
         ['lb'],
@@ -301,7 +307,7 @@ export async function up(argv: string[]): Promise<number> {
   if (!stopping) {
     // Seed 003 section 8 before any kubelet starts: the token Secret, the three bindings, cluster-info, bootstrap-kubelet.kubeconfig.
     await bootstrapObjects();
-    for (const s of [...topo.controllerManagers, ...topo.schedulers, ...topo.addonManagers, ...topo.workers]) sup.start(s.name);
+    for (const s of [...topo.controllerManagers, ...topo.schedulers, ...topo.addonManagers, ...metricsServers, ...topo.workers]) sup.start(s.name);
     if (nodeGroupSpecs.length) {
       await cloud.startMinimum().catch((e: unknown) => say(`node groups: could not start the minimum workers: ${(e as Error).message}`));
       await autoscalerIdentity();
@@ -370,6 +376,11 @@ export async function up(argv: string[]): Promise<number> {
         try {
           const r = await ensureLabBootstrap(client, { dataDir, server });
           say(`tls bootstrap: token ${r.token.split('.')[0]} in ${labPkiFiles(dataDir).bootstrapKubeconfig}${r.made.length ? `; made ${r.made.join(', ')}` : '; kept its Secret, bindings and cluster-info'}`);
+          if (metricsServers.length) {
+            const port = metricsServers[0]?.ports['secure-port'] ?? 0;
+            const ms = await ensureMetricsServerObjects(client, metricsServers.map((m) => m.address), port);
+            say(`metrics-server: ${metricsServers.map((m) => `${m.address}:${port}`).join(' ')} behind APIService ${'v1beta1.metrics.k8s.io'} (resolution ${formatDuration(f['metric-resolution'])})${ms.length ? `; made ${ms.join(', ')}` : ''}`);
+          }
           return;
         } catch (e) {
           if (stopping || Date.now() > until) {
