@@ -322,8 +322,9 @@ spec: {group: ${WARDLE_GROUP}, version: v1alpha1, groupPriorityMinimum: 1000, ve
       const available = await until(2, ['get', 'apiservice', `v1alpha1.${WARDLE_GROUP}`], (r) => /\sTrue\s/.test(r.stdout), 'Available on replica 2');
       expect(available.stdout).toMatch(/^NAME\s+SERVICE\s+AVAILABLE\s+AGE\nv1alpha1\.wardle\.example\.com\s+default\/wardle-api\s+True\s+\d+s\n$/);
       const flunder = manifest('flunder.yaml', `apiVersion: ${WARDLE_GROUP}/v1alpha1\nkind: Flunder\nmetadata: {name: my-flunder}\n`);
-      // --validate=false: kubectl's client-side validation of a Flunder falls back to /openapi/v2 as protobuf,
-      // which kemu answers 404 (CLIENT-WIRE §3), so it fails with "failed to download openapi".
+      // --validate=false: the stub's OpenAPI v3 paths have no fieldValidation parameter, so kubectl validates on
+      // the client from /openapi/v2 as protobuf, which kemu answers 404 (CLIENT-WIRE §3): "failed to download openapi"
+      // (on any replica; not a cross-replica matter).
       const created = await until(1, ['create', '--validate=false', '-f', flunder], (r) => r.code === 0, 'create a flunder through replica 1');
       expect(created.stdout.trim()).toBe('flunder.wardle.example.com/my-flunder created');
       const listed = await until(2, ['get', 'flunders'], (r) => r.code === 0, 'kubectl get flunders on replica 2');
