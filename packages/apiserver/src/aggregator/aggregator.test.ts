@@ -294,9 +294,12 @@ describe('an aggregated API server', () => {
     const r = await asAlice('GET', FLUNDERS);
     expect(r.statusCode).toBe(503);
     await waitFor(NAME, 'FailedDiscoveryCheck');
-    const url = `https://127.0.0.1:${stub.port}/apis/${WARDLE_GROUP}/v1alpha1`;
+    // Without --enable-aggregator-routing Kubernetes dials the cluster IP (kemu goes on to the endpoint, as kube-proxy).
+    const clusterIP = (await call('GET', '/api/v1/namespaces/wardle/services/api')).body.spec.clusterIP;
+    expect(clusterIP).toMatch(/^10\./);
+    const url = `https://${clusterIP}:443/apis/${WARDLE_GROUP}/v1alpha1`;
     // A kept-alive connection the server closed may first read as EOF, as in Go; the next check dials.
-    const refused = `failing or missing response from ${url}: Get "${url}": dial tcp 127.0.0.1:${stub.port}: connect: connection refused`;
+    const refused = `failing or missing response from ${url}: Get "${url}": dial tcp ${clusterIP}:443: connect: connection refused`;
     await until(async () => (await available(NAME))?.message === refused, WAIT);
     const after = await asAlice('GET', FLUNDERS);
     expect(after.statusCode).toBe(503);
@@ -310,5 +313,14 @@ describe('an aggregated API server', () => {
     await until(async () => !(`apis/${WARDLE_GROUP}/v1alpha1` in (await call('GET', '/openapi/v3')).body.paths), WAIT);
     expect((await call('GET', '/openapi/v2')).body.definitions['com.example.wardle.v1alpha1.Flunder']).toBeUndefined();
     expect((await call('GET', `/openapi/v3/apis/${WARDLE_GROUP}/v1alpha1`)).status).toBe(404);
+  });
+
+  it('behind a headless Service cannot be routed to without --enable-aggregator-routing (FailedDiscoveryCheck)', async () => {
+    await call('POST', '/api/v1/namespaces/wardle/services', { metadata: { name: 'headless' }, spec: { clusterIP: 'None', ports: [{ name: 'https', port: 443 }] } });
+    await call('POST', '/api/v1/namespaces/wardle/endpoints', { metadata: { name: 'headless' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: 1 }] }] });
+    const spec = { group: WARDLE_GROUP, version: 'v1beta1', groupPriorityMinimum: 1000, versionPriority: 15, insecureSkipTLSVerify: true, service: { namespace: 'wardle', name: 'headless' } };
+    expect((await call('POST', APISERVICES, { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: `v1beta1.${WARDLE_GROUP}` }, spec })).status).toBe(201);
+    await waitFor(`v1beta1.${WARDLE_GROUP}`, 'FailedDiscoveryCheck');
+    expect((await available(`v1beta1.${WARDLE_GROUP}`))?.message).toBe('cannot route to service with ClusterIP "None"');
   });
 });

@@ -30,6 +30,11 @@ export interface AggregatorOptions {
   resyncMs?: number;
   /** The timer (default 1 s): failing checks are retried this often. */
   tickMs?: number;
+  /**
+   * --enable-aggregator-routing: true sends requests to an endpoint of the Service, false (the default) to its
+   * cluster IP, which kemu reaches through an endpoint as kube-proxy would (routing.ts).
+   */
+  routeToEndpoints?: boolean;
   /** How often an aggregated server's OpenAPI is downloaded again (Kubernetes' 1 min). */
   openapiRefreshMs?: number;
 }
@@ -47,6 +52,7 @@ export class Aggregator {
   readonly openapi: AggregatedOpenAPI;
   private readonly checked = new Map<string, Checked>();
   private readonly id: ProxyClientIdentity;
+  private readonly routeToEndpoints: boolean;
   private readonly resyncMs: number;
   private readonly tickMs: number;
   private timer: NodeJS.Timeout | undefined;
@@ -74,7 +80,8 @@ export class Aggregator {
     this.resyncMs = opts.resyncMs ?? 30_000;
     this.tickMs = opts.tickMs ?? 1000;
     this.list = async (r, ns) => this.cacher.cache(r).snapshot(ns, undefined).map((o) => o.object);
-    this.openapi = new AggregatedOpenAPI(this.list, this.id, clock, logger, opts.openapiRefreshMs);
+    this.routeToEndpoints = opts.routeToEndpoints ?? false;
+    this.openapi = new AggregatedOpenAPI(this.list, this.id, clock, logger, this.routeToEndpoints, opts.openapiRefreshMs);
   }
 
   start(): void {
@@ -109,11 +116,11 @@ export class Aggregator {
   }
 
   proxy(apiService: KubeObject, req: AggregatedRequest, res: ServerResponse): Promise<void> {
-    return proxyToAPIService(apiService, req, res, this.list, this.id);
+    return proxyToAPIService(apiService, req, res, this.list, this.id, this.routeToEndpoints);
   }
 
   proxyUpgrade(apiService: KubeObject, req: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo): Promise<void> {
-    return proxyUpgradeToAPIService(apiService, req, socket, head, user, this.list, this.id);
+    return proxyUpgradeToAPIService(apiService, req, socket, head, user, this.list, this.id, this.routeToEndpoints);
   }
 
   private apiServices(): KubeObject[] {
@@ -160,7 +167,7 @@ export class Aggregator {
         const fresh = prev && prev.fingerprint === fingerprint && now - prev.at < (prev.result.status === 'True' ? this.resyncMs : this.tickMs);
         if (prev && fresh) result = prev.result;
         else {
-          result = await checkAvailability(svc, this.list, this.id);
+          result = await checkAvailability(svc, this.list, this.id, this.routeToEndpoints);
           this.checked.set(name, { fingerprint, at: this.clock.now(), result });
           if (result.status === 'True' && result.discovery !== undefined) {
             this.discovery.set(asString(spec.group) ?? '', asString(spec.version) ?? '', resourcesOfList(asString(spec.group) ?? '', asString(spec.version) ?? '', result.discovery));

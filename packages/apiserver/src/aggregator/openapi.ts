@@ -10,7 +10,8 @@ import type { KubeObject } from '@kemu/api';
 import type { Logger } from '@kemu/base';
 import type { Clock } from '../clock.ts';
 import { asRecord, asString, isRecord } from '../validation/field.ts';
-import { resolveServiceEndpoint, type ListObjects } from '../service-endpoint.ts';
+import type { ListObjects } from '../service-endpoint.ts';
+import { connectionRefused, joinHostPort, resolveBackend } from './routing.ts';
 import { isAvailable } from './proxy.ts';
 import { authProxyHeaders, backendRequest, serviceRefOf, tlsOf, type ProxyClientIdentity } from './transport.ts';
 import { documentHash, filterSwagger, mergeSwagger, swaggerToV3, type SwaggerParts } from './openapi-spec.ts';
@@ -50,6 +51,7 @@ export class AggregatedOpenAPI {
     private readonly id: ProxyClientIdentity,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly routeToEndpoints: boolean,
     private readonly refreshMs = 60_000,
   ) {}
 
@@ -156,13 +158,14 @@ export class AggregatedOpenAPI {
   private async get(svc: KubeObject, path: string): Promise<{ code: number; body: string }> {
     const ref = serviceRefOf(svc);
     if (!ref) throw new Error('local APIService');
-    const ep = await resolveServiceEndpoint(ref, this.list);
-    const target = { ...ep, ...tlsOf(svc, ref) };
+    const b = await resolveBackend(ref, this.list, this.routeToEndpoints);
+    if (!b.dial) throw connectionRefused();
+    const target = { ...b.dial, ...tlsOf(svc, ref) };
     return new Promise((resolve, reject) => {
       const req = backendRequest(target, this.id, {
         method: 'GET',
         path,
-        headers: { accept: 'application/json', host: `${ep.host.includes(':') ? `[${ep.host}]` : ep.host}:${ep.port}`, ...authProxyHeaders({ username: 'system:aggregator', groups: [] }) },
+        headers: { accept: 'application/json', host: joinHostPort(b.shown), ...authProxyHeaders({ username: 'system:aggregator', groups: [] }) },
         timeoutMs: DOWNLOAD_TIMEOUT_MS,
       });
       req.on('response', (res) => {
