@@ -99,6 +99,39 @@ describe('local APIServices', () => {
     expect(row.cells.slice(1, 3)).toEqual(['Local', 'True']);
   });
 
+  it('make /readyz list the aggregator checks as Kubernetes does; autoregister-completion fails while a built-in one is not Available', async () => {
+    const readyz = async () => srv.app.inject({ method: 'GET', url: '/readyz?verbose' });
+    await until(async () => (await readyz()).statusCode === 200, WAIT);
+    const lines = (await readyz()).body.split('\n');
+    const from = lines.indexOf('[+]poststarthook/aggregator-reload-proxy-client-cert ok');
+    expect(lines.slice(from, from + 11)).toEqual([
+      '[+]poststarthook/aggregator-reload-proxy-client-cert ok',
+      '[+]poststarthook/start-kube-aggregator-informers ok',
+      '[+]poststarthook/apiservice-status-local-available-controller ok',
+      '[+]poststarthook/apiservice-status-remote-available-controller ok',
+      '[+]poststarthook/apiservice-registration-controller ok',
+      '[+]poststarthook/apiservice-discovery-controller ok',
+      '[+]poststarthook/kube-apiserver-autoregistration ok',
+      '[+]autoregister-completion ok',
+      '[+]poststarthook/apiservice-openapi-controller ok',
+      '[+]poststarthook/apiservice-openapiv3-controller ok',
+      'readyz check passed',
+    ]);
+    const apps = (await call('GET', `${APISERVICES}/v1.apps`)).body;
+    const local = structuredClone(apps.spec);
+    apps.spec.service = { namespace: 'nowhere', name: 'apps' };
+    expect((await call('PUT', `${APISERVICES}/v1.apps`, apps)).status).toBe(200);
+    await waitFor('v1.apps', 'ServiceNotFound');
+    await until(async () => (await readyz()).statusCode === 500, WAIT);
+    expect((await readyz()).body).toContain('[-]autoregister-completion failed: reason withheld\n');
+    expect((await srv.app.inject({ method: 'GET', url: '/healthz/autoregister-completion' })).body).toBe('internal server error: autoregister-completion check failed\n');
+    const back = (await call('GET', `${APISERVICES}/v1.apps`)).body;
+    back.spec = local;
+    expect((await call('PUT', `${APISERVICES}/v1.apps`, back)).status).toBe(200);
+    await waitFor('v1.apps', 'Local');
+    await until(async () => (await readyz()).statusCode === 200, WAIT);
+  });
+
   it('follow CustomResourceDefinition groups (automanaged=true), created and deleted with the CRD', async () => {
     const crd = {
       apiVersion: 'apiextensions.k8s.io/v1',

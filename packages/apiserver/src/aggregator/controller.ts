@@ -17,9 +17,10 @@ import { asRecord, asString, jsonEqual } from '../validation/field.ts';
 import type { ListObjects } from '../service-endpoint.ts';
 import { checkAvailability, LOCAL_AVAILABLE, withAvailability, type Availability } from './availability.ts';
 import { AggregatedDiscovery, resourcesOfList } from './discovery.ts';
-import { localAPIServices, localPriority, syncLocalAPIServices } from './local-apiservices.ts';
+import { AUTOMANAGED_LABEL, localAPIServices, localPriority, syncLocalAPIServices } from './local-apiservices.ts';
+import type { Check } from '../health.ts';
 import { AggregatedOpenAPI } from './openapi.ts';
-import { proxyToAPIService, type AggregatedRequest } from './proxy.ts';
+import { isAvailable, proxyToAPIService, type AggregatedRequest } from './proxy.ts';
 import { proxyUpgradeToAPIService } from './proxy-upgrade.ts';
 import { serviceRefOf, type ProxyClientIdentity } from './transport.ts';
 
@@ -57,6 +58,7 @@ export class Aggregator {
   private readonly tickMs: number;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
+  private begun = false;
   private again = false;
   private started = false;
   private soon: NodeJS.Timeout | undefined;
@@ -85,6 +87,7 @@ export class Aggregator {
   }
 
   start(): void {
+    this.begun = true;
     this.cacher.onBatch.add(this.onBatch);
     this.timer = setInterval(() => void this.run(), this.tickMs);
     this.timer.unref();
@@ -107,6 +110,41 @@ export class Aggregator {
     if (spec && typeof spec.groupPriorityMinimum === 'number' && typeof spec.versionPriority === 'number') return [spec.groupPriorityMinimum, spec.versionPriority];
     return localPriority(group, version);
   };
+
+  /**
+   * The /healthz, /livez and /readyz checks of kube-apiserver's aggregator, in Kubernetes' order: its post-start
+   * hooks (ok once the aggregator runs; kube-apiserver-autoregistration once the local APIServices were first
+   * synced) and autoregister-completion, which fails until every built-in group-version's APIService exists and is
+   * Available (Kubernetes' "missing APIService" check).
+   */
+  healthChecks(): Record<string, Check> {
+    const running = () => this.begun && this.cacher.isReady();
+    const hook = (name: string): [string, Check] => [`poststarthook/${name}`, running];
+    return Object.fromEntries([
+      ...(this.id.cert && this.id.key ? [hook('aggregator-reload-proxy-client-cert')] : []),
+      hook('start-kube-aggregator-informers'),
+      hook('apiservice-status-local-available-controller'),
+      hook('apiservice-status-remote-available-controller'),
+      hook('apiservice-registration-controller'),
+      hook('apiservice-discovery-controller'),
+      ['poststarthook/kube-apiserver-autoregistration', () => running() && this.started],
+      ['autoregister-completion', () => running() && this.autoregistered()],
+      hook('apiservice-openapi-controller'),
+      hook('apiservice-openapiv3-controller'),
+    ]);
+  }
+
+  private autoregistered(): boolean {
+    const cache = this.cacher.cache(R.apiservices);
+    // Kubernetes' own group-versions: metrics.k8s.io is kemu's, and a user's metrics-server may take it over.
+    const builtIn = new Set(RESOURCES.map((r) => `${r.version}.${r.group}`));
+    return localAPIServices([])
+      .filter((o) => o.metadata.labels?.[AUTOMANAGED_LABEL] === 'onstart' && builtIn.has(o.metadata.name ?? ''))
+      .every((o) => {
+        const found = cache.objects.get(objectKey(R.apiservices, undefined, o.metadata.name ?? ''))?.object;
+        return found !== undefined && isAvailable(found);
+      });
+  }
 
   /** The non-local APIService serving /apis/<group>/<version>, if any. */
   remoteFor(group: string, version: string): KubeObject | undefined {
