@@ -22,7 +22,8 @@ const MAX_BACKOFF_MS = 3_600_000;
 interface Entry {
   apiService: KubeObject;
   spec: string;
-  resourceVersion: string;
+  /** The resourceVersion of the APIService the last download began with. */
+  attempted: string;
   /** The last good v2 download, filtered to the group-version's paths. */
   v2?: SwaggerParts;
   /** The group-version paths of the last good /openapi/v3 index, with their serverRelativeURL. */
@@ -66,9 +67,9 @@ export class AggregatedOpenAPI {
       const spec = JSON.stringify(svc.spec);
       const resourceVersion = svc.metadata.resourceVersion ?? '';
       let e = this.entries.get(name);
-      if (!e) this.entries.set(name, (e = { apiService: svc, spec, resourceVersion, next: now, failures: 0, busy: false }));
-      else if (e.spec !== spec || (e.failures > 0 && e.resourceVersion !== resourceVersion)) e.next = now;
-      Object.assign(e, { apiService: svc, spec, resourceVersion });
+      if (!e) this.entries.set(name, (e = { apiService: svc, spec, attempted: '', next: now, failures: 0, busy: false }));
+      else if (e.spec !== spec || (e.failures > 0 && e.attempted !== resourceVersion)) e.next = now;
+      Object.assign(e, { apiService: svc, spec });
       if (!e.busy && now >= e.next) void this.download(name, e);
     }
     for (const name of [...this.entries.keys()]) {
@@ -119,6 +120,7 @@ export class AggregatedOpenAPI {
   private async download(name: string, e: Entry): Promise<void> {
     e.busy = true;
     const svc = e.apiService;
+    e.attempted = svc.metadata.resourceVersion ?? '';
     const spec = asRecord(svc.spec) ?? {};
     const gvPath = `apis/${asString(spec.group) ?? ''}/${asString(spec.version) ?? ''}`;
     try {
