@@ -318,6 +318,10 @@ describe('an aggregated API server', () => {
     const proxied = stub.requests.length;
     const legacy = await call('GET', `/openapi/v3/${GV}`);
     expect(legacy.body.components.schemas[FLUNDER].properties.spec.$ref).toBe(`#/components/schemas/${FLUNDER}Spec`);
+    expect(legacy.body.paths[`/${GV}/namespaces/{namespace}/flunders/{name}`].get).toMatchObject({
+      'x-kubernetes-group-version-kind': { kind: 'Flunder' },
+      responses: { '200': { content: { 'application/json': { schema: { $ref: `#/components/schemas/${FLUNDER}` } } } } },
+    });
     expect(stub.requests.slice(proxied).some((r) => r.url.startsWith('/openapi/v3/'))).toBe(false);
     stub.openapiV3 = true;
   });
