@@ -295,7 +295,7 @@ webhooks:
     }
   });
 
-  it('an aggregated API server behind a selector-less Service: get apiservices, get flunders through it', async () => {
+  it('an aggregated API server behind a selector-less Service: get apiservices, get flunders through it, explain them', async () => {
     const stub = await startAggregatedServer({ service: { name: 'wardle-api', namespace: 'default' } });
     const base = `${k.A.url}/api/v1/namespaces/default`;
     const apiService = `${k.A.url}/apis/apiregistration.k8s.io/v1/apiservices`;
@@ -319,6 +319,13 @@ webhooks:
       expect(flunders).toMatch(/^NAME\s+AGE\nmy-flunder\s+1m\n$/);
       expect((await k.kubectl('get', 'fl', 'my-flunder', '-o', 'jsonpath={.kind}')).stdout).toBe('Flunder');
       expect((await k.kubectl('api-resources', `--api-group=${WARDLE_GROUP}`)).stdout).toMatch(/\nflunders\s+fl\s+wardle\.example\.com\/v1alpha1\s+true\s+Flunder\n/);
+      // The aggregated server's OpenAPI, merged by the aggregator, explains its kind.
+      const explained = await waitFor('kubectl explain flunders', async () => {
+        const r = await k.kubectl('explain', 'flunders.spec');
+        return r.code === 0 ? r.stdout : undefined;
+      }, 30_000, 300);
+      expect(explained).toMatch(/^GROUP:\s+wardle\.example\.com\nKIND:\s+Flunder\nVERSION:\s+v1alpha1\n/);
+      expect(explained).toMatch(/\n\s+reference\s+<string>\n\s+A name of another flunder or fischer\./);
     } finally {
       await api(`${apiService}/v1alpha1.${WARDLE_GROUP}`, 'DELETE');
       await api(`${base}/services/wardle-api`, 'DELETE');

@@ -3,7 +3,7 @@
 // start-up (files it loads must load; values it parses must parse, with its words), and each one the user
 // set logged once as not in effect (docs/apiserver.md lists them). A flag moves out of here when kemu
 // implements it. The --proxy-client-* pair and --enable-aggregator-routing stay here for their start-up
-// checks, but are in effect: the aggregator presents the pair and always routes to endpoints (aggregator/).
+// checks, but are in effect: the aggregator presents the pair and routes as the flag says (aggregator/routing.ts).
 import fs from 'node:fs';
 import { FEATURE_GATES_FLAG, featureGatesError, type Logger } from '@kemu/base';
 import { readCertAndKey } from '@kemu/pki';

@@ -241,8 +241,8 @@ async function main(): Promise<void> {
     // The aggregator presents the front-proxy client certificate when both files are given (checked above).
     aggregator:
       flags['proxy-client-cert-file'] && flags['proxy-client-key-file']
-        ? { proxyClient: { cert: readFileSync(flags['proxy-client-cert-file'], 'utf8'), key: readFileSync(flags['proxy-client-key-file'], 'utf8') } }
-        : {},
+        ? { proxyClient: { cert: readFileSync(flags['proxy-client-cert-file'], 'utf8'), key: readFileSync(flags['proxy-client-key-file'], 'utf8') }, routeToEndpoints: flags['enable-aggregator-routing'] }
+        : { routeToEndpoints: flags['enable-aggregator-routing'] },
     ...(https ? { https } : {}),
     ...(audit ? { audit } : {}),
   });

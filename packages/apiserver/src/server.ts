@@ -270,6 +270,7 @@ export async function createApiServer(opts: ApiServerOptions): Promise<ApiServer
     etcd: () => opts.backend.healthy(),
     'informer-sync': () => cacher.isReady(),
     ...(opts.checks ?? {}),
+    ...(opts.aggregator ? aggregator.healthChecks() : {}),
   };
 
   const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...opts.connectionLimits };

@@ -1,6 +1,6 @@
 // k8s.io/apiserver's ResolveEndpoint: a Service port, then one ready address of the Service's Endpoints on
 // that port's name (else of its EndpointSlices), so the apiserver reaches a backend by its endpoints rather than
-// its cluster IP (--enable-aggregator-routing semantics; a selector-less Service with Endpoints on a host
+// its cluster IP (what --enable-aggregator-routing=true does; a selector-less Service with Endpoints on a host
 // address reaches a server the user runs outside the cluster). Shared by admission webhooks, conversion
 // webhooks and the aggregator; errors read as Kubernetes' and Go's net/http.
 import { R, type KubeObject, type ResourceInfo } from '@kemu/api';

@@ -99,6 +99,39 @@ describe('local APIServices', () => {
     expect(row.cells.slice(1, 3)).toEqual(['Local', 'True']);
   });
 
+  it('make /readyz list the aggregator checks as Kubernetes does; autoregister-completion fails while a built-in one is not Available', async () => {
+    const readyz = async () => srv.app.inject({ method: 'GET', url: '/readyz?verbose' });
+    await until(async () => (await readyz()).statusCode === 200, WAIT);
+    const lines = (await readyz()).body.split('\n');
+    const from = lines.indexOf('[+]poststarthook/aggregator-reload-proxy-client-cert ok');
+    expect(lines.slice(from, from + 11)).toEqual([
+      '[+]poststarthook/aggregator-reload-proxy-client-cert ok',
+      '[+]poststarthook/start-kube-aggregator-informers ok',
+      '[+]poststarthook/apiservice-status-local-available-controller ok',
+      '[+]poststarthook/apiservice-status-remote-available-controller ok',
+      '[+]poststarthook/apiservice-registration-controller ok',
+      '[+]poststarthook/apiservice-discovery-controller ok',
+      '[+]poststarthook/kube-apiserver-autoregistration ok',
+      '[+]autoregister-completion ok',
+      '[+]poststarthook/apiservice-openapi-controller ok',
+      '[+]poststarthook/apiservice-openapiv3-controller ok',
+      'readyz check passed',
+    ]);
+    const apps = (await call('GET', `${APISERVICES}/v1.apps`)).body;
+    const local = structuredClone(apps.spec);
+    apps.spec.service = { namespace: 'nowhere', name: 'apps' };
+    expect((await call('PUT', `${APISERVICES}/v1.apps`, apps)).status).toBe(200);
+    await waitFor('v1.apps', 'ServiceNotFound');
+    await until(async () => (await readyz()).statusCode === 500, WAIT);
+    expect((await readyz()).body).toContain('[-]autoregister-completion failed: reason withheld\n');
+    expect((await srv.app.inject({ method: 'GET', url: '/healthz/autoregister-completion' })).body).toBe('internal server error: autoregister-completion check failed\n');
+    const back = (await call('GET', `${APISERVICES}/v1.apps`)).body;
+    back.spec = local;
+    expect((await call('PUT', `${APISERVICES}/v1.apps`, back)).status).toBe(200);
+    await waitFor('v1.apps', 'Local');
+    await until(async () => (await readyz()).statusCode === 200, WAIT);
+  });
+
   it('follow CustomResourceDefinition groups (automanaged=true), created and deleted with the CRD', async () => {
     const crd = {
       apiVersion: 'apiextensions.k8s.io/v1',
@@ -285,6 +318,10 @@ describe('an aggregated API server', () => {
     const proxied = stub.requests.length;
     const legacy = await call('GET', `/openapi/v3/${GV}`);
     expect(legacy.body.components.schemas[FLUNDER].properties.spec.$ref).toBe(`#/components/schemas/${FLUNDER}Spec`);
+    expect(legacy.body.paths[`/${GV}/namespaces/{namespace}/flunders/{name}`].get).toMatchObject({
+      'x-kubernetes-group-version-kind': { kind: 'Flunder' },
+      responses: { '200': { content: { 'application/json': { schema: { $ref: `#/components/schemas/${FLUNDER}` } } } } },
+    });
     expect(stub.requests.slice(proxied).some((r) => r.url.startsWith('/openapi/v3/'))).toBe(false);
     stub.openapiV3 = true;
   });
@@ -294,9 +331,12 @@ describe('an aggregated API server', () => {
     const r = await asAlice('GET', FLUNDERS);
     expect(r.statusCode).toBe(503);
     await waitFor(NAME, 'FailedDiscoveryCheck');
-    const url = `https://127.0.0.1:${stub.port}/apis/${WARDLE_GROUP}/v1alpha1`;
+    // Without --enable-aggregator-routing Kubernetes dials the cluster IP (kemu goes on to the endpoint, as kube-proxy).
+    const clusterIP = (await call('GET', '/api/v1/namespaces/wardle/services/api')).body.spec.clusterIP;
+    expect(clusterIP).toMatch(/^10\./);
+    const url = `https://${clusterIP}:443/apis/${WARDLE_GROUP}/v1alpha1`;
     // A kept-alive connection the server closed may first read as EOF, as in Go; the next check dials.
-    const refused = `failing or missing response from ${url}: Get "${url}": dial tcp 127.0.0.1:${stub.port}: connect: connection refused`;
+    const refused = `failing or missing response from ${url}: Get "${url}": dial tcp ${clusterIP}:443: connect: connection refused`;
     await until(async () => (await available(NAME))?.message === refused, WAIT);
     const after = await asAlice('GET', FLUNDERS);
     expect(after.statusCode).toBe(503);
@@ -310,5 +350,14 @@ describe('an aggregated API server', () => {
     await until(async () => !(`apis/${WARDLE_GROUP}/v1alpha1` in (await call('GET', '/openapi/v3')).body.paths), WAIT);
     expect((await call('GET', '/openapi/v2')).body.definitions['com.example.wardle.v1alpha1.Flunder']).toBeUndefined();
     expect((await call('GET', `/openapi/v3/apis/${WARDLE_GROUP}/v1alpha1`)).status).toBe(404);
+  });
+
+  it('behind a headless Service cannot be routed to without --enable-aggregator-routing (FailedDiscoveryCheck)', async () => {
+    await call('POST', '/api/v1/namespaces/wardle/services', { metadata: { name: 'headless' }, spec: { clusterIP: 'None', ports: [{ name: 'https', port: 443 }] } });
+    await call('POST', '/api/v1/namespaces/wardle/endpoints', { metadata: { name: 'headless' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: 1 }] }] });
+    const spec = { group: WARDLE_GROUP, version: 'v1beta1', groupPriorityMinimum: 1000, versionPriority: 15, insecureSkipTLSVerify: true, service: { namespace: 'wardle', name: 'headless' } };
+    expect((await call('POST', APISERVICES, { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: `v1beta1.${WARDLE_GROUP}` }, spec })).status).toBe(201);
+    await waitFor(`v1beta1.${WARDLE_GROUP}`, 'FailedDiscoveryCheck');
+    expect((await available(`v1beta1.${WARDLE_GROUP}`))?.message).toBe('cannot route to service with ClusterIP "None"');
   });
 });

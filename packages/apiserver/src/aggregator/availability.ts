@@ -5,7 +5,8 @@
 // system:masters without verifying the server (FailedDiscoveryCheck with Go's error text), else Passed.
 import { R, type KubeObject } from '@kemu/api';
 import { asArray, asRecord, asString, isRecord } from '../validation/field.ts';
-import { goNetError, resolveServiceEndpoint, type ListObjects } from '../service-endpoint.ts';
+import { goNetError, type ListObjects } from '../service-endpoint.ts';
+import { connectionRefused, joinHostPort, resolveBackend, type HostPort } from './routing.ts';
 import { authProxyHeaders, backendRequest, serviceRefOf, type ProxyClientIdentity } from './transport.ts';
 
 export interface Availability {
@@ -32,10 +33,11 @@ function sliceHasAddressOnPort(slice: KubeObject, portName: string): boolean {
 }
 
 /** GET the discovery path from one endpoint; resolves to the parsed body, rejects with Kubernetes' message. */
-function discoveryGet(url: string, target: { host: string; port: number; servername: string }, id: ProxyClientIdentity, path: string): Promise<unknown> {
+function discoveryGet(url: string, shown: HostPort & { servername: string }, dial: HostPort | undefined, id: ProxyClientIdentity, path: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const fail = (msg: string) => reject(new Error(`failing or missing response from ${url}: ${msg}`));
-    const req = backendRequest({ ...target, insecure: true }, id, {
+    if (!dial) return fail(`Get "${url}": ${goNetError(connectionRefused(), shown)}`);
+    const req = backendRequest({ ...dial, servername: shown.servername, insecure: true }, id, {
       method: 'GET',
       path,
       headers: { accept: 'application/json', ...authProxyHeaders({ username: 'system:kube-aggregator', groups: ['system:masters'] }) },
@@ -48,7 +50,7 @@ function discoveryGet(url: string, target: { host: string; port: number; servern
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', (e) => fail(`Get "${url}": ${goNetError(e, target)}`));
+      res.on('error', (e) => fail(`Get "${url}": ${goNetError(e, shown)}`));
       res.on('end', () => {
         clearTimeout(deadline);
         const code = res.statusCode ?? 0;
@@ -66,13 +68,13 @@ function discoveryGet(url: string, target: { host: string; port: number; servern
     });
     req.on('error', (e) => {
       clearTimeout(deadline);
-      fail(`Get "${url}": ${goNetError(e, target)}`);
+      fail(`Get "${url}": ${goNetError(e, shown)}`);
     });
     req.end();
   });
 }
 
-export async function checkAvailability(apiService: KubeObject, list: ListObjects, id: ProxyClientIdentity): Promise<Availability> {
+export async function checkAvailability(apiService: KubeObject, list: ListObjects, id: ProxyClientIdentity, routeToEndpoints: boolean): Promise<Availability> {
   const ref = serviceRefOf(apiService);
   if (!ref) return LOCAL_AVAILABLE;
   const at = `service/${ref.name} in ${JSON.stringify(ref.namespace)}`;
@@ -92,10 +94,9 @@ export async function checkAvailability(apiService: KubeObject, list: ListObject
   const spec2 = asRecord(apiService.spec) ?? {};
   const path = apiService.metadata.name === 'v1.' ? `/api/${str(spec2.version)}` : `/apis/${str(spec2.group)}/${str(spec2.version)}`;
   try {
-    const ep = await resolveServiceEndpoint(ref, list);
-    const host = ep.host.includes(':') ? `[${ep.host}]` : ep.host;
-    const url = `https://${host}:${ep.port}${path}`;
-    const discovery = await discoveryGet(url, { ...ep, servername: `${ref.name}.${ref.namespace}.svc` }, id, path);
+    const b = await resolveBackend(ref, list, routeToEndpoints);
+    const url = `https://${joinHostPort(b.shown)}${path}`;
+    const discovery = await discoveryGet(url, { ...b.shown, servername: `${ref.name}.${ref.namespace}.svc` }, b.dial, id, path);
     return { status: 'True', reason: 'Passed', message: 'all checks passed', discovery };
   } catch (e) {
     return { status: 'False', reason: 'FailedDiscoveryCheck', message: e instanceof Error ? e.message : String(e) };

@@ -17,9 +17,10 @@ import { asRecord, asString, jsonEqual } from '../validation/field.ts';
 import type { ListObjects } from '../service-endpoint.ts';
 import { checkAvailability, LOCAL_AVAILABLE, withAvailability, type Availability } from './availability.ts';
 import { AggregatedDiscovery, resourcesOfList } from './discovery.ts';
-import { localAPIServices, localPriority, syncLocalAPIServices } from './local-apiservices.ts';
+import { AUTOMANAGED_LABEL, localAPIServices, localPriority, syncLocalAPIServices } from './local-apiservices.ts';
+import type { Check } from '../health.ts';
 import { AggregatedOpenAPI } from './openapi.ts';
-import { proxyToAPIService, type AggregatedRequest } from './proxy.ts';
+import { isAvailable, proxyToAPIService, type AggregatedRequest } from './proxy.ts';
 import { proxyUpgradeToAPIService } from './proxy-upgrade.ts';
 import { serviceRefOf, type ProxyClientIdentity } from './transport.ts';
 
@@ -30,6 +31,11 @@ export interface AggregatorOptions {
   resyncMs?: number;
   /** The timer (default 1 s): failing checks are retried this often. */
   tickMs?: number;
+  /**
+   * --enable-aggregator-routing: true sends requests to an endpoint of the Service, false (the default) to its
+   * cluster IP, which kemu reaches through an endpoint as kube-proxy would (routing.ts).
+   */
+  routeToEndpoints?: boolean;
   /** How often an aggregated server's OpenAPI is downloaded again (Kubernetes' 1 min). */
   openapiRefreshMs?: number;
 }
@@ -47,10 +53,12 @@ export class Aggregator {
   readonly openapi: AggregatedOpenAPI;
   private readonly checked = new Map<string, Checked>();
   private readonly id: ProxyClientIdentity;
+  private readonly routeToEndpoints: boolean;
   private readonly resyncMs: number;
   private readonly tickMs: number;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
+  private begun = false;
   private again = false;
   private started = false;
   private soon: NodeJS.Timeout | undefined;
@@ -74,10 +82,12 @@ export class Aggregator {
     this.resyncMs = opts.resyncMs ?? 30_000;
     this.tickMs = opts.tickMs ?? 1000;
     this.list = async (r, ns) => this.cacher.cache(r).snapshot(ns, undefined).map((o) => o.object);
-    this.openapi = new AggregatedOpenAPI(this.list, this.id, clock, logger, opts.openapiRefreshMs);
+    this.routeToEndpoints = opts.routeToEndpoints ?? false;
+    this.openapi = new AggregatedOpenAPI(this.list, this.id, clock, logger, this.routeToEndpoints, opts.openapiRefreshMs);
   }
 
   start(): void {
+    this.begun = true;
     this.cacher.onBatch.add(this.onBatch);
     this.timer = setInterval(() => void this.run(), this.tickMs);
     this.timer.unref();
@@ -101,6 +111,41 @@ export class Aggregator {
     return localPriority(group, version);
   };
 
+  /**
+   * The /healthz, /livez and /readyz checks of kube-apiserver's aggregator, in Kubernetes' order: its post-start
+   * hooks (ok once the aggregator runs; kube-apiserver-autoregistration once the local APIServices were first
+   * synced) and autoregister-completion, which fails until every built-in group-version's APIService exists and is
+   * Available (Kubernetes' "missing APIService" check).
+   */
+  healthChecks(): Record<string, Check> {
+    const running = () => this.begun && this.cacher.isReady();
+    const hook = (name: string): [string, Check] => [`poststarthook/${name}`, running];
+    return Object.fromEntries([
+      ...(this.id.cert && this.id.key ? [hook('aggregator-reload-proxy-client-cert')] : []),
+      hook('start-kube-aggregator-informers'),
+      hook('apiservice-status-local-available-controller'),
+      hook('apiservice-status-remote-available-controller'),
+      hook('apiservice-registration-controller'),
+      hook('apiservice-discovery-controller'),
+      ['poststarthook/kube-apiserver-autoregistration', () => running() && this.started],
+      ['autoregister-completion', () => running() && this.autoregistered()],
+      hook('apiservice-openapi-controller'),
+      hook('apiservice-openapiv3-controller'),
+    ]);
+  }
+
+  private autoregistered(): boolean {
+    const cache = this.cacher.cache(R.apiservices);
+    // Kubernetes' own group-versions: metrics.k8s.io is kemu's, and a user's metrics-server may take it over.
+    const builtIn = new Set(RESOURCES.map((r) => `${r.version}.${r.group}`));
+    return localAPIServices([])
+      .filter((o) => o.metadata.labels?.[AUTOMANAGED_LABEL] === 'onstart' && builtIn.has(o.metadata.name ?? ''))
+      .every((o) => {
+        const found = cache.objects.get(objectKey(R.apiservices, undefined, o.metadata.name ?? ''))?.object;
+        return found !== undefined && isAvailable(found);
+      });
+  }
+
   /** The non-local APIService serving /apis/<group>/<version>, if any. */
   remoteFor(group: string, version: string): KubeObject | undefined {
     if (!this.cacher.isReady()) return undefined;
@@ -109,11 +154,11 @@ export class Aggregator {
   }
 
   proxy(apiService: KubeObject, req: AggregatedRequest, res: ServerResponse): Promise<void> {
-    return proxyToAPIService(apiService, req, res, this.list, this.id);
+    return proxyToAPIService(apiService, req, res, this.list, this.id, this.routeToEndpoints);
   }
 
   proxyUpgrade(apiService: KubeObject, req: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo): Promise<void> {
-    return proxyUpgradeToAPIService(apiService, req, socket, head, user, this.list, this.id);
+    return proxyUpgradeToAPIService(apiService, req, socket, head, user, this.list, this.id, this.routeToEndpoints);
   }
 
   private apiServices(): KubeObject[] {
@@ -160,7 +205,7 @@ export class Aggregator {
         const fresh = prev && prev.fingerprint === fingerprint && now - prev.at < (prev.result.status === 'True' ? this.resyncMs : this.tickMs);
         if (prev && fresh) result = prev.result;
         else {
-          result = await checkAvailability(svc, this.list, this.id);
+          result = await checkAvailability(svc, this.list, this.id, this.routeToEndpoints);
           this.checked.set(name, { fingerprint, at: this.clock.now(), result });
           if (result.status === 'True' && result.discovery !== undefined) {
             this.discovery.set(asString(spec.group) ?? '', asString(spec.version) ?? '', resourcesOfList(asString(spec.group) ?? '', asString(spec.version) ?? '', result.discovery));

@@ -2,7 +2,7 @@
 // 2.0 document is cut down to the paths under /apis/<group>/<version>/ and the definitions they reference
 // (FilterSpecByPathsWithoutSideEffects), then added after the apiserver's own (a path or definition name already
 // there keeps the first one); a server without /openapi/v3 has its whole /openapi/v2 served, converted, as the
-// v3 document of its group-version (lossy, as openapiconv: here only the schemas).
+// v3 document of its group-version (lossy, as openapiconv: schemas and operations, no body parameters).
 import { createHash } from 'node:crypto';
 import { asRecord, isRecord } from '../validation/field.ts';
 
@@ -61,10 +61,31 @@ function refsToV3(v: unknown): unknown {
   return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === '$ref' && typeof x === 'string' && x.startsWith(V2_PREFIX) ? `#/components/schemas/${x.slice(V2_PREFIX.length)}` : refsToV3(x)]));
 }
 
-/** An OpenAPI v3 document with the schemas of a Swagger 2.0 one. */
+/** A Swagger 2.0 operation in v3 terms: response schemas under content, body parameters left out. */
+function operationToV3(op: unknown): unknown {
+  if (!isRecord(op)) return op;
+  const { parameters, consumes: _consumes, produces: _produces, responses, ...rest } = op;
+  const out: Record<string, unknown> = { ...rest };
+  if (Array.isArray(parameters)) out.parameters = parameters.filter((p) => !(isRecord(p) && p.in === 'body'));
+  if (isRecord(responses)) {
+    out.responses = Object.fromEntries(
+      Object.entries(responses).map(([code, r]) => {
+        if (!isRecord(r)) return [code, r];
+        const { schema, ...resp } = r;
+        return [code, schema === undefined ? resp : { ...resp, content: { 'application/json': { schema } } }];
+      }),
+    );
+  }
+  return out;
+}
+
+/** An OpenAPI v3 document from a Swagger 2.0 one: its schemas and its paths' operations (kubectl explain finds kinds through them). */
 export function swaggerToV3(doc: unknown): Record<string, unknown> {
   const d = asRecord(doc) ?? {};
-  return { openapi: '3.0.0', info: asRecord(d.info) ?? { title: '', version: '' }, paths: {}, components: { schemas: refsToV3(asRecord(d.definitions) ?? {}) } };
+  const paths = Object.fromEntries(
+    Object.entries(asRecord(d.paths) ?? {}).map(([p, item]) => [p, isRecord(item) ? Object.fromEntries(Object.entries(item).map(([m, op]) => [m, m === 'parameters' ? op : operationToV3(op)])) : item]),
+  );
+  return { openapi: '3.0.0', info: asRecord(d.info) ?? { title: '', version: '' }, paths: refsToV3(paths), components: { schemas: refsToV3(asRecord(d.definitions) ?? {}) } };
 }
 
 /** handler3's hash of a document: the SHA-512 of its JSON, upper-case hex. */

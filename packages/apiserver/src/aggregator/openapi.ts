@@ -10,7 +10,8 @@ import type { KubeObject } from '@kemu/api';
 import type { Logger } from '@kemu/base';
 import type { Clock } from '../clock.ts';
 import { asRecord, asString, isRecord } from '../validation/field.ts';
-import { resolveServiceEndpoint, type ListObjects } from '../service-endpoint.ts';
+import type { ListObjects } from '../service-endpoint.ts';
+import { connectionRefused, joinHostPort, resolveBackend } from './routing.ts';
 import { isAvailable } from './proxy.ts';
 import { authProxyHeaders, backendRequest, serviceRefOf, tlsOf, type ProxyClientIdentity } from './transport.ts';
 import { documentHash, filterSwagger, mergeSwagger, swaggerToV3, type SwaggerParts } from './openapi-spec.ts';
@@ -21,7 +22,8 @@ const MAX_BACKOFF_MS = 3_600_000;
 interface Entry {
   apiService: KubeObject;
   spec: string;
-  resourceVersion: string;
+  /** The resourceVersion of the APIService the last download began with. */
+  attempted: string;
   /** The last good v2 download, filtered to the group-version's paths. */
   v2?: SwaggerParts;
   /** The group-version paths of the last good /openapi/v3 index, with their serverRelativeURL. */
@@ -50,6 +52,7 @@ export class AggregatedOpenAPI {
     private readonly id: ProxyClientIdentity,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly routeToEndpoints: boolean,
     private readonly refreshMs = 60_000,
   ) {}
 
@@ -64,9 +67,9 @@ export class AggregatedOpenAPI {
       const spec = JSON.stringify(svc.spec);
       const resourceVersion = svc.metadata.resourceVersion ?? '';
       let e = this.entries.get(name);
-      if (!e) this.entries.set(name, (e = { apiService: svc, spec, resourceVersion, next: now, failures: 0, busy: false }));
-      else if (e.spec !== spec || (e.failures > 0 && e.resourceVersion !== resourceVersion)) e.next = now;
-      Object.assign(e, { apiService: svc, spec, resourceVersion });
+      if (!e) this.entries.set(name, (e = { apiService: svc, spec, attempted: '', next: now, failures: 0, busy: false }));
+      else if (e.spec !== spec || (e.failures > 0 && e.attempted !== resourceVersion)) e.next = now;
+      Object.assign(e, { apiService: svc, spec });
       if (!e.busy && now >= e.next) void this.download(name, e);
     }
     for (const name of [...this.entries.keys()]) {
@@ -117,6 +120,7 @@ export class AggregatedOpenAPI {
   private async download(name: string, e: Entry): Promise<void> {
     e.busy = true;
     const svc = e.apiService;
+    e.attempted = svc.metadata.resourceVersion ?? '';
     const spec = asRecord(svc.spec) ?? {};
     const gvPath = `apis/${asString(spec.group) ?? ''}/${asString(spec.version) ?? ''}`;
     try {
@@ -156,13 +160,14 @@ export class AggregatedOpenAPI {
   private async get(svc: KubeObject, path: string): Promise<{ code: number; body: string }> {
     const ref = serviceRefOf(svc);
     if (!ref) throw new Error('local APIService');
-    const ep = await resolveServiceEndpoint(ref, this.list);
-    const target = { ...ep, ...tlsOf(svc, ref) };
+    const b = await resolveBackend(ref, this.list, this.routeToEndpoints);
+    if (!b.dial) throw connectionRefused();
+    const target = { ...b.dial, ...tlsOf(svc, ref) };
     return new Promise((resolve, reject) => {
       const req = backendRequest(target, this.id, {
         method: 'GET',
         path,
-        headers: { accept: 'application/json', host: `${ep.host.includes(':') ? `[${ep.host}]` : ep.host}:${ep.port}`, ...authProxyHeaders({ username: 'system:aggregator', groups: [] }) },
+        headers: { accept: 'application/json', host: joinHostPort(b.shown), ...authProxyHeaders({ username: 'system:aggregator', groups: [] }) },
         timeoutMs: DOWNLOAD_TIMEOUT_MS,
       });
       req.on('response', (res) => {

@@ -2,14 +2,15 @@
 // kube-aggregator's proxy does with the UpgradeAwareHandler: after kemu authenticated and authorized the request,
 // it goes on to one endpoint of the APIService's Service with the caller's headers (less credentials and identity
 // claims, as for any proxied request) and X-Remote-User/-Group/-Extra-* naming the caller, over the same TLS as
-// other proxied requests. A 101 answer is relayed and the two connections are joined byte for byte; any other
+// other proxied requests (routing.ts). A 101 answer is relayed and the two connections are joined byte for byte; any other
 // answer is relayed as is and the connection closed. While the APIService is not Available or its Service has
 // no endpoint: 503 "service unavailable"; a failed connection: 503 with Go's error text.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { KubeObject } from '@kemu/api';
 import type { UserInfo } from '../authn/user.ts';
-import { goNetError, resolveServiceEndpoint, type ListObjects } from '../service-endpoint.ts';
+import { goNetError, type ListObjects } from '../service-endpoint.ts';
+import { connectionRefused, joinHostPort, resolveBackend, type Backend } from './routing.ts';
 import { isAvailable } from './proxy.ts';
 import { authProxyHeaders, backendRequest, serviceRefOf, tlsOf, type ProxyClientIdentity } from './transport.ts';
 
@@ -36,20 +37,32 @@ function head(res: IncomingMessage, drop: ReadonlySet<string>, extra: string[] =
   return `${[...lines, ...extra].join('\r\n')}\r\n\r\n`;
 }
 
-export async function proxyUpgradeToAPIService(apiService: KubeObject, req: IncomingMessage, socket: Duplex, clientHead: Buffer, user: UserInfo, list: ListObjects, id: ProxyClientIdentity): Promise<void> {
+export async function proxyUpgradeToAPIService(
+  apiService: KubeObject,
+  req: IncomingMessage,
+  socket: Duplex,
+  clientHead: Buffer,
+  user: UserInfo,
+  list: ListObjects,
+  id: ProxyClientIdentity,
+  routeToEndpoints: boolean,
+): Promise<void> {
   const ref = serviceRefOf(apiService);
   if (!ref || !isAvailable(apiService)) return plainErrorOnSocket(socket, 503, 'service unavailable');
-  let ep: { host: string; port: number };
+  let b: Backend;
   try {
-    ep = await resolveServiceEndpoint(ref, list);
+    b = await resolveBackend(ref, list, routeToEndpoints);
   } catch {
     return plainErrorOnSocket(socket, 503, 'service unavailable');
   }
+  const tls = tlsOf(apiService, ref);
+  const shown = { ...b.shown, ...tls };
+  if (!b.dial) return plainErrorOnSocket(socket, 503, goNetError(connectionRefused(), shown));
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !DROP.has(k) && !DROP_PREFIX.some((p) => k.startsWith(p))) headers[k] = v;
   Object.assign(headers, authProxyHeaders(user));
-  headers.host = `${ep.host.includes(':') ? `[${ep.host}]` : ep.host}:${ep.port}`;
-  const target = { ...ep, ...tlsOf(apiService, ref) };
+  headers.host = joinHostPort(b.shown);
+  const target = { ...b.dial, ...tls };
   const out = backendRequest(target, id, { method: req.method ?? 'GET', path: req.url ?? '/', headers });
   socket.on('error', () => out.destroy());
   out.on('upgrade', (res: IncomingMessage, upstream: Duplex, upstreamHead: Buffer) => {
@@ -69,7 +82,7 @@ export async function proxyUpgradeToAPIService(apiService: KubeObject, req: Inco
     socket.on('close', () => res.destroy());
   });
   out.on('error', (e) => {
-    if (socket.writable) plainErrorOnSocket(socket, 503, goNetError(e, target));
+    if (socket.writable) plainErrorOnSocket(socket, 503, goNetError(e, shown));
   });
   out.end();
 }

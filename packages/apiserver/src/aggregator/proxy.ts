@@ -1,14 +1,15 @@
 // Proxying /apis/<group>/<version>/... to the aggregated API server of a non-local APIService (kube-aggregator's
 // proxyHandler), after kemu has authenticated and authorized the request: 503 "service unavailable" while the
-// APIService is not Available or its Service has no endpoint; otherwise the request goes on to one endpoint
-// (transport.ts) without the caller's credentials, with X-Remote-User/-Group/-Extra-* naming the caller, and
+// APIService is not Available or its Service cannot be routed to; otherwise the request goes on to the Service
+// (routing.ts, transport.ts) without the caller's credentials, with X-Remote-User/-Group/-Extra-* naming the caller, and
 // the answer streams back as it comes (watches included). A connection that fails is a 503 with Go's error text.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { KubeObject } from '@kemu/api';
 import type { UserInfo } from '../authn/user.ts';
 import { asArray, asRecord, isRecord } from '../validation/field.ts';
-import { goNetError, resolveServiceEndpoint, type ListObjects } from '../service-endpoint.ts';
+import { goNetError, type ListObjects } from '../service-endpoint.ts';
 import { authProxyHeaders, backendRequest, serviceRefOf, tlsOf, type ProxyClientIdentity } from './transport.ts';
+import { connectionRefused, joinHostPort, resolveBackend, type Backend } from './routing.ts';
 
 /** Request headers not passed on: hop-by-hop ones, the caller's credentials and identity claims. */
 const DROP = new Set(['connection', 'proxy-connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization', 'content-length']);
@@ -34,24 +35,27 @@ export interface AggregatedRequest {
   user: UserInfo;
 }
 
-export async function proxyToAPIService(apiService: KubeObject, req: AggregatedRequest, res: ServerResponse, list: ListObjects, id: ProxyClientIdentity): Promise<void> {
+export async function proxyToAPIService(apiService: KubeObject, req: AggregatedRequest, res: ServerResponse, list: ListObjects, id: ProxyClientIdentity, routeToEndpoints: boolean): Promise<void> {
   const ref = serviceRefOf(apiService);
   if (!ref || !isAvailable(apiService)) return plainError(res, 503, 'service unavailable');
-  let ep: { host: string; port: number };
+  let b: Backend;
   try {
-    ep = await resolveServiceEndpoint(ref, list);
+    b = await resolveBackend(ref, list, routeToEndpoints);
   } catch {
     return plainError(res, 503, 'service unavailable');
   }
+  const tls = tlsOf(apiService, ref);
+  const shown = { ...b.shown, ...tls };
+  if (!b.dial) return plainError(res, 503, goNetError(connectionRefused(), shown));
   const u = new URL(req.url, 'http://x');
   // location.RawQuery = req.URL.Query().Encode(): the query re-encoded.
   const query = new URLSearchParams([...u.searchParams.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))).toString();
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !DROP.has(k) && !DROP_PREFIX.some((p) => k.startsWith(p))) headers[k] = v;
   Object.assign(headers, authProxyHeaders(req.user));
-  headers.host = `${ep.host.includes(':') ? `[${ep.host}]` : ep.host}:${ep.port}`;
+  headers.host = joinHostPort(b.shown);
   if (req.body && req.body.length > 0) headers['content-length'] = String(req.body.length);
-  const target = { ...ep, ...tlsOf(apiService, ref) };
+  const target = { ...b.dial, ...tls };
   await new Promise<void>((resolve) => {
     const out = backendRequest(target, id, { method: req.method, path: `${u.pathname}${query ? `?${query}` : ''}`, headers });
     out.on('response', (answer: IncomingMessage) => {
@@ -66,7 +70,7 @@ export async function proxyToAPIService(apiService: KubeObject, req: AggregatedR
     });
     out.on('error', (e) => {
       if (res.headersSent) res.destroy();
-      else plainError(res, 503, goNetError(e, target));
+      else plainError(res, 503, goNetError(e, shown));
       resolve();
     });
     res.on('close', () => out.destroy());

@@ -54,13 +54,15 @@ function flunderSchemas(description: string, ref: (name: string) => string): Rec
   };
 }
 
+const FLUNDER_PATH = `/apis/${WARDLE_GROUP}/${WARDLE_VERSION}/namespaces/{namespace}/flunders/{name}`;
+
 function openapiV2(description: string): Record<string, unknown> {
   const ok = { '200': { description: 'OK', schema: { $ref: '#/definitions/com.example.wardle.v1alpha1.Flunder' } } };
   return {
     swagger: '2.0',
     info: { title: 'Wardle', version: '0.1' },
     paths: {
-      [`/apis/${WARDLE_GROUP}/${WARDLE_VERSION}/namespaces/{namespace}/flunders/{name}`]: { get: { operationId: 'readFlunder', responses: ok } },
+      [FLUNDER_PATH]: { get: { operationId: 'readFlunder', 'x-kubernetes-action': 'get', 'x-kubernetes-group-version-kind': GVK[0], responses: ok } },
       '/version/': { get: { operationId: 'getCodeVersion', responses: { '200': { description: 'OK' } } } },
     },
     definitions: flunderSchemas(description, (n) => `#/definitions/${n}`),
@@ -68,7 +70,10 @@ function openapiV2(description: string): Record<string, unknown> {
 }
 
 function openapiV3(description: string): Record<string, unknown> {
-  return { openapi: '3.0.0', info: { title: 'Wardle', version: '0.1' }, paths: {}, components: { schemas: flunderSchemas(description, (n) => `#/components/schemas/${n}`) } };
+  // kubectl explain finds a kind through the operations of its paths (x-kubernetes-group-version-kind).
+  const ok = { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: '#/components/schemas/com.example.wardle.v1alpha1.Flunder' } } } } };
+  const paths = { [FLUNDER_PATH]: { get: { operationId: 'readFlunder', 'x-kubernetes-action': 'get', 'x-kubernetes-group-version-kind': GVK[0], responses: ok } } };
+  return { openapi: '3.0.0', info: { title: 'Wardle', version: '0.1' }, paths, components: { schemas: flunderSchemas(description, (n) => `#/components/schemas/${n}`) } };
 }
 
 const RESOURCE_LIST = {
