@@ -2,7 +2,8 @@
 // milli-units, with Kubernetes' errors; a scaleTargetRef resolved to a resource with a scale subresource.
 import { describe, expect, it } from 'vitest';
 import { R } from '@kemu/api';
-import { parsePodMetrics, scaleTargetResource } from './clients.ts';
+import { parsePodMetrics } from './clients.ts';
+import { scaleTargetResource } from './scale-targets.ts';
 
 const item = (name: string, containers: Record<string, Record<string, string>>) => ({
   metadata: { name, namespace: 'default' },

@@ -1,12 +1,13 @@
 // What the autoscaler reads and writes besides its own objects, behind two small interfaces so tests can feed
 // them: pod resource metrics from metrics.k8s.io/v1beta1 PodMetrics (as Kubernetes' resource metrics client;
-// kemu's apiserver serves them) and a target's scale subresource, found from scaleTargetRef's group and kind
-// in the resource table (Kubernetes' RESTMapper over discovery). Pods, Object and External metrics need a
-// custom or external metrics API, which kemu does not serve: those report that none is registered.
-import { RESOURCES, StatusError, tryParseQuantity, milliValue, type CrossVersionObjectReference, type Scale } from '@kemu/api';
+// served by metrics-server) and a target's scale subresource, found from scaleTargetRef's group and kind in the
+// resource table, or through discovery for custom resources (scale-targets.ts). Pods, Object and External
+// metrics need a custom or external metrics API, which kemu does not serve: those report that none is registered.
+import { tryParseQuantity, milliValue, type CrossVersionObjectReference, type Scale } from '@kemu/api';
 import { parseDuration } from '@kemu/base';
 import { resourcePath, statusErrorFromBody, type RestClient } from '@kemu/client';
 import type { PodMetric, PodMetricsInfo } from './replica-calculator.ts';
+import { ScaleTargets } from './scale-targets.ts';
 
 export interface ResourceMetrics {
   metrics: PodMetricsInfo;
@@ -94,29 +95,23 @@ export class RestMetricsClient implements MetricsClient {
   }
 }
 
-/** The resource a scaleTargetRef names: any served version of its group with that kind and a scale subresource. */
-export function scaleTargetResource(ref: CrossVersionObjectReference) {
-  const gv = ref.apiVersion ?? '';
-  const slash = gv.indexOf('/');
-  if (gv.split('/').length > 2) throw new StatusError('BadRequest', `unexpected GroupVersion string: ${gv}`);
-  const group = slash < 0 ? '' : gv.slice(0, slash);
-  const r = RESOURCES.find((x) => x.group === group && x.kind === ref.kind && x.subresources.some((s) => s.name === 'scale'));
-  if (!r) throw new StatusError('NotFound', `no matches for kind "${ref.kind}" in group "${group}"`);
-  return r;
-}
-
-/** The scale subresource through the REST client. */
+/** The scale subresource through the REST client; custom resources' found through discovery (scale-targets.ts). */
 export class RestScaleClient implements ScaleClient {
-  constructor(private readonly client: RestClient) {}
+  private readonly targets: ScaleTargets;
+
+  constructor(private readonly client: RestClient) {
+    this.targets = new ScaleTargets(client);
+  }
 
   async get(ref: CrossVersionObjectReference, namespace: string): Promise<Scale> {
-    const r = scaleTargetResource(ref);
+    const r = await this.targets.resolve(ref);
     const res = await this.client.raw('GET', resourcePath(r, namespace, ref.name, 'scale'));
+    if (res.status === 404) this.targets.forget(ref);
     if (res.status < 200 || res.status > 299) throw statusErrorFromBody(res.status, res.body);
     return JSON.parse(res.body) as Scale;
   }
 
   async update(ref: CrossVersionObjectReference, namespace: string, scale: Scale): Promise<Scale> {
-    return this.client.update<Scale>(scaleTargetResource(ref), namespace, scale, { subresource: 'scale' });
+    return this.client.update<Scale>(await this.targets.resolve(ref), namespace, scale, { subresource: 'scale' });
   }
 }
