@@ -214,7 +214,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       await keeper;
       hostilePeak = Math.max(hostilePeak, rssPeak);
       tcpHostile = Math.max(tcpHostile, tcpPeak);
-      terminatedWatchers += (await metric(o.url, 'apiserver_terminated_watchers_total', 'group="",resource="configmaps"')) - terminated0;
+      // A stalled watcher is ended once its buffer overflows and --watch-unresponsive-timeout has passed, which on a
+      // loaded machine can fall after the window: give the server a few seconds to end the ones it was sent.
+      const stalled = holders.watchers.groups.flatMap((g) => g.sockets).length;
+      const ended = () => metric(o.url, 'apiserver_terminated_watchers_total', 'group="",resource="configmaps"').then((n) => n - terminated0);
+      const endBy = performance.now() + 10_000;
+      while ((await ended()) < stalled && performance.now() < endBy) await sleep(200);
+      terminatedWatchers += await ended();
       closedByServer.halfBodies += holders.half.closed();
       closedByServer.silent += holders.silent.closed();
       halfBodies504 += holders.half.groups.flatMap((g) => g.sockets).filter((s) => s.closedAt !== undefined && /^HTTP\/1\.1 504 /.test(s.answer)).length;
