@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import { LongestFirstSequencer } from './test/setup/sequencer.ts';
 
 // CI asks for a JSON report (KEMU_VITEST_JSON) to print the "N passed, N failed" line.
 const json = process.env.KEMU_VITEST_JSON;
@@ -20,8 +19,6 @@ export default defineConfig({
     // Integration tests start real processes; keep parallelism modest on 2 cores.
     maxWorkers: 2,
     fileParallelism: true,
-    // Longest files first (test/setup/sequencer.ts): the two workers then finish at about the same time.
-    sequence: { sequencer: LongestFirstSequencer },
     reporters: json ? ['default', 'json'] : ['default'],
     outputFile: json ? { json } : undefined,
     projects: [
