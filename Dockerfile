@@ -1,6 +1,6 @@
 # One image for every kemu Node component; the compose file picks the binary with `command:`
-# (kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, cluster-autoscaler, kube-addon-manager, and kemu
-# for the node groups' cloud — all on PATH).
+# (kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, cluster-autoscaler, kube-addon-manager,
+# metrics-server, and kemu for the node groups' cloud — all on PATH).
 ARG NODE_IMAGE=node:20-bookworm-slim
 FROM ${NODE_IMAGE}
 
@@ -25,6 +25,8 @@ COPY packages/addon-manager/package.json packages/addon-manager/
 COPY packages/addon-manager/bin packages/addon-manager/bin
 COPY packages/kubelet/package.json packages/kubelet/
 COPY packages/kubelet/bin packages/kubelet/bin
+COPY packages/metrics-server/package.json packages/metrics-server/
+COPY packages/metrics-server/bin packages/metrics-server/bin
 COPY packages/kemu/package.json packages/kemu/
 COPY packages/kemu/bin packages/kemu/bin
 # --loglevel=error: no EBADENGINE/deprecation warnings for optional engines (the build log keeps errors).
@@ -35,7 +37,7 @@ ENV PATH=/opt/kemu/node_modules/.bin:$PATH \
     NODE_ENV=production
 # Warm tsx's transform cache (under /tmp, root's like the containers') at build time: otherwise every
 # container start compiles the sources again, ~2 s of CPU per process, with 12 processes starting at once.
-RUN for b in kube-apiserver kube-controller-manager kube-scheduler kubelet cluster-autoscaler kube-addon-manager kemu; do "$b" --help >/dev/null; done
+RUN for b in kube-apiserver kube-controller-manager kube-scheduler kubelet cluster-autoscaler kube-addon-manager metrics-server kemu; do "$b" --help >/dev/null; done
 # State lives on a volume mounted into the apiservers only.
 RUN mkdir -p /var/lib/kemu
 # No EXPOSE: each compose service lists the one port it serves.

@@ -1,6 +1,6 @@
 // The compose file's shape: the services, hostnames, the state volume only on apiservers, health checks,
-// restart policy and stop settings, the node groups' cloud, the cluster-autoscaler and the addon manager — and that
-// docker-compose 1.29 accepts it (`docker-compose config`).
+// restart policy and stop settings, the node groups' cloud, the cluster-autoscaler, the addon manager and
+// metrics-server — and that docker-compose 1.29 accepts it (`docker-compose config`).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -29,7 +29,7 @@ const hasCompose = fs.existsSync('/usr/bin/docker-compose') || fs.existsSync('/u
 
 describe('docker-compose.yml', () => {
   const names = ['lb', ...['apiserver', 'controller-manager', 'scheduler', 'worker'].flatMap((k) => [0, 1, 2].map((i) => `${k}-${i}`))];
-  const addOns = ['kube-addon-manager', 'cloud', 'cluster-autoscaler'];
+  const addOns = ['metrics-server', 'kube-addon-manager', 'cloud', 'cluster-autoscaler'];
   const all = [...names, ...addOns];
 
   it('has the lab services with hostnames equal to their names', () => {
@@ -38,7 +38,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('names every container as its service (docker stop <Lease holder prefix>) and exposes only the port it serves', () => {
-    const port: Record<string, string> = { apiserver: '6443', 'controller-manager': '10257', scheduler: '10259', worker: '10250', 'cluster-autoscaler': '8085' };
+    const port: Record<string, string> = { apiserver: '6443', 'controller-manager': '10257', scheduler: '10259', worker: '10250', 'metrics-server': '10250', 'cluster-autoscaler': '8085' };
     for (const n of all) {
       expect(compose.services[n]?.container_name, n).toBe(n);
       if (n !== 'lb') expect(compose.services[n]?.expose, n).toEqual(port[n.replace(/-\d+$/, '')] ? [port[n.replace(/-\d+$/, '')]] : undefined);
@@ -93,6 +93,25 @@ describe('docker-compose.yml', () => {
     expect(am?.command).toEqual(expect.arrayContaining(['kube-addon-manager', '--addons-dir=/etc/kubernetes/addons', '--period=${KEMU_ADDON_CHECK_INTERVAL:-60s}', '--hostname-override=kube-addon-manager']));
   });
 
+  it("runs metrics-server with kemu up's flags (Hostname first: a worker's InternalIP is emulated), its identity and resolution", () => {
+    const ms = compose.services['metrics-server'];
+    expect(ms?.volumes).toEqual(['${KEMU_DATA_DIR:-./.kemu/compose}:/etc/kubernetes:ro']);
+    expect(ms?.command).toEqual([
+      'metrics-server',
+      '--kubeconfig=/etc/kubernetes/metrics-server.kubeconfig',
+      '--cert-dir=/tmp',
+      '--secure-port=10250',
+      '--kubelet-preferred-address-types=Hostname,InternalIP,ExternalIP',
+      '--kubelet-use-node-status-port',
+      '--kubelet-insecure-tls',
+      '--metric-resolution=${KEMU_METRIC_RESOLUTION:-15s}',
+    ]);
+    // The image has its binary on PATH.
+    const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toContain('COPY packages/metrics-server/bin packages/metrics-server/bin');
+    expect(dockerfile).toMatch(/for b in [^;]*\bmetrics-server\b/);
+  });
+
   it('mounts the state volume into the apiservers only, and each worker its own /var/lib/kubelet', () => {
     expect(Object.keys(compose.volumes)).toEqual(['state', 'kubelet-worker-0', 'kubelet-worker-1', 'kubelet-worker-2', 'cloud']);
     for (const [n, s] of Object.entries(compose.services)) {
@@ -131,7 +150,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('gives every service a health check (but the addon manager, which serves nothing), restart on failure and SIGTERM with a grace period', () => {
-    const probe: Record<string, RegExp> = { lb: /6443/, cloud: /cloud-config\.yaml/, 'cluster-autoscaler': /port:8085,path:'\/health-check'/ };
+    const probe: Record<string, RegExp> = { lb: /6443/, 'metrics-server': /port:10250,path:'\/readyz'/, cloud: /cloud-config\.yaml/, 'cluster-autoscaler': /port:8085,path:'\/health-check'/ };
     for (const [n, s] of Object.entries(compose.services)) {
       if (n === 'kube-addon-manager') expect(s.healthcheck, n).toBeUndefined();
       else expect(s.healthcheck?.test.join(' '), n).toMatch(probe[n] ?? (n.startsWith('apiserver') ? /\/readyz/ : /\/healthz/));
@@ -139,7 +158,7 @@ describe('docker-compose.yml', () => {
       expect(s.stop_signal, n).toBe('SIGTERM');
       expect(s.stop_grace_period, n).toBeTruthy();
     }
-    for (const n of [...names.filter((x) => /^(controller-manager|scheduler|worker)-/.test(x)), 'kube-addon-manager', 'cloud'])
+    for (const n of [...names.filter((x) => /^(controller-manager|scheduler|worker)-/.test(x)), 'metrics-server', 'kube-addon-manager', 'cloud'])
       expect(compose.services[n]?.depends_on?.lb?.condition, n).toBe('service_healthy');
     expect(compose.services.lb?.ports?.some((p) => p.endsWith(':6443'))).toBe(true);
   });

@@ -1,8 +1,8 @@
 // The compose lab end to end through `kemu compose up`: from the base images (built when missing) to every
 // container healthy and 3 Ready nodes, the kubeconfig it writes working with kubectl, the leader Leases;
-// containers named as their services; a second `kemu compose up` reusing every image; a paused worker's pods
-// evicted and rescheduled within a minute with short toleration flags; `kemu compose down --volumes` leaving
-// no container, network or volume. Runs when Docker is usable here and the base images are built (see
+// kubectl top nodes through the metrics-server container; containers named as their services; a second
+// `kemu compose up` reusing every image; a paused worker's pods evicted and rescheduled within a minute with short
+// toleration flags; `kemu compose down --volumes` leaving no container, network or volume. Runs when Docker is usable here and the base images are built (see
 // docker.ts for the gate; KEMU_DOCKER_TESTS=1 forces it, building everything first, =0 skips it).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,8 +15,8 @@ import { planDocker, startEngine, startComposeLab, waitNodesReady, type ComposeL
 
 const plan = planDocker('test/lab/docker-lab.test.ts', missing('apiserver', 'controller-manager', 'scheduler', 'worker') ?? (hasKubectl() ? undefined : 'kubectl is not installed'));
 
-const SERVICES = ['lb', ...['apiserver', 'controller-manager', 'scheduler', 'worker'].flatMap((k) => [0, 1, 2].map((i) => `${k}-${i}`)), 'kube-addon-manager', 'cloud', 'cluster-autoscaler'];
-const PORT_OF: Record<string, string> = { apiserver: '6443', 'controller-manager': '10257', scheduler: '10259', worker: '10250', 'cluster-autoscaler': '8085' };
+const SERVICES = ['lb', ...['apiserver', 'controller-manager', 'scheduler', 'worker'].flatMap((k) => [0, 1, 2].map((i) => `${k}-${i}`)), 'metrics-server', 'kube-addon-manager', 'cloud', 'cluster-autoscaler'];
+const PORT_OF: Record<string, string> = { apiserver: '6443', 'controller-manager': '10257', scheduler: '10259', worker: '10250', 'metrics-server': '10250', 'cluster-autoscaler': '8085' };
 
 describe.skipIf(plan.skip)('docker-compose lab (kemu compose up)', () => {
   let lab: ComposeLab | undefined;
@@ -31,6 +31,8 @@ describe.skipIf(plan.skip)('docker-compose lab (kemu compose up)', () => {
       '--node-monitor-period=2s',
       '--default-not-ready-toleration-seconds=10',
       '--default-unreachable-toleration-seconds=10',
+      // A node has metrics from metrics-server's second scrape: 3s apart, not 15s.
+      '--metric-resolution=3s',
     ]);
   }, 1_800_000);
 
@@ -44,7 +46,7 @@ describe.skipIf(plan.skip)('docker-compose lab (kemu compose up)', () => {
     const l = lab;
     console.log(`kemu compose up: ${l.upSeconds.toFixed(1)}s to all healthy and 3 Nodes Ready (${((Date.now() - t0) / 1000).toFixed(1)}s since the engine answered)`);
     expect(l.upOutput).toContain(`export KUBECONFIG=${path.join(l.dir, 'kubeconfig')}`);
-    expect(l.upOutput).toMatch(/all 16 containers healthy and every Node Ready/);
+    expect(l.upOutput).toMatch(/all 17 containers healthy and every Node Ready/);
     expect(fs.existsSync(l.kubeconfig)).toBe(true);
     const nodes = await l.kubectl('get', 'nodes', '--no-headers');
     expect(nodes.code, nodes.stderr).toBe(0);
@@ -74,6 +76,20 @@ describe.skipIf(plan.skip)('docker-compose lab (kemu compose up)', () => {
     }, 60_000, 500);
     for (const ip of ips) expect(ip).not.toMatch(/^127\./);
   }, 420_000);
+
+  it('kubectl top nodes prints the 3 workers through the APIService to the metrics-server container', async (ctx) => {
+    if (!lab) return ctx.skip('no Docker engine');
+    const l = lab;
+    expect(l.upOutput).toMatch(/metrics-server: \d+\.\d+\.\d+\.\d+:10250 \(container metrics-server\) behind APIService v1beta1\.metrics\.k8s\.io/);
+    const rows = await waitFor('kubectl top nodes with the 3 workers', async () => {
+      const r = await l.kubectl('top', 'nodes', '--no-headers');
+      const workers = r.stdout.split('\n').filter((x) => /^worker-\d\s+\d+m\s+\d+%\s+\d+Mi\s+\d+%\s*$/.test(x));
+      return workers.length === 3 ? workers : undefined;
+    }, 120_000, 1000);
+    expect(rows.map((x) => x.split(/\s+/)[0]).sort()).toEqual(['worker-0', 'worker-1', 'worker-2']);
+    const api = await l.kubectl('get', 'apiservice', 'v1beta1.metrics.k8s.io', '--no-headers');
+    expect(api.stdout).toMatch(/^v1beta1\.metrics\.k8s\.io\s+kube-system\/metrics-server\s+True\s/);
+  }, 180_000);
 
   it('names every container as its service (the Lease holder\'s prefix) and exposes only the port it serves', async (ctx) => {
     if (!lab) return ctx.skip('no Docker engine');

@@ -1,6 +1,7 @@
 // What `kemu up` makes for its metrics-servers: components.yaml's objects and the Service's Endpoints listing the
 // processes; a second start keeps the user's objects, rewrites the Endpoints to the new processes and replaces the
-// Local APIService earlier kemu apiservers served metrics.k8s.io with.
+// Local APIService earlier kemu apiservers served metrics.k8s.io with. Without addresses (the compose lab before its
+// container runs) only the addon's objects.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { R, type KubeObject } from '@kemu/api';
 import { RestClient } from '@kemu/client';
@@ -50,5 +51,15 @@ describe('metrics-server objects', () => {
     expect(await ensureMetricsServerObjects(client, ['127.0.0.70'], 40123)).toEqual(['Endpoints kube-system/metrics-server (updated)']);
     const ep = await client.get<KubeObject>(R.endpoints, 'kube-system', 'metrics-server');
     expect(ep.subsets).toEqual([{ addresses: [{ ip: '127.0.0.70' }], ports: [{ name: 'https', port: 40123, protocol: 'TCP' }] }]);
+  });
+
+  it('without addresses (the compose lab before its container runs): the addon objects only, the Endpoints left as they are', async () => {
+    await client.delete(R.clusterrolebindings, undefined, 'metrics-server:system:auth-delegator');
+    expect(await ensureMetricsServerObjects(client, [], 10250)).toEqual(['ClusterRoleBinding metrics-server:system:auth-delegator']);
+    const ep = await client.get<KubeObject>(R.endpoints, 'kube-system', 'metrics-server');
+    expect(ep.subsets).toEqual([{ addresses: [{ ip: '127.0.0.70' }], ports: [{ name: 'https', port: 40123, protocol: 'TCP' }] }]);
+    await client.delete(R.endpoints, 'kube-system', 'metrics-server');
+    expect(await ensureMetricsServerObjects(client, [], 10250)).toEqual([]);
+    await expect(client.get(R.endpoints, 'kube-system', 'metrics-server')).rejects.toMatchObject({ reason: 'NotFound' });
   });
 });

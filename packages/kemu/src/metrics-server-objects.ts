@@ -33,11 +33,14 @@ export function metricsServerEndpoints(addresses: readonly string[], port: numbe
 
 const is = (e: unknown, reason: string) => e instanceof StatusError && e.reason === reason;
 
-/** Creates what is missing; returns "Kind namespace/name" of what it made or replaced. */
+/**
+ * Creates what is missing; returns "Kind namespace/name" of what it made or replaced. No addresses: the addon's
+ * objects only (the compose lab knows its container's address once it runs, which needs its RBAC first).
+ */
 export async function ensureMetricsServerObjects(client: RestClient, addresses: readonly string[], port: number): Promise<string[]> {
   const made: string[] = [];
   const label = (o: KubeObject) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name ?? ''}`;
-  for (const obj of [...metricsServerAddonObjects(), metricsServerEndpoints(addresses, port)]) {
+  for (const obj of [...metricsServerAddonObjects(), ...(addresses.length ? [metricsServerEndpoints(addresses, port)] : [])]) {
     const r = findResourceByKind(obj.apiVersion ?? '', obj.kind ?? '');
     if (!r) throw new Error(`no resource for ${obj.apiVersion}/${obj.kind}`);
     const ns = obj.metadata.namespace;

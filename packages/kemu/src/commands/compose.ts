@@ -16,6 +16,8 @@ import { ensureClusterAutoscalerIdentity } from '../cluster-autoscaler-identity.
 import { COMPOSE_FIX, checkDocker, containerStates, findCompose, imageExists, runLogged, type Compose } from '../compose/docker.ts';
 import { Progress } from '../compose/progress.ts';
 import { UsageError } from './errors.ts';
+import { COMPOSE_METRICS_SERVER_PORT, METRICS_SERVER_CONTAINER, ensureComposeMetricsServer, retryUntil } from '../compose/metrics-server.ts';
+import { ensureMetricsServerObjects } from '../metrics-server-objects.ts';
 import { ETCD_COMPOSE_FILE, ETCD_MEMBERS, prepareEtcdBuildContext } from '../compose/etcd-compose.ts';
 import { ensureEtcdPki } from '@kemu/pki';
 
@@ -42,6 +44,7 @@ const ENV_FLAGS: Record<string, string> = {
   'horizontal-pod-autoscaler-downscale-stabilization': 'KEMU_HPA_DOWNSCALE_STABILIZATION',
   'cpu-usage-window': 'KEMU_CPU_USAGE_WINDOW',
   'addon-check-interval': 'KEMU_ADDON_CHECK_INTERVAL',
+  'metric-resolution': 'KEMU_METRIC_RESOLUTION',
 };
 
 export const COMPOSE_UP_FLAGS = {
@@ -218,7 +221,8 @@ async function composeUp(argv: string[]): Promise<number> {
     const ts = Date.now();
     // Workers start last: their bootstrap token Secret and bindings are made once an apiserver answers; so do the
     // node groups' cloud (its machines bootstrap too) and the cluster-autoscaler (its ServiceAccount token).
-    const late = (s: { service: string }) => s.service.startsWith('worker-') || s.service === 'cloud' || s.service === 'cluster-autoscaler';
+    // metrics-server too: it needs its RBAC (and its Endpoints name its address, known once it runs).
+    const late = (s: { service: string }) => s.service.startsWith('worker-') || s.service === 'cloud' || s.service === 'cluster-autoscaler' || s.service === METRICS_SERVER_CONTAINER;
     const workers = services.filter(late);
     const control = services.filter((s) => !late(s));
     const addons = ensureLabAddons(dataDir);
@@ -231,10 +235,11 @@ async function composeUp(argv: string[]): Promise<number> {
     let up = await run(['up', '-d', '--no-build', '--remove-orphans', ...control.map((s) => s.service)], onLine);
     p.clear();
     if (up.code === 0 && workers.length) {
-      await bootstrapObjects(p, dataDir, server, tls, Date.now() + f.timeout);
+      await bootstrapObjects(p, dataDir, server, tls, Date.now() + f.timeout, services.some((s) => s.service === METRICS_SERVER_CONTAINER));
       p.say(`starting ${workers.length} containers (${workers.map((s) => s.container).join(', ')}): the workers bootstrap with the token in bootstrap-kubelet.kubeconfig`);
       up = await run(['up', '-d', '--no-build', ...workers.map((s) => s.service)], onLine);
       p.clear();
+      if (up.code === 0 && workers.some((s) => s.service === METRICS_SERVER_CONTAINER)) await metricsServerEndpoints(p, dataDir, Date.now() + f.timeout);
     }
     if (up.code !== 0) {
       const conflict = /Conflict|already in use/.test(lastLines(log, 20));
@@ -291,8 +296,23 @@ async function composeUp(argv: string[]): Promise<number> {
   }
 }
 
-/** Seed 003 section 8 for the containers: waits for the balancer, then makes the token Secret, bindings, cluster-info and bootstrap-kubelet.kubeconfig. */
-async function bootstrapObjects(p: Progress, dataDir: string, server: string, tls: ReturnType<typeof readLabTls>, deadline: number): Promise<void> {
+/** The Endpoints of kube-system/metrics-server: the container's IP now that it runs (Docker picked it). */
+async function metricsServerEndpoints(p: Progress, dataDir: string, deadline: number): Promise<void> {
+  const t0 = Date.now();
+  const client = labAdminClient(dataDir);
+  try {
+    const ms = await ensureComposeMetricsServer(client, deadline, (why) => p.status(`metrics-server's Endpoints: ${why}; retrying — ${p.elapsed(t0)}`));
+    p.clear();
+    p.say(`metrics-server: ${ms.address}:${COMPOSE_METRICS_SERVER_PORT} (container ${METRICS_SERVER_CONTAINER}) behind APIService v1beta1.metrics.k8s.io${ms.made.length ? `; made ${ms.made.join(', ')}` : ''}`);
+  } catch (e) {
+    throw new StepFailed("writing metrics-server's Endpoints", (e as Error).message, `look at docker logs ${METRICS_SERVER_CONTAINER} and the apiservers' logs; kemu compose up again retries`);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Seed 003 section 8 for the containers: waits for the balancer, then makes the token Secret, bindings, cluster-info and bootstrap-kubelet.kubeconfig (and metrics-server's RBAC, Service, APIService). */
+async function bootstrapObjects(p: Progress, dataDir: string, server: string, tls: ReturnType<typeof readLabTls>, deadline: number, metricsServer: boolean): Promise<void> {
   const t0 = Date.now();
   for (;;) {
     p.status(`waiting for an apiserver through ${server} to make the bootstrap token — ${p.elapsed(t0)}`);
@@ -318,6 +338,12 @@ async function bootstrapObjects(p: Progress, dataDir: string, server: string, tl
         p.status(`cluster-autoscaler's ServiceAccount: attempt ${attempt} failed (${(e as Error).message}); retrying — ${p.elapsed(t0)}`);
         await new Promise((r) => setTimeout(r, 1000));
       }
+    }
+    // metrics-server exits when it cannot read extension-apiserver-authentication: its RBAC before it starts.
+    if (metricsServer) {
+      const made = await retryUntil(deadline, () => ensureMetricsServerObjects(client, [], COMPOSE_METRICS_SERVER_PORT), (why) => p.status(`metrics-server's objects: ${why}; retrying — ${p.elapsed(t0)}`));
+      p.clear();
+      if (made.length) p.say(`metrics-server: made ${made.join(', ')}`);
     }
   } catch (e) {
     throw new StepFailed('making the bootstrap token', (e as Error).message, 'look at the apiservers\' logs (docker logs apiserver-0); kemu compose up again retries');

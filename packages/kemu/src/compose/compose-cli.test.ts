@@ -48,9 +48,9 @@ describe('kemu compose', () => {
     expect(s.code).toBe(2);
   }, 60_000);
 
-  it('knows the compose file\'s 16 services, each container named as its service', () => {
+  it('knows the compose file\'s 17 services, each container named as its service', () => {
     const svc = composeServices();
-    expect(svc).toHaveLength(16);
+    expect(svc).toHaveLength(17);
     for (const s of svc) expect(s.container).toBe(s.service);
   });
 });

@@ -106,3 +106,9 @@ export async function containerStates(names: string[]): Promise<ContainerState[]
       return { name: name.replace(/^\//, ''), status, ...(health ? { health } : {}) };
     });
 }
+
+/** The container's IPv4 addresses on its networks (none while it is not running). */
+export async function containerAddresses(name: string): Promise<string[]> {
+  const r = await runLogged('docker', ['inspect', '-f', '{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}', name], { timeoutMs: 20_000 });
+  return r.code === 0 ? r.stdout.split(/\s+/).filter((a) => /^\d+\.\d+\.\d+\.\d+$/.test(a)) : [];
+}
