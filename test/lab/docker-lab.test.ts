@@ -1,8 +1,11 @@
-// The compose lab end to end through `kemu compose up`: from the base images (built when missing) to every
-// container healthy and 3 Ready nodes, the kubeconfig it writes working with kubectl, the leader Leases;
-// kubectl top nodes through the metrics-server container; containers named as their services; a second
+// The compose lab end to end through `kemu compose up`, one lab for the file: from the base images (built when
+// missing) to every container healthy and 3 Ready nodes, the kubeconfig it writes working with kubectl, the leader
+// Leases; kubectl top nodes through the metrics-server container; containers named as their services; a second
 // `kemu compose up` reusing every image; a paused worker's pods evicted and rescheduled within a minute with short
-// toleration flags; `kemu compose down --volumes` leaving no container, network or volume. Runs when Docker is usable here and the base images are built (see
+// toleration flags; the cluster-autoscaler starting a node-group machine as a container; leader chaos (the
+// controller-manager leader's container stopped, started again and killed; the scheduler leader's paused past its
+// lease and unpaused); `kemu compose down --volumes` leaving no container, network or volume. Lease 6s / renew 4s /
+// retry 1s through the compose variables. Runs when Docker is usable here and the base images are built (see
 // docker.ts for the gate; KEMU_DOCKER_TESTS=1 forces it, building everything first, =0 skips it).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,12 +13,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@kemu/base/testing/processes';
 import { leaseHolder } from '@kemu/kemu';
 import { missing, hasKubectl } from './lab.ts';
-import { labFetch, labTlsFor } from './api.ts';
-import { planDocker, startEngine, startComposeLab, waitNodesReady, type ComposeLab } from './compose-lab.ts';
+import { LeaseWatch, labFetch, labTlsFor } from './api.ts';
+import { planDocker, startEngine, startComposeLab, waitAllHealthy, waitNodesReady, type ComposeLab } from './compose-lab.ts';
 
 const plan = planDocker('test/lab/docker-lab.test.ts', missing('apiserver', 'controller-manager', 'scheduler', 'worker') ?? (hasKubectl() ? undefined : 'kubectl is not installed'));
 
 const SERVICES = ['lb', ...['apiserver', 'controller-manager', 'scheduler', 'worker'].flatMap((k) => [0, 1, 2].map((i) => `${k}-${i}`)), 'metrics-server', 'kube-addon-manager', 'cloud', 'cluster-autoscaler'];
+const LEASE_MS = 6_000;
+const RETRY_MS = 1_000;
+/** Head-room for a loaded 2-core machine (and docker's own latency) on top of what the protocol allows. */
+const SLACK_MS = 3_000;
 const PORT_OF: Record<string, string> = { apiserver: '6443', 'controller-manager': '10257', scheduler: '10259', worker: '10250', 'metrics-server': '10250', 'cluster-autoscaler': '8085' };
 
 describe.skipIf(plan.skip)('docker-compose lab (kemu compose up)', () => {
@@ -26,7 +33,7 @@ describe.skipIf(plan.skip)('docker-compose lab (kemu compose up)', () => {
     if (!(await startEngine(plan))) return;
     // Short leader-election durations through the compose variables; node monitoring and the default
     // tolerations through `kemu compose up`'s flags (the same names as kube-apiserver's and kube-controller-manager's).
-    lab = await startComposeLab(plan, { KEMU_LEASE_DURATION: '4s', KEMU_RENEW_DEADLINE: '3s', KEMU_RETRY_PERIOD: '1s' }, [
+    lab = await startComposeLab(plan, { KEMU_LEASE_DURATION: `${LEASE_MS / 1000}s`, KEMU_RENEW_DEADLINE: '4s', KEMU_RETRY_PERIOD: `${RETRY_MS / 1000}s` }, [
       '--node-monitor-grace-period=20s',
       '--node-monitor-period=2s',
       '--default-not-ready-toleration-seconds=10',
@@ -188,6 +195,126 @@ describe.skipIf(plan.skip)('docker-compose lab (kemu compose up)', () => {
     expect(holder.stdout).toMatch(/^cluster-autoscaler/);
     await l.kubectl('delete', 'pod', 'grow', '--wait=false');
   }, 300_000);
+
+  describe('leader chaos: containers addressed by the Lease holder\'s name', () => {
+    let cmLease: LeaseWatch;
+    let schedLease: LeaseWatch;
+    const L = () => {
+      if (!lab) throw new Error('no lab');
+      return lab;
+    };
+
+    beforeAll(async () => {
+      if (!lab) return;
+      cmLease = new LeaseWatch(lab.server, 'kube-controller-manager');
+      schedLease = new LeaseWatch(lab.server, 'kube-scheduler');
+      await cmLease.start();
+      await schedLease.start();
+      // Chaos on a settled lab: every container healthy, the nodes registered, both leaders renewing.
+      await waitAllHealthy(lab);
+      await waitNodesReady(lab);
+      for (const w of [cmLease, schedLease]) {
+        const holder = await leader(w);
+        await renewals(w, holder, Date.now(), 3);
+      }
+    }, 600_000);
+
+    afterAll(() => {
+      cmLease?.stop();
+      schedLease?.stop();
+    });
+
+    const leader = (w: LeaseWatch) => waitFor(`a ${w.lease} leader`, () => w.component(), 90_000, 50);
+    /** n renewals by `holder` seen after `since` (the Lease's renewTime moves every retry period). */
+    const renewals = (w: LeaseWatch, holder: string, since: number, n: number) =>
+      waitFor(`${n} renewals by ${holder}`, () => w.events.filter((e) => e.at >= since && e.holder.startsWith(`${holder}_`)).length >= n, 30_000, 50);
+    const docker = async (...args: string[]) => {
+      const r = await L().docker(...args);
+      if (r.code !== 0) throw new Error(`docker ${args.join(' ')}: ${r.code} ${r.stderr}`);
+    };
+    const healthy = (service: string) => waitFor(`${service} running and healthy`, async () => {
+      const s = await L().state(service);
+      return s.Running && !s.Paused && s.Health === 'healthy';
+    }, 90_000, 500);
+
+    it('docker stop: the controller-manager leader exits 0 without releasing its Lease, a follower takes it once the lease has expired; the stopped container stays down, and once started again it is a follower', async (ctx) => {
+      if (!lab) return ctx.skip('no Docker engine');
+      const first = await leader(cmLease);
+      const id = first; // the container's name is the Lease holder's prefix
+      // Restarts before the experiment (a leader that lost its lease on a busy machine exits and comes back) are
+      // not the stop's doing; what counts is that the stop adds none.
+      const { RestartCount: restarts } = await L().state(first);
+      const tStop = Date.now();
+      await docker('stop', '-t', '15', id);
+      // kube-controller-manager does not release its Lease (as in Kubernetes): a follower waits for it to expire.
+      const second = await waitFor('a new holder', () => cmLease.takeover(first, tStop), LEASE_MS + RETRY_MS + 30_000, 20);
+      const secondName = second.holder.split('_')[0]!;
+      console.log(`docker stop ${first}: stop → ${secondName} ${second.at - tStop} ms`);
+      expect(cmLease.history.filter((h) => h.at >= tStop && h.holder === ''), 'the Lease was released').toEqual([]);
+      expect(second.at - tStop).toBeGreaterThanOrEqual(LEASE_MS - 1.2 * RETRY_MS);
+      expect(second.at - tStop).toBeLessThan(LEASE_MS + 2 * RETRY_MS + SLACK_MS);
+      expect(await L().state(first)).toMatchObject({ Status: 'exited', ExitCode: 0, RestartCount: restarts });
+
+      // restart: on-failure leaves a container that was stopped on purpose alone — still down after a few
+      // renewals of the new leader.
+      await renewals(cmLease, secondName, second.at, 3);
+      expect(await L().state(first)).toMatchObject({ Status: 'exited', RestartCount: restarts });
+
+      const tStart = Date.now();
+      await docker('start', id);
+      await healthy(first);
+      const tHealthy = Date.now();
+      await renewals(cmLease, secondName, tHealthy, 3);
+      console.log(`docker start ${first}: healthy in ${tHealthy - tStart} ms, a follower`);
+      expect(cmLease.component()).toBe(secondName);
+      expect(cmLease.history.filter((h) => h.at >= tStart && h.holder !== second.holder)).toEqual([]);
+    }, 240_000);
+
+    it('docker kill: a follower takes the controller-manager Lease within lease + retry; nothing releases it', async (ctx) => {
+      if (!lab) return ctx.skip('no Docker engine');
+      const victim = await leader(cmLease);
+      const id = victim;
+      const { RestartCount: restarts } = await L().state(victim);
+      const tKill = Date.now();
+      await docker('kill', id);
+      const dead = Date.now();
+      const next = await waitFor('a holder after the kill', () => cmLease.takeover(victim, tKill), LEASE_MS + RETRY_MS + 30_000, 20);
+      console.log(`docker kill ${victim}: killed → ${next.holder.split('_')[0]} in ${next.at - dead} ms`);
+      expect(next.at - dead).toBeLessThan(LEASE_MS + RETRY_MS + SLACK_MS);
+      expect(cmLease.history.filter((h) => h.at >= tKill && h.holder === '')).toEqual([]);
+      const st = await L().state(victim);
+      console.log(`docker kill ${victim}: container ${st.Status}, exit ${st.ExitCode}, restarts ${st.RestartCount}`);
+      expect(st).toMatchObject({ Status: 'exited', ExitCode: 137, RestartCount: restarts });
+      await docker('start', id);
+      await healthy(victim);
+    }, 180_000);
+
+    it('docker pause past the lease: another scheduler takes over; on unpause the old leader exits non-zero ("leaderelection lost") and the restart policy brings it back as a follower', async (ctx) => {
+      if (!lab) return ctx.skip('no Docker engine');
+      const frozen = await leader(schedLease);
+      const id = frozen;
+      const before = await L().state(frozen);
+      const tPause = Date.now();
+      await docker('pause', id);
+      const next = await waitFor('a holder while paused', () => schedLease.takeover(frozen, tPause), LEASE_MS + RETRY_MS + 30_000, 20);
+      const nextName = next.holder.split('_')[0]!;
+      console.log(`docker pause ${frozen}: ${nextName} took over ${next.at - tPause} ms after the pause`);
+      expect(next.at - tPause).toBeGreaterThanOrEqual(LEASE_MS - RETRY_MS);
+      expect(next.at - tPause).toBeLessThan(LEASE_MS + 2 * RETRY_MS + SLACK_MS);
+      expect((await L().state(frozen)).Paused).toBe(true);
+
+      const tUnpause = Date.now();
+      await docker('unpause', id);
+      await waitFor(`${frozen} restarted by the restart policy`, async () => (await L().state(frozen)).RestartCount > before.RestartCount, 60_000, 200);
+      await healthy(frozen);
+      console.log(`docker unpause ${frozen}: restarted and healthy ${Date.now() - tUnpause} ms later`);
+      const logs = await L().docker('logs', id);
+      expect(logs.stdout + logs.stderr).toContain('leaderelection lost');
+      await renewals(schedLease, nextName, Date.now(), 3);
+      expect(schedLease.component()).toBe(nextName);
+      expect(schedLease.history.filter((h) => h.at >= tUnpause && h.holder.startsWith(`${frozen}_`))).toEqual([]);
+    }, 180_000);
+  });
 
   it('kemu compose down --volumes leaves no container, network or volume', async (ctx) => {
     if (!lab) return ctx.skip('no Docker engine');

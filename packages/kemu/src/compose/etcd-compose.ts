@@ -75,7 +75,7 @@ function member(name: string): Service {
     volumes: [`${name}:/var/lib/etcd`, '${KEMU_DATA_DIR:-./.kemu/compose}:/etc/kubernetes:ro'],
     healthcheck: {
       test: ['CMD', 'node', '-e', `require('http').get({host:'127.0.0.1',port:${metrics},path:'/health'},(r)=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1))`],
-      interval: '2s',
+      interval: '5s',
       timeout: '3s',
       retries: 30,
       start_period: '5s',
