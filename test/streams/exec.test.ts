@@ -106,7 +106,9 @@ function kubectlPtyAsync(steps: PtyStep[], ...args: string[]): Promise<RunResult
 
 beforeAll(async () => {
   if (skip) return;
-  lab = await startLab({ workers: 1, metricsServers: 1 });
+  // One of each: exec, attach and port-forward go through the balancer to whichever replica; the HPA data path needs the
+  // controller-manager and metrics-server.
+  lab = await startLab({ apiservers: 1, controllerManagers: 1, schedulers: 1, workers: 1, metricsServers: 1 });
   await lab.waitRunning();
   await waitFor('a Ready node', async () => (await lab?.kubectl('get', 'nodes'))?.stdout.includes(' Ready') ?? false, 60_000, 300);
   const r = await kubectl(undefined, 'run', 'box', '--image=busybox', '--', 'sleep', '3600');

@@ -36,10 +36,15 @@ export class ServiceAccountTokenSource implements TokenSource {
 
   token(signal?: AbortSignal): Promise<string> {
     if (this.cached && this.o.clock.now() < this.cached.expiry) return Promise.resolve(this.cached.token);
+    if (signal?.aborted) return Promise.reject(signal.reason);
     // One fetch at a time, shared by every request waiting for a fresh token; a waiter's abort ends only its wait.
-    const shared = (this.inflight ??= this.fetch().finally(() => (this.inflight = undefined)));
+    // Each waiter gets the failure; the shared fetch itself is marked handled, for when every waiter has gone.
+    if (!this.inflight) {
+      this.inflight = this.fetch().finally(() => (this.inflight = undefined));
+      this.inflight.catch(() => undefined);
+    }
+    const shared = this.inflight;
     if (!signal) return shared;
-    if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       const onAbort = () => reject(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
