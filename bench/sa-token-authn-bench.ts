@@ -6,8 +6,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { KubeObject } from '@kemu/api';
 import { boundServiceAccountAuthenticator, type ServiceAccountLookups } from '../packages/apiserver/src/authn/service-account.ts';
-import { boundClaims, signClaims } from '../packages/apiserver/src/authn/service-account-token.ts';
-import { keyId, type SigningKey } from '../packages/apiserver/src/authn/service-account-keys.ts';
+import { boundClaims, keyId, signClaims, type SigningKey } from '@kemu/pki';
 import { cachedTokenAuthenticator } from '../packages/apiserver/src/authn/token-cache.ts';
 import type { TokenAuthenticator } from '../packages/apiserver/src/authn/types.ts';
 import { atLeast, benchFlags, oneOf } from './lib/flags.ts';

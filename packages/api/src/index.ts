@@ -25,6 +25,8 @@ export * from './status.ts';
 export * from './time.ts';
 export * from './quantity.ts';
 export * from './selector.ts';
+export * from './label-selector.ts';
+export * from './names.ts';
 export * from './lease-fence.ts';
 export * from './bootstrap-token.ts';
 export { parseCronSchedule, timeZoneError } from './cron.ts';

@@ -5,7 +5,7 @@
 // implements it. The --proxy-client-* pair and --enable-aggregator-routing stay here for their start-up
 // checks, but are in effect: the aggregator presents the pair and routes as the flag says (aggregator/routing.ts).
 import fs from 'node:fs';
-import { FEATURE_GATES_FLAG, featureGatesError, type Logger } from '@kemu/base';
+import { FEATURE_GATES_FLAG, featureGatesError, goReadFileError, type Logger } from '@kemu/base';
 import { readCertAndKey } from '@kemu/pki';
 
 export const COMPAT_FLAGS = {
@@ -61,12 +61,6 @@ export interface FlagFailure {
   message: string;
 }
 
-/** Go's words for a file that cannot be read ("open /x: no such file or directory"). */
-export function readError(file: string, e: unknown): string {
-  const code = (e as NodeJS.ErrnoException).code;
-  const why = code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : e instanceof Error ? e.message : String(e);
-  return code === 'EISDIR' ? `read ${file}: ${why}` : `open ${file}: ${why}`;
-}
 
 /** A client certificate/key pair kube-apiserver loads at start-up (only when both are given, as Kubernetes uses it). */
 export function checkClientPair(cert: string, key: string): FlagFailure | undefined {
@@ -76,7 +70,7 @@ export function checkClientPair(cert: string, key: string): FlagFailure | undefi
       fs.accessSync(file, fs.constants.R_OK);
       if (fs.statSync(file).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
     } catch (e) {
-      return { code: 1, message: readError(file, e) };
+      return { code: 1, message: goReadFileError(file, e) };
     }
   }
   try {
@@ -109,7 +103,7 @@ export function checkCompatFlags(f: CompatFlagValues): FlagFailure | undefined {
     try {
       fs.readFileSync(encryption, 'utf8');
     } catch (e) {
-      return { code: 1, message: readError(encryption, e) };
+      return { code: 1, message: goReadFileError(encryption, e) };
     }
   }
   return undefined;

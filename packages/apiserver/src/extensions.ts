@@ -6,7 +6,7 @@ import { withClusterPolicy } from './validation/cluster-policy.ts';
 import { applyPatch } from './patch/index.ts';
 import { objectFields } from './selectors/fields.ts';
 import { parseFieldSelector } from './selectors/fields.ts';
-import { parseLabelSelector } from './selectors/labels.ts';
+import { parseLabelSelector } from '@kemu/api';
 import { strategyFor } from './strategy/index.ts';
 import type { ResourceStrategy } from './strategy/types.ts';
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { TLSSocket, type DetailedPeerCertificate, type PeerCertificate } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { goFileError } from '@kemu/base';
 import { PkiError, PRIVATE_MODE, PUBLIC_MODE, parseCertificates, readCertAndKey, selfSignedServingCert, writeFileAtomic } from '@kemu/pki';
 import { ALL_AUTHENTICATED, SYSTEM_MASTERS, type UserInfo } from './authn/user.ts';
 import type { AuthnRequest } from './authn/types.ts';
@@ -121,7 +122,7 @@ export async function loadServingTls(f: ServingFlagValues, hosts: SelfSignedHost
       text = fs.readFileSync(file, 'utf8');
       parseCertificates(text, file);
     } catch (e) {
-      const why = e instanceof PkiError ? e.message : (e as NodeJS.ErrnoException).code === 'ENOENT' ? `open ${file}: no such file or directory` : (e as Error).message;
+      const why = e instanceof PkiError ? e.message : goFileError('open', file, e);
       throw new ServingError(`unable to load client CA file "${file}": ${why}`);
     }
     Object.assign(https, { ca: Buffer.from(text), requestCert: true, rejectUnauthorized: false });

@@ -9,3 +9,4 @@ export * from './clock.ts';
 export { goQuote } from './log-format.ts';
 export * from './ip.ts';
 export * from './feature-gates.ts';
+export * from './go-errors.ts';

@@ -169,6 +169,9 @@ describe('metrics-server', () => {
     expect(byName.items).toMatchObject([{ metadata: { name: 'db' }, containers: [{ name: 'db', usage: { cpu: '1', memory: '1000000' } }] }]);
     const bad = await get('/apis/metrics.k8s.io/v1beta1/pods?fieldSelector=spec.nodeName%3Dn1');
     expect([bad.status, bad.json().reason]).toEqual([400, 'BadRequest']);
+    // labels.Parse's grammar and words, as kube-apiserver answers the same selector.
+    const badLabels = await get('/apis/metrics.k8s.io/v1beta1/pods?labelSelector=app%20in%20(a');
+    expect([badLabels.status, badLabels.json().message]).toEqual([400, "unable to parse requirement: found '', expected: ',' or ')'"]);
   });
 
   it("answers NotFound in metrics-server's words and refuses writes", async () => {

@@ -19,3 +19,5 @@ export * from './cluster-pki.ts';
 export * from './etcd-pki.ts';
 export { X509Certificate, Pkcs10CertificateRequest } from './x509.ts';
 export * from './self-signed.ts';
+export * from './service-account-keys.ts';
+export * from './service-account-token.ts';

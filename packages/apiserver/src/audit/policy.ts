@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { fieldErrors } from '../validation/field.ts';
-import { isDNS1123Subdomain } from '../validation/names.ts';
+import { isDNS1123Subdomain } from '@kemu/api';
 import type { RequestAttributes } from './request-info.ts';
 
 export const LEVELS = ['None', 'Metadata', 'Request', 'RequestResponse'] as const;

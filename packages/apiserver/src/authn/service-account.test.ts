@@ -6,8 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '@kemu/api';
 import { generatePrivateKey, privateKeyPem, publicKeyPem } from '@kemu/pki';
 import { bearerTokenAuthenticator, tokenUnion } from './bearer-token.ts';
-import { keyId, readPublicKeys, readSigningKey, type SigningKey, type VerifyKey } from './service-account-keys.ts';
-import { boundClaims, legacyClaims, signClaims } from './service-account-token.ts';
+import { keyId, readPublicKeys, readSigningKey, type SigningKey, type VerifyKey } from '@kemu/pki';
+import { boundClaims, legacyClaims, signClaims } from '@kemu/pki';
 import { boundServiceAccountAuthenticator, legacyServiceAccountAuthenticator, type ServiceAccountLookups } from './service-account.ts';
 
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';

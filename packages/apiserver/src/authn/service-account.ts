@@ -8,8 +8,8 @@ import { verifyCompactJws } from './jws-verify.ts';
 import type { KubeObject } from '@kemu/api';
 import { aggregate, quotedList } from './aggregate.ts';
 import { CREDENTIAL_ID_KEY } from './x509.ts';
-import type { VerifyKey } from './service-account-keys.ts';
-import { LEGACY_ISSUER } from './service-account-token.ts';
+import type { VerifyKey } from '@kemu/pki';
+import { LEGACY_ISSUER } from '@kemu/pki';
 import { AuthenticationError, type AuthnResponse, type TokenAuthenticator } from './types.ts';
 import { SERVICE_ACCOUNT_PREFIX, SERVICE_ACCOUNTS_GROUP, type UserInfo } from './user.ts';
 

@@ -2,7 +2,7 @@
 // as Kubernetes' tokenfile.NewCSV: Go's encoding/csv rules (quoted fields, "" inside quotes, any number of
 // columns), at least 3 columns per record, empty tokens skipped, a later duplicate wins.
 import { readFileSync } from 'node:fs';
-import { goFileError } from './go-errors.ts';
+import { goFileError } from '@kemu/base';
 import type { TokenAuthenticator, AuthnResponse } from './types.ts';
 import type { UserInfo } from './user.ts';
 

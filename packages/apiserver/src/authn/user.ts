@@ -12,7 +12,8 @@ export const ANONYMOUS_USER = 'system:anonymous';
 export const ALL_UNAUTHENTICATED = 'system:unauthenticated';
 export const ALL_AUTHENTICATED = 'system:authenticated';
 export const SYSTEM_MASTERS = 'system:masters';
-export const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
+// Defined beside the token claims that carry it (@kemu/pki's service-account-token.ts).
+export { SERVICE_ACCOUNT_PREFIX } from '@kemu/pki';
 export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
 export const NODE_USER_PREFIX = 'system:node:';
 export const NODES_GROUP = 'system:nodes';

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import type { Logger } from '@kemu/base';
 import { parseCertificates } from '@kemu/pki';
-import { checkClientPair, readError, type FlagFailure } from '../compat-flags.ts';
+import { goReadFileError } from '@kemu/base';
+import { checkClientPair, type FlagFailure } from '../compat-flags.ts';
 
 export const DEFAULT_KUBELET_PREFERRED_ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'] as const;
 /** kube-apiserver's KubeletConfig.Port: used when a Node reports no daemonEndpoints.kubeletEndpoint.Port. */
@@ -52,7 +53,7 @@ export function checkKubeletClientFlags(f: KubeletClientFlagValues): FlagFailure
     try {
       text = fs.readFileSync(ca, 'utf8');
     } catch (e) {
-      return { code: 1, message: readError(ca, e) };
+      return { code: 1, message: goReadFileError(ca, e) };
     }
     try {
       if (parseCertificates(text, ca).length === 0) throw new Error('no certificate');

@@ -5,7 +5,7 @@ import { errors, formatTime, type KubeObject, type ResourceInfo, type StatusCaus
 import { randomUUID } from 'node:crypto';
 import type { UserInfo } from '../authn/user.ts';
 import type { ResourceStrategy } from '../strategy/types.ts';
-import { isValidPathSegmentName } from '../validation/names.ts';
+import { isValidPathSegmentName } from '@kemu/api';
 
 export function hasStatusSubresource(r: ResourceInfo): boolean {
   return r.subresources.some((s) => s.name === 'status');

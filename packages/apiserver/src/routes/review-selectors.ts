@@ -3,9 +3,9 @@
 // notes Kubernetes adds to status.evaluationError when a selector cannot be read (BuildEvaluationError).
 import type { StatusCause } from '@kemu/api';
 import { parseFieldSelector } from '../selectors/fields.ts';
-import { parseLabelSelector } from '../selectors/labels.ts';
+import { parseLabelSelector } from '@kemu/api';
 import { child, fieldErrors, index } from '../validation/field.ts';
-import { isQualifiedName, isValidLabelValue } from '../validation/names.ts';
+import { isQualifiedName, isValidLabelValue } from '@kemu/api';
 
 type Obj = Record<string, unknown>;
 

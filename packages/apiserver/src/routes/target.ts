@@ -1,7 +1,7 @@
 // Parses an /api or /apis path into what it names: a discovery document, or a resource collection,
 // object or subresource (namespaced or cluster-scoped), exactly as Kubernetes lays out its URLs.
 import { errors, findServedResource, onServedResourcesChange, servedResources, StatusError, type ResourceInfo } from '@kemu/api';
-import { isValidPathSegmentName } from '../validation/names.ts';
+import { isValidPathSegmentName } from '@kemu/api';
 
 export type Target =
   | { kind: 'root'; prefix: 'api' | 'apis' }

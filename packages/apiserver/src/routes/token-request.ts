@@ -6,7 +6,7 @@ import { errors, formatTime, R, StatusError, type KubeObject, type StatusCause }
 import type { ApiContext } from '../context.ts';
 import { asObjectBody } from '../registry/object-body.ts';
 import { warningHeaders } from '../registry/warnings.ts';
-import { boundClaims, signClaims } from '../authn/service-account-token.ts';
+import { boundClaims, signClaims } from '@kemu/pki';
 import { pageNotFound } from './target.ts';
 import { isDryRun, type ApiReply, type ApiRequest } from './request.ts';
 

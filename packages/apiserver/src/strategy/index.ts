@@ -54,7 +54,7 @@ import { registerKindDecoder } from '../registry/json-fields.ts';
 import { schemaValidatorFactory } from '../crd/schema-validator.ts';
 import { validateMetaOnly } from '../validation/misc.ts';
 import { validateObjectMeta } from '../validation/meta.ts';
-import { isValidPathSegmentName } from '../validation/names.ts';
+import { isValidPathSegmentName } from '@kemu/api';
 import { printerFor } from '../printers/index.ts';
 
 const STRATEGIES: ResourceStrategy[] = [

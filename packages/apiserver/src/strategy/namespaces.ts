@@ -6,7 +6,7 @@ import { buildStrategy } from './common.ts';
 import { defaultNamespace } from '../defaults/core.ts';
 import { validateNamespace } from '../validation/misc.ts';
 import { validateObjectMetaUpdate } from '../validation/meta.ts';
-import { isDNS1123Label } from '../validation/names.ts';
+import { isDNS1123Label } from '@kemu/api';
 import { isRecord } from '../validation/field.ts';
 
 export const FINALIZER_KUBERNETES = 'kubernetes';

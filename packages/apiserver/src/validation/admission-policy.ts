@@ -3,7 +3,7 @@
 import type { KubeObject, StatusCause } from '@kemu/api';
 import { asArray, child, index, isRecord } from './field.ts';
 import { fieldErrors } from './field.ts';
-import { isQualifiedName } from './names.ts';
+import { isQualifiedName } from '@kemu/api';
 import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
 import { validateLabelSelector } from './apps.ts';
 import { compileMatchCondition, compilePolicyExpression } from '../admission/policy/environment.ts';

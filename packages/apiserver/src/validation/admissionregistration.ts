@@ -4,7 +4,7 @@
 import type { KubeObject, StatusCause } from '@kemu/api';
 import { asArray, asString, child, fieldErrors, index, isRecord } from './field.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
-import { isDNS1123Subdomain, isQualifiedName, isValidPortNum } from './names.ts';
+import { isDNS1123Subdomain, isQualifiedName, isValidPortNum } from '@kemu/api';
 import { validateLabelSelector } from './apps.ts';
 
 const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];

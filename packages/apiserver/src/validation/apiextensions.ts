@@ -7,7 +7,7 @@ import type { KubeObject, StatusCause } from '@kemu/api';
 import { validateSchemaRules } from './crd-schema-rules.ts';
 import { asArray, asRecord, asString, child, fieldErrors, index, isRecord } from './field.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
-import { isDNS1035Label, isDNS1123Subdomain } from './names.ts';
+import { isDNS1035Label, isDNS1123Subdomain } from '@kemu/api';
 import { GoValue } from './goformat.ts';
 import { validateClientConfig } from './admissionregistration.ts';
 

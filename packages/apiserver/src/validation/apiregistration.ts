@@ -4,7 +4,7 @@
 import type { KubeObject, StatusCause } from '@kemu/api';
 import { asArray, asRecord, asString, child, fieldErrors, index, isRecord } from './field.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
-import { isDNS1035Label, isDNS1123Subdomain, isValidPathSegmentName } from './names.ts';
+import { isDNS1035Label, isDNS1123Subdomain, isValidPathSegmentName } from '@kemu/api';
 
 const CONDITION_STATUSES = ['True', 'False', 'Unknown'];
 

@@ -5,7 +5,7 @@ import type { KubeObject, LabelSelector, StatusCause } from '@kemu/api';
 import { asArray, child, fieldErrors, isRecord, jsonEqual } from './field.ts';
 import { validateLabels, validateObjectMeta, validateObjectMetaUpdate, validateAnnotations } from './meta.ts';
 import { validatePodSpec } from './pod.ts';
-import { regexError } from './names.ts';
+import { regexError } from '@kemu/api';
 import { goMap, goLabelSelector } from './goformat.ts';
 
 export function nonNegative(v: unknown, path: string, out: StatusCause[]): void {

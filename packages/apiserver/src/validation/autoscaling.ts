@@ -5,7 +5,7 @@ import { tryParseQuantity } from '@kemu/api';
 import type { KubeObject, StatusCause } from '@kemu/api';
 import { child, fieldErrors, index, isRecord } from './field.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
-import { isDNS1123Label, isValidPathSegmentName } from './names.ts';
+import { isDNS1123Label, isValidPathSegmentName } from '@kemu/api';
 import { hpaV1ToV2 } from '../conversion/hpa.ts';
 
 type Fields = Record<string, unknown>;

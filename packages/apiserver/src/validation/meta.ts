@@ -2,7 +2,7 @@
 // labels, annotations (256 KiB total), owner references, and the fields an update may never change.
 import type { ObjectMeta, StatusCause } from '@kemu/api';
 import { child, fieldErrors, index, isRecord } from './field.ts';
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from './names.ts';
+import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '@kemu/api';
 
 export type NameValidator = (name: string) => string[];
 

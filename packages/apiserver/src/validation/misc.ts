@@ -2,7 +2,7 @@
 // (core and events.k8s.io), Lease, EndpointSlice, PriorityClass, Binding.
 import type { KubeObject, StatusCause } from '@kemu/api';
 import { asArray, child, fieldErrors, index, isRecord, jsonEqual } from './field.ts';
-import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidIP, isValidPortNum } from './names.ts';
+import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidIP, isValidPortNum } from '@kemu/api';
 import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
 import { TAINT_EFFECTS } from './pod.ts';
 

@@ -9,7 +9,7 @@ import {
   isValidIP,
   isValidLabelValue,
   isValidPortName,
-} from './names.ts';
+} from '@kemu/api';
 import { fieldErrors, formatValue } from './field.ts';
 import { goLabelSelector } from './goformat.ts';
 

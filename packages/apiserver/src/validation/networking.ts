@@ -4,7 +4,7 @@ import type { KubeObject, StatusCause } from '@kemu/api';
 import { asArray, child, fieldErrors, index, isRecord } from './field.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
 import { validateLabelSelector } from './apps.ts';
-import { isDNS1123Label, isDNS1123Subdomain } from './names.ts';
+import { isDNS1123Label, isDNS1123Subdomain } from '@kemu/api';
 import { validateResourceList } from './resources.ts';
 import { validateTolerations } from './pod.ts';
 

@@ -3,7 +3,7 @@
 // by the pod templates of Deployments and ReplicaSets.
 import type { KubeObject, StatusCause } from '@kemu/api';
 import { asArray, child, fieldErrors, index, isRecord, jsonEqual } from './field.ts';
-import { isDNS1123Label, isDNS1123Subdomain, isEnvVarName, isValidPortName, isValidPortNum, isQualifiedName } from './names.ts';
+import { isDNS1123Label, isDNS1123Subdomain, isEnvVarName, isValidPortName, isValidPortNum, isQualifiedName } from '@kemu/api';
 import { validateResourceRequirements } from './resources.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
 import { validateLifecycle, validateProbe } from './probes.ts';

@@ -2,7 +2,7 @@
 // timings, a liveness/startup successThreshold of 1, ports as numbers or IANA names.
 import type { StatusCause } from '@kemu/api';
 import { child, fieldErrors, isRecord } from './field.ts';
-import { isValidPortName, isValidPortNum } from './names.ts';
+import { isValidPortName, isValidPortNum } from '@kemu/api';
 
 const HANDLERS = ['exec', 'httpGet', 'tcpSocket', 'grpc'] as const;
 

@@ -5,7 +5,7 @@ import { RBAC_GROUP, type KubeObject, type StatusCause } from '@kemu/api';
 import { asArray, child, fieldErrors, index, isRecord } from './field.ts';
 import { GoValue } from './goformat.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
-import { isDNS1123Subdomain, isValidPathSegmentName } from './names.ts';
+import { isDNS1123Subdomain, isValidPathSegmentName } from '@kemu/api';
 
 /** Kubernetes' RBAC name rule (a path segment), plus NUL, which no store key may hold (etcd would take it; kemu's SQLite keys cannot). */
 const rbacName = (v: string): string[] => [...isValidPathSegmentName(v), ...(v.includes('\0') ? ["may not contain '\\x00'"] : [])];

@@ -2,7 +2,7 @@
 import { QUANTITY_FORMAT_MESSAGE, tryParseQuantity } from '@kemu/api';
 import type { StatusCause } from '@kemu/api';
 import { child, fieldErrors, isRecord, key } from './field.ts';
-import { isQualifiedName } from './names.ts';
+import { isQualifiedName } from '@kemu/api';
 
 export function validateResourceList(list: unknown, path: string, out: StatusCause[]): Map<string, number> {
   const values = new Map<string, number>();

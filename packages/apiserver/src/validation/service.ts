@@ -3,7 +3,7 @@
 import type { KubeObject, StatusCause } from '@kemu/api';
 import { ipFamilyOf } from '@kemu/base';
 import { asArray, child, fieldErrors, index, isRecord } from './field.ts';
-import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isValidIP, isValidPortName, isValidPortNum } from './names.ts';
+import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isValidIP, isValidPortName, isValidPortNum } from '@kemu/api';
 import { validateLabels, validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
 import { PROTOCOLS } from './pod.ts';
 

@@ -2,7 +2,7 @@
 // made of DNS-1123 labels with at least one dot, the path of DNS-1123 subdomains separated by dots.
 import type { StatusCause } from '@kemu/api';
 import { fieldErrors } from './field.ts';
-import { DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, isDNS1123Label, isDNS1123Subdomain } from './names.ts';
+import { DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, isDNS1123Label, isDNS1123Subdomain } from '@kemu/api';
 
 export function validateSignerName(path: string, signerName: string): StatusCause[] {
   if (signerName === '') return [fieldErrors.required(path)];

@@ -4,7 +4,7 @@ import { tryParseQuantity, QUANTITY_FORMAT_MESSAGE } from '@kemu/api';
 import type { KubeObject, StatusCause } from '@kemu/api';
 import { asArray, asRecord, child, fieldErrors, index, isRecord, jsonEqual, key } from './field.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './meta.ts';
-import { isDNS1123Subdomain, isQualifiedName } from './names.ts';
+import { isDNS1123Subdomain, isQualifiedName } from '@kemu/api';
 import { validateLabelSelector } from './apps.ts';
 import { structDiff, type GoField } from './struct-diff.ts';
 

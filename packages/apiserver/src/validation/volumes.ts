@@ -1,7 +1,7 @@
 // Pod volume validation: unique DNS-1123 names, exactly one volume source, the sources' required fields.
 import type { StatusCause } from '@kemu/api';
 import { asArray, child, fieldErrors, index, isRecord } from './field.ts';
-import { isDNS1123Label } from './names.ts';
+import { isDNS1123Label } from '@kemu/api';
 
 /** Validates spec.volumes and returns the volume names (for volumeMount checks). */
 export function validateVolumes(volumes: unknown, path: string, out: StatusCause[]): Set<string> {

@@ -5,7 +5,7 @@
 // --authorization-kubeconfig only system:masters and the always-allowed paths get through). Missing client CA
 // settings are looked up in kube-system/extension-apiserver-authentication, which kube-apiserver writes.
 import fs from 'node:fs';
-import type { HealthGuard, HealthServer, HealthTls, Logger } from '@kemu/base';
+import { goErrnoReason, type HealthGuard, type HealthServer, type HealthTls, type Logger } from '@kemu/base';
 import { R, StatusError, type KubeObject } from '@kemu/api';
 import { loadClientConfig } from '../config.ts';
 import { RestClient } from '../rest.ts';
@@ -55,7 +55,7 @@ function readBundle(file: string): string {
   try {
     return fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new Error(`unable to load client CA provider: ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`);
+    throw new Error(`unable to load client CA provider: ${file}: ${goErrnoReason(e)}`);
   }
 }
 

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { goErrnoReason } from '@kemu/base';
 
 export interface ServingCertOptions {
   certFile: string;
@@ -43,7 +44,7 @@ function readFile(file: string, what: string): string {
   try {
     return fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new Error(`unable to load ${what} "${file}": ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`);
+    throw new Error(`unable to load ${what} "${file}": ${goErrnoReason(e)}`);
   }
 }
 

@@ -2,9 +2,8 @@
 // (which must hold PEM certificates, as Kubernetes' readCA checks), else the CA the manager's kubeconfig trusts.
 import { readFileSync } from 'node:fs';
 import { parseCertificates } from '@kemu/pki';
+import { goFileError } from '@kemu/base';
 import type { ControllerContext } from '../controller.ts';
-
-const GO_REASONS: Record<string, string> = { ENOENT: 'no such file or directory', EACCES: 'permission denied', EISDIR: 'is a directory' };
 
 /** The bundle (PEM text, possibly ""); throws Kubernetes' "error parsing root-ca-file at …" when the file is bad. */
 export function rootCA(ctx: Pick<ControllerContext, 'options' | 'client'>): string {
@@ -14,8 +13,7 @@ export function rootCA(ctx: Pick<ControllerContext, 'options' | 'client'>): stri
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    const code = (e as { code?: string }).code ?? '';
-    throw new Error(`error parsing root-ca-file at ${file}: open ${file}: ${GO_REASONS[code] ?? (e as Error).message}`);
+    throw new Error(`error parsing root-ca-file at ${file}: ${goFileError('open', file, e)}`);
   }
   let ok = false;
   try {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { R, type Secret, type ServiceAccount } from '@kemu/api';
 import { CA_PROFILE, certificatePem, generatePrivateKey, issueCertificate, privateKeyPem, templateFromProfile } from '@kemu/pki';
-import { readPublicKeys } from '@kemu/apiserver/authn/service-account-keys';
+import { readPublicKeys } from '@kemu/pki';
 import { legacyServiceAccountAuthenticator } from '@kemu/apiserver/authn/service-account';
 import { fakeContext, settle, type FakeEnv } from '../testing/context.ts';
 import { serviceAccountTokenDescriptor } from './serviceaccount-token.ts';

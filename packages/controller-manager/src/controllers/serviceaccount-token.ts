@@ -5,8 +5,8 @@
 // and drops a deleted Secret from its ServiceAccount's `secrets`. It runs with the manager's own client.
 import { R, type Secret, type ServiceAccount } from '@kemu/api';
 import { isConflict, isNotFound, unwrapDeleted, type SharedInformer } from '@kemu/client';
-import { readSigningKey, type SigningKey } from '@kemu/apiserver/authn/service-account-keys';
-import { legacyClaims, signClaims } from '@kemu/apiserver/authn/service-account-token';
+import { readSigningKey, type SigningKey } from '@kemu/pki';
+import { legacyClaims, signClaims } from '@kemu/pki';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../controller.ts';
 import { KeyedWorker } from './base.ts';
 import { rootCA } from './root-ca.ts';

@@ -5,14 +5,9 @@
 // a CA that has never loaded only makes each signing attempt fail (CSRs stay approved but unsigned, the error
 // logged) until the files are fixed.
 import fs from 'node:fs';
-import type { Logger } from '@kemu/base';
+import { goReadFileError, type Logger } from '@kemu/base';
 import { certPublicKey, parseCertificates, parsePrivateKeyPem, sameKey, type Signer } from '@kemu/pki';
 
-/** Go's *PathError text for a failed read ("open /x: no such file or directory"). */
-function readError(file: string, e: NodeJS.ErrnoException): string {
-  const why: Record<string, string> = { ENOENT: 'no such file or directory', EACCES: 'permission denied', EISDIR: 'is a directory' };
-  return e.code === 'EISDIR' ? `read ${file}: is a directory` : `open ${file}: ${why[e.code ?? ''] ?? e.message}`;
-}
 
 export class CaProvider {
   private raw: { cert: Buffer; key: Buffer } | undefined;
@@ -66,7 +61,7 @@ export class CaProvider {
     try {
       return fs.readFileSync(file);
     } catch (e) {
-      throw new Error(readError(file, e as NodeJS.ErrnoException));
+      throw new Error(goReadFileError(file, e));
     }
   }
 

@@ -9,7 +9,7 @@
 import { R, formatTime, type Condition, type HorizontalPodAutoscaler, type KubeObject, type MetricSpec, type MetricStatus, type MetricTarget, type MetricValueStatus, type Pod, type Scale } from '@kemu/api';
 import { milliValue } from '@kemu/api';
 import { metaKey, type SharedInformer } from '@kemu/client';
-import { parseLabelSelector } from '@kemu/apiserver/selectors/labels';
+import { parseLabelSelector } from '@kemu/api';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../../controller.ts';
 import { KeyedWorker } from '../base.ts';
 import { NO_CUSTOM_METRICS_API, NO_EXTERNAL_METRICS_API, RestMetricsClient, RestScaleClient, type MetricsClient, type ScaleClient } from './clients.ts';

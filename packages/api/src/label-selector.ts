@@ -1,9 +1,12 @@
 // The labelSelector query parameter: Kubernetes' label selector grammar (labels.Parse), its error messages,
-// and matching through @kemu/api's shared requirement semantics. Parse errors become 400 BadRequest.
-import { errors, selectorMatches, selectorToString } from '@kemu/api';
-import type { LabelRequirement, ParsedSelector, RequirementOperator, StatusError } from '@kemu/api';
-import { isQualifiedName, isValidLabelValue } from '../validation/names.ts';
-import { formatValue } from '../validation/field.ts';
+// and matching through the shared requirement semantics (selector.ts); parse errors become 400 BadRequest. The
+// apiserver and metrics-server both parse with it.
+import { errors, type StatusError } from './status.ts';
+import { selectorMatches, type LabelRequirement, type ParsedSelector, type RequirementOperator } from './selector.ts';
+import { isQualifiedName, isValidLabelValue } from './names.ts';
+
+/** A value as Kubernetes' field errors print a string (Go's %q). */
+const quoted = (v: string): string => JSON.stringify(v);
 
 type Tok =
   | 'end'
@@ -161,11 +164,11 @@ class Parser {
     const sorted = [...new Set(values)].sort();
     if ((operator === 'gt' || operator === 'lt') && !/^[+-]?\d+$/.test(sorted[0] ?? ''))
       throw new Error(
-        `values[0]: Invalid value: ${formatValue(sorted[0] ?? '')}: for 'Gt', 'Lt' operators, the value must be an integer`,
+        `values[0]: Invalid value: ${quoted(sorted[0] ?? '')}: for 'Gt', 'Lt' operators, the value must be an integer`,
       );
     sorted.forEach((v, i) => {
       const errs = isValidLabelValue(v);
-      if (errs.length > 0) throw new Error(`values[${i}][${key}]: Invalid value: ${formatValue(v)}: ${errs.join('; ')}`);
+      if (errs.length > 0) throw new Error(`values[${i}][${key}]: Invalid value: ${quoted(v)}: ${errs.join('; ')}`);
     });
     return { key, operator, values: sorted };
   }
@@ -216,7 +219,7 @@ class Parser {
 
 function checkKey(k: string): void {
   const errs = isQualifiedName(k);
-  if (errs.length > 0) throw new Error(`<nil>: Invalid value: ${formatValue(k)}: ${errs.join('; ')}`);
+  if (errs.length > 0) throw new Error(`<nil>: Invalid value: ${quoted(k)}: ${errs.join('; ')}`);
 }
 
 /** A parsed selector that can test a label set. */
@@ -241,4 +244,3 @@ export function labelsMatch(sel: ParsedSelector, labels: Record<string, string> 
   return selectorMatches(sel, labels);
 }
 
-export { selectorToString };

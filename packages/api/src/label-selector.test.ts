@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { StatusError } from '@kemu/api';
-import { labelsMatch, parseLabelSelector, selectorToString } from './labels.ts';
+import { StatusError } from './status.ts';
+import { labelsMatch, parseLabelSelector } from './label-selector.ts';
+import { selectorToString } from './selector.ts';
 
 const labels = { app: 'web', tier: 'frontend', n: '5' };
 

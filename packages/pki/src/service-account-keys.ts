@@ -4,8 +4,9 @@
 // base64url (no padding) of the SHA-256 of the public key's PKIX DER.
 import crypto, { type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { decodePem, spkiDer } from '@kemu/pki';
-import { goFileError } from './go-errors.ts';
+import { decodePem } from './pem.ts';
+import { spkiDer } from './keys.ts';
+import { goFileError } from '@kemu/base';
 
 export class KeyFileError extends Error {}
 

@@ -5,9 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { CompactSign } from 'jose';
 import type { KubeObject } from '@kemu/api';
 import type { SigningKey } from './service-account-keys.ts';
-import { SERVICE_ACCOUNT_PREFIX } from './user.ts';
 
 export const LEGACY_ISSUER = 'kubernetes/serviceaccount';
+/** A ServiceAccount's user name is this prefix, then <namespace>:<name>. */
+export const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
