@@ -115,9 +115,10 @@ export async function startComposeLab(plan: DockerPlan, env: Record<string, stri
       if (!ids.length) return new Map();
       const r = await docker('inspect', '-f', '{{index .Config.Labels "com.docker.compose.service"}} {{.RestartCount}} {{json .State}}', ...ids);
       const out = new Map<string, ContainerState>();
+      // docker ps lists the newest first: a service's current container, not one a recreate left behind.
       for (const line of r.stdout.trim().split('\n').filter(Boolean)) {
-        const [service, restarts, ...rest] = line.split(' ');
-        out.set(service!, parseState(rest.join(' '), Number(restarts)));
+        const [service = '', restarts, ...rest] = line.split(' ');
+        if (!out.has(service)) out.set(service, parseState(rest.join(' '), Number(restarts)));
       }
       return out;
     },
