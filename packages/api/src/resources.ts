@@ -31,7 +31,8 @@ const STATUS_VERBS: readonly Verb[] = ['get', 'patch', 'update'];
 /** The connect subresources' verbs in discovery (proxy: every method). */
 const PROXY_VERBS: readonly Verb[] = ['create', 'delete', 'get', 'patch', 'update'];
 
-function res(
+/** A row of the resource table (also what a client builds for a kind it found through discovery). */
+export function resourceInfo(
   group: string,
   version: string,
   kind: string,
@@ -44,6 +45,8 @@ function res(
     status?: boolean;
     scale?: boolean;
     extra?: SubresourceInfo[];
+    /** Discovery's singularName; the lower-cased kind otherwise. */
+    singular?: string;
   } = {},
 ): ResourceInfo {
   const subresources: SubresourceInfo[] = [];
@@ -57,7 +60,7 @@ function res(
     kind,
     listKind: `${kind}List`,
     plural,
-    singular: kind.toLowerCase(),
+    singular: opts.singular ?? kind.toLowerCase(),
     namespaced,
     shortNames: opts.shortNames ?? [],
     categories: opts.categories ?? [],
@@ -65,6 +68,8 @@ function res(
     subresources,
   };
 }
+
+const res = resourceInfo;
 
 export const RESOURCES: readonly ResourceInfo[] = [
   res('', 'v1', 'Namespace', 'namespaces', false, {

@@ -2,7 +2,7 @@
 // subresource): found through discovery as Kubernetes' RESTMapper does — the group's versions, preferred first,
 // and in each the resource of that kind that lists `<plural>/scale`. Answers are kept per group and kind until a
 // request through them fails, as the deferred discovery mapper resets on a miss.
-import { RESOURCES, StatusError, type CrossVersionObjectReference, type ResourceInfo } from '@kemu/api';
+import { RESOURCES, StatusError, resourceInfo, type CrossVersionObjectReference, type ResourceInfo } from '@kemu/api';
 import type { RestClient } from '@kemu/client';
 
 type Discovery = Pick<RestClient, 'raw'>;
@@ -78,19 +78,7 @@ export class ScaleTargets {
       const r = resources.find((x) => str(x.kind) === kind && !str(x.name).includes('/') && names.has(`${str(x.name)}/scale`));
       if (!r) continue;
       const plural = str(r.name);
-      return {
-        group,
-        version,
-        kind,
-        listKind: `${kind}List`,
-        plural,
-        singular: str(r.singularName) || plural,
-        namespaced: r.namespaced === true,
-        shortNames: [],
-        categories: [],
-        verbs: [],
-        subresources: [{ name: 'scale', group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] }],
-      };
+      return resourceInfo(group, version, kind, plural, r.namespaced === true, { singular: str(r.singularName) || plural, verbs: [], scale: true });
     }
     return undefined;
   }
