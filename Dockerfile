@@ -33,11 +33,13 @@ COPY packages/kemu/bin packages/kemu/bin
 RUN npm ci --omit=dev --no-audit --no-fund --loglevel=error && npm cache clean --force --loglevel=error
 
 COPY packages packages
+COPY scripts/build-bins.mjs scripts/
 ENV PATH=/opt/kemu/node_modules/.bin:$PATH \
     NODE_ENV=production
-# Warm tsx's transform cache (under /tmp, root's like the containers') at build time: otherwise every
-# container start compiles the sources again, ~2 s of CPU per process, with 12 processes starting at once.
-RUN for b in kube-apiserver kube-controller-manager kube-scheduler kubelet cluster-autoscaler kube-addon-manager metrics-server kemu; do "$b" --help >/dev/null; done
+# Bundle each binary (esbuild, as `npm run build` does): a process then starts in ~0.6 s of CPU instead of
+# ~2.5 s through tsx's loader, with 12 processes starting at once. Each binary's --help proves it starts.
+RUN node scripts/build-bins.mjs \
+ && for b in kube-apiserver kube-controller-manager kube-scheduler kubelet cluster-autoscaler kube-addon-manager metrics-server kemu; do "$b" --help >/dev/null; done
 # State lives on a volume mounted into the apiservers only.
 RUN mkdir -p /var/lib/kemu
 # No EXPOSE: each compose service lists the one port it serves.

@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx's loader (no build step).
-import { register } from 'tsx/esm/api';
-register();
-await import('../src/main.ts');
+// Runs the bundle `npm run build` made when it is current, else the TypeScript sources (packages/base/launch.mjs).
+import { launch } from '@kemu/base/launch';
+await launch(import.meta.url, 'cluster-autoscaler');
