@@ -156,21 +156,25 @@ export async function steadyLeader(
   timeoutMs = 60_000,
 ): Promise<SteadyLeader> {
   const restarted: string[] = [];
+  // A restarted replica counts only its own writes: the Lease still names the exited process (same hostname)
+  // until it expires, and the new process is a follower until then, though the dead one's writes were many.
+  const from = new Map(since);
   const running = (c: ProxiedComponent) => c.proc.child.exitCode === null && c.proc.child.signalCode === null;
   const hit = await waitFor(`a ${lease} leader with ${minWrites} writes accepted`, async () => {
     for (const c of pair)
       if (!running(c)) {
         restarted.push(c.name);
+        from.set(c, c.proxy.requests.length);
         await c.restart();
       }
     const holder = await leaseHolderName(client, lease);
     const leader = pair.find((c) => c.name === holder);
     if (!leader) return undefined;
-    const n = leader.proxy.requests.slice(since.get(leader) ?? 0).filter((r) => isWrite(r) && work(r) && accepted(r)).length;
+    const n = leader.proxy.requests.slice(from.get(leader) ?? 0).filter((r) => isWrite(r) && work(r) && accepted(r)).length;
     return n >= minWrites ? leader : undefined;
   }, timeoutMs, 10).catch(async (e: unknown) => {
     const holder = await leaseHolderName(client, lease).catch(() => '?');
-    throw new Error(`${String(e)} (holder now "${holder}")\n${pair.map((c) => describe(c, since.get(c) ?? 0)).join('\n')}`);
+    throw new Error(`${String(e)} (holder now "${holder}")\n${pair.map((c) => describe(c, from.get(c) ?? 0)).join('\n')}`);
   });
   return { leader: hit, follower: pair[0] === hit ? pair[1] : pair[0], restarted };
 }
