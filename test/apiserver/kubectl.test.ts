@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from './cluster.ts';
 import { startKubectlCluster, type KubectlCluster } from './kubectl-cluster.ts';
@@ -134,43 +135,7 @@ describe('kubectl', () => {
   });
 
   it('the kubernetes.io ValidatingAdmissionPolicy example: get columns, and a Deployment of 6 replicas denied', async () => {
-    const file = path.join(k.dir, 'vap.yaml');
-    writeFileSync(
-      file,
-      `apiVersion: v1
-kind: Namespace
-metadata:
-  name: vap-test
-  labels: {environment: test}
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: "demo-policy.example.com"
-spec:
-  failurePolicy: Fail
-  matchConstraints:
-    resourceRules:
-    - apiGroups:   ["apps"]
-      apiVersions: ["v1"]
-      operations:  ["CREATE", "UPDATE"]
-      resources:   ["deployments"]
-  validations:
-    - expression: "object.spec.replicas <= 5"
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata:
-  name: "demo-binding-test.example.com"
-spec:
-  policyName: "demo-policy.example.com"
-  validationActions: [Deny]
-  matchResources:
-    namespaceSelector:
-      matchLabels:
-        environment: test
-`,
-    );
+    const file = fileURLToPath(new URL('../support/vap-example.yaml', import.meta.url));
     const applied = await k.kubectl('apply', '-f', file);
     expect(applied.stdout.trim().split('\n')).toEqual([
       'namespace/vap-test created',

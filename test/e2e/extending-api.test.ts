@@ -5,6 +5,7 @@
 // controller, a scheduler or a node.
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@kemu/base/testing/processes';
 import { missing, hasKubectl, run, startLab, type Lab, type RunResult } from '../lab/lab.ts';
@@ -245,39 +246,7 @@ webhooks:
       await wh.close();
     }
 
-    const vap = manifest('vap.yaml', `apiVersion: v1
-kind: Namespace
-metadata:
-  name: vap-test
-  labels: {environment: test}
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: "demo-policy.example.com"
-spec:
-  failurePolicy: Fail
-  matchConstraints:
-    resourceRules:
-    - apiGroups:   ["apps"]
-      apiVersions: ["v1"]
-      operations:  ["CREATE", "UPDATE"]
-      resources:   ["deployments"]
-  validations:
-    - expression: "object.spec.replicas <= 5"
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata:
-  name: "demo-binding-test.example.com"
-spec:
-  policyName: "demo-policy.example.com"
-  validationActions: [Deny]
-  matchResources:
-    namespaceSelector:
-      matchLabels:
-        environment: test
-`);
+    const vap = fileURLToPath(new URL('../support/vap-example.yaml', import.meta.url));
     expect((await kc(1, ['apply', '-f', vap])).code).toBe(0);
     const dep = manifest('vap-dep.yaml', `apiVersion: apps/v1
 kind: Deployment

@@ -1,7 +1,7 @@
 // Follows one Lease through a watch (fieldSelector metadata.name=<name>) so a follower sees each renewal,
 // release or deletion the moment it is written instead of at its next poll. List first (for the object and
 // a resourceVersion), then watch from there; resume from the last version after a dropped or ended stream,
-// re-list after 410. The follower's poll stays the source of truth when the watch is down: this only adds
+// re-list after 410; stop for good on 403. The follower's poll stays the source of truth when the watch is down: this only adds
 // observations, it never decides anything.
 import { R, type Lease } from '@kemu/api';
 import type { Clock, Logger } from '@kemu/base';
@@ -74,9 +74,16 @@ export class LeaseFollower {
       } catch (e) {
         if (signal.aborted) return;
         if (stream.signal.aborted) continue;
-        if ((e as { code?: unknown }).code === 410) {
+        const code = (e as { code?: unknown }).code;
+        if (code === 410) {
           rv = ''; // history compacted past our version: list again
           continue;
+        }
+        if (code === 403) {
+          // A role that grants get/update on the Lease but not list/watch (client-go's elector only gets and
+          // updates, so Helm charts grant no more): follow by polling alone, without a 403 every back-off.
+          this.opts.logger.info({ lease: `${this.namespace}/${this.name}`, err: String(e) }, 'lease watch forbidden; following the Lease by polling only');
+          return;
         }
         if (delivered) continue; // a healthy stream broke (a replica went away): resume at once
         this.failures++;
