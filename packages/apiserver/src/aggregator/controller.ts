@@ -20,7 +20,8 @@ import { AggregatedDiscovery, resourcesOfList } from './discovery.ts';
 import { AUTOMANAGED_LABEL, localAPIServices, localPriority, syncLocalAPIServices } from './local-apiservices.ts';
 import type { Check } from '../health.ts';
 import { AggregatedOpenAPI } from './openapi.ts';
-import { isAvailable, proxyToAPIService, type AggregatedRequest } from './proxy.ts';
+import { proxyToAPIService, type AggregatedRequest } from './proxy.ts';
+import { isAvailable } from './target.ts';
 import { proxyUpgradeToAPIService } from './proxy-upgrade.ts';
 import { serviceRefOf, type ProxyClientIdentity } from './transport.ts';
 

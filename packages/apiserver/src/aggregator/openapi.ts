@@ -12,7 +12,7 @@ import type { Clock } from '../clock.ts';
 import { asRecord, asString, isRecord } from '../validation/field.ts';
 import type { ListObjects } from '../service-endpoint.ts';
 import { connectionRefused, joinHostPort, resolveBackend } from './routing.ts';
-import { isAvailable } from './proxy.ts';
+import { isAvailable } from './target.ts';
 import { authProxyHeaders, backendRequest, serviceRefOf, tlsOf, type ProxyClientIdentity } from './transport.ts';
 import { documentHash, filterSwagger, mergeSwagger, swaggerToV3, type SwaggerParts } from './openapi-spec.ts';
 

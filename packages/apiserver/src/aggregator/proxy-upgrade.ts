@@ -10,13 +10,11 @@ import type { Duplex } from 'node:stream';
 import type { KubeObject } from '@kemu/api';
 import type { UserInfo } from '../authn/user.ts';
 import { goNetError, type ListObjects } from '../service-endpoint.ts';
-import { connectionRefused, joinHostPort, resolveBackend, type Backend } from './routing.ts';
-import { isAvailable } from './proxy.ts';
-import { authProxyHeaders, backendRequest, serviceRefOf, tlsOf, type ProxyClientIdentity } from './transport.ts';
+import { backendRequest, type ProxyClientIdentity } from './transport.ts';
+import { forwardedHeaders, proxyTarget } from './target.ts';
 
-/** Not passed on: credentials, identity claims, and what names the connection to kemu rather than to the backend. */
+/** Not passed on (besides credentials and identity claims): what names the connection to kemu, not to the backend. */
 const DROP = new Set(['authorization', 'host', 'proxy-connection', 'keep-alive', 'te', 'trailer', 'content-length']);
-const DROP_PREFIX = ['impersonate-', 'x-remote-'];
 
 /** Go's http.Error written on a raw connection (the request never reached an HTTP response object). */
 function plainErrorOnSocket(socket: Duplex, code: number, text: string): void {
@@ -47,22 +45,10 @@ export async function proxyUpgradeToAPIService(
   id: ProxyClientIdentity,
   routeToEndpoints: boolean,
 ): Promise<void> {
-  const ref = serviceRefOf(apiService);
-  if (!ref || !isAvailable(apiService)) return plainErrorOnSocket(socket, 503, 'service unavailable');
-  let b: Backend;
-  try {
-    b = await resolveBackend(ref, list, routeToEndpoints);
-  } catch {
-    return plainErrorOnSocket(socket, 503, 'service unavailable');
-  }
-  const tls = tlsOf(apiService, ref);
-  const shown = { ...b.shown, ...tls };
-  if (!b.dial) return plainErrorOnSocket(socket, 503, goNetError(connectionRefused(), shown));
-  const headers: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !DROP.has(k) && !DROP_PREFIX.some((p) => k.startsWith(p))) headers[k] = v;
-  Object.assign(headers, authProxyHeaders(user));
-  headers.host = joinHostPort(b.shown);
-  const target = { ...b.dial, ...tls };
+  const t = await proxyTarget(apiService, list, routeToEndpoints);
+  if ('error' in t) return plainErrorOnSocket(socket, 503, t.error);
+  const { target, shown } = t;
+  const headers = forwardedHeaders(req.headers, DROP, user, shown);
   const out = backendRequest(target, id, { method: req.method ?? 'GET', path: req.url ?? '/', headers });
   socket.on('error', () => out.destroy());
   out.on('upgrade', (res: IncomingMessage, upstream: Duplex, upstreamHead: Buffer) => {

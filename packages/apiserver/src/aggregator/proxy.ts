@@ -6,19 +6,13 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { KubeObject } from '@kemu/api';
 import type { UserInfo } from '../authn/user.ts';
-import { asArray, asRecord, isRecord } from '../validation/field.ts';
 import { goNetError, type ListObjects } from '../service-endpoint.ts';
-import { authProxyHeaders, backendRequest, serviceRefOf, tlsOf, type ProxyClientIdentity } from './transport.ts';
-import { connectionRefused, joinHostPort, resolveBackend, type Backend } from './routing.ts';
+import { backendRequest, type ProxyClientIdentity } from './transport.ts';
+import { forwardedHeaders, proxyTarget } from './target.ts';
 
-/** Request headers not passed on: hop-by-hop ones, the caller's credentials and identity claims. */
+/** Request headers not passed on (besides credentials and identity claims): hop-by-hop ones, Host, the length. */
 const DROP = new Set(['connection', 'proxy-connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'authorization', 'content-length']);
-const DROP_PREFIX = ['impersonate-', 'x-remote-'];
 const DROP_BACK = new Set(['connection', 'proxy-connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
-
-export function isAvailable(apiService: KubeObject): boolean {
-  return (asArray(asRecord(apiService.status)?.conditions) ?? []).some((c) => isRecord(c) && c.type === 'Available' && c.status === 'True');
-}
 
 /** Go's http.Error: text/plain, nosniff, the text and a newline. */
 export function plainError(res: ServerResponse, code: number, text: string): void {
@@ -36,26 +30,14 @@ export interface AggregatedRequest {
 }
 
 export async function proxyToAPIService(apiService: KubeObject, req: AggregatedRequest, res: ServerResponse, list: ListObjects, id: ProxyClientIdentity, routeToEndpoints: boolean): Promise<void> {
-  const ref = serviceRefOf(apiService);
-  if (!ref || !isAvailable(apiService)) return plainError(res, 503, 'service unavailable');
-  let b: Backend;
-  try {
-    b = await resolveBackend(ref, list, routeToEndpoints);
-  } catch {
-    return plainError(res, 503, 'service unavailable');
-  }
-  const tls = tlsOf(apiService, ref);
-  const shown = { ...b.shown, ...tls };
-  if (!b.dial) return plainError(res, 503, goNetError(connectionRefused(), shown));
+  const t = await proxyTarget(apiService, list, routeToEndpoints);
+  if ('error' in t) return plainError(res, 503, t.error);
+  const { target, shown } = t;
   const u = new URL(req.url, 'http://x');
   // location.RawQuery = req.URL.Query().Encode(): the query re-encoded.
   const query = new URLSearchParams([...u.searchParams.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))).toString();
-  const headers: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !DROP.has(k) && !DROP_PREFIX.some((p) => k.startsWith(p))) headers[k] = v;
-  Object.assign(headers, authProxyHeaders(req.user));
-  headers.host = joinHostPort(b.shown);
+  const headers = forwardedHeaders(req.headers, DROP, req.user, shown);
   if (req.body && req.body.length > 0) headers['content-length'] = String(req.body.length);
-  const target = { ...b.dial, ...tls };
   await new Promise<void>((resolve) => {
     const out = backendRequest(target, id, { method: req.method, path: `${u.pathname}${query ? `?${query}` : ''}`, headers });
     out.on('response', (answer: IncomingMessage) => {
