@@ -171,6 +171,32 @@ describe('horizontal-pod-autoscaler-controller', () => {
     expect(await status(env)).toMatchObject({ currentReplicas: 1, desiredReplicas: 0, currentMetrics: [{ type: '' }] });
   });
 
+  it('two autoscalers over the same pods: both AmbiguousSelector, neither scales; one deleted, the other scales again', async () => {
+    const usage = { value: '300m' };
+    const env = await setup([], usage);
+    await env.api.create(R.horizontalpodautoscalers, 'default', hpa());
+    const second = hpa();
+    second.metadata.name = 'second';
+    await env.api.create(R.horizontalpodautoscalers, 'default', second);
+    await sync(env);
+    await sync(env);
+    const message = 'pods by selector app=web are controlled by multiple HPAs: [default/php-apache default/second]';
+    for (const name of ['php-apache', 'second']) {
+      const st = (await env.api.get<HorizontalPodAutoscaler>(R.horizontalpodautoscalers, 'default', name)).status!;
+      expect(st.conditions?.find((c) => c.type === 'ScalingActive')).toMatchObject({ status: 'False', reason: 'AmbiguousSelector', message });
+      expect(env.recorder.events).toContainEqual({ object: `HorizontalPodAutoscaler/${name}`, type: 'Warning', reason: 'AmbiguousSelector', message });
+    }
+    const before = await replicas(env);
+    await sync(env);
+    expect(await replicas(env)).toBe(before);
+
+    await env.api.delete(R.horizontalpodautoscalers, 'default', 'second');
+    await sync(env);
+    await sync(env);
+    expect(await condition(env, 'ScalingActive')).toMatchObject({ status: 'True', reason: 'ValidMetricFound' });
+    expect(await replicas(env)).toBeGreaterThan(before!);
+  });
+
   it('a Pods metric without a custom metrics API is reported, the cpu metric still scales up', async () => {
     const usage = { value: '300m' };
     const env = await setup([], usage);

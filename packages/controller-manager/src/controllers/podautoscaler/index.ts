@@ -9,7 +9,7 @@
 import { R, formatTime, type Condition, type HorizontalPodAutoscaler, type KubeObject, type MetricSpec, type MetricStatus, type MetricTarget, type MetricValueStatus, type Pod, type Scale } from '@kemu/api';
 import { milliValue } from '@kemu/api';
 import { metaKey, type SharedInformer } from '@kemu/client';
-import { parseLabelSelector } from '@kemu/api';
+import { parseLabelSelector, type LabelSelectorMatcher } from '@kemu/api';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../../controller.ts';
 import { KeyedWorker } from '../base.ts';
 import { NO_CUSTOM_METRICS_API, NO_EXTERNAL_METRICS_API, RestMetricsClient, RestScaleClient, type MetricsClient, type ScaleClient } from './clients.ts';
@@ -56,6 +56,8 @@ export class HorizontalController implements Controller {
   private readonly metrics: MetricsClient;
   private readonly scales: ScaleClient;
   private readonly syncPeriod: number;
+  /** Each autoscaler's pod selector as last read from its target's scale (hpaSelectors): to find overlaps. */
+  private readonly selectors = new Map<string, LabelSelectorMatcher>();
 
   constructor(
     private readonly ctx: ControllerContext,
@@ -82,6 +84,7 @@ export class HorizontalController implements Controller {
     const shared = this.hpas.store.get(key);
     if (!shared) {
       this.normalizer.forget(key);
+      this.selectors.delete(key);
       return;
     }
     try {
@@ -216,6 +219,16 @@ export class HorizontalController implements Controller {
     await this.updateStatusIfNeeded(original, hpa);
   }
 
+  /** hpasControllingPodsUnderSelector: the autoscalers (ns/name) whose selector takes any of `pods`, sorted. */
+  private autoscalersOf(ns: string, pods: Pod[]): string[] {
+    const found = new Set<string>();
+    for (const [key, sel] of this.selectors) {
+      if (!key.startsWith(`${ns}/`)) continue;
+      if (pods.some((p) => sel.matches(p.metadata.labels ?? {}))) found.add(key);
+    }
+    return [...found].sort();
+  }
+
   /** computeReplicasForMetrics: the largest proposal; -1 when every metric failed, or some did and the rest would scale down. */
   private async computeReplicasForMetrics(hpa: HPA, scale: Scale, specs: MetricSpec[]): Promise<{ replicas: number; metricName: string; statuses: MetricStatus[]; error?: string }> {
     const selectorText = scale.status?.selector ?? '';
@@ -234,7 +247,15 @@ export class HorizontalController implements Controller {
       return { replicas: -1, metricName: '', statuses: [], error: msg };
     }
     const ns = hpa.metadata.namespace ?? '';
+    this.selectors.set(metaKey(hpa), selector);
     const pods = this.pods.store.list().filter((p) => (p.metadata.namespace ?? '') === ns && selector.matches(p.metadata.labels ?? {}));
+    const controlling = this.autoscalersOf(ns, pods);
+    if (controlling.length > 1) {
+      const msg = `pods by selector ${selectorText} are controlled by multiple HPAs: [${controlling.join(' ')}]`;
+      this.event(hpa, 'Warning', 'AmbiguousSelector', msg);
+      this.setCondition(hpa, 'ScalingActive', 'False', 'AmbiguousSelector', msg);
+      return { replicas: -1, metricName: '', statuses: [], error: msg };
+    }
     const specReplicas = scale.spec?.replicas ?? 0;
     // Go leaves a failed metric's entry at its zero value, which is what status shows.
     const statuses: MetricStatus[] = specs.map(() => ({ type: '' as MetricStatus['type'] }));
