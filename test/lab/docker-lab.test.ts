@@ -184,7 +184,15 @@ describe.skipIf(plan.skip)('docker-compose lab (kemu compose up)', () => {
     const created = await l.kubectl('create', '-f', path.join(l.dir, 'grow.json'));
     expect(created.code, created.stderr).toBe(0);
     const phase = async () => (await l.kubectl('get', 'pod', 'grow', '-o', 'jsonpath={.status.phase} {.spec.nodeName}')).stdout.trim();
-    expect(await waitFor('grow Running', async () => ((await phase()).startsWith('Running ') ? await phase() : undefined), 180_000, 1000)).toBe('Running pool-0');
+    const running = await waitFor('grow Running', async () => ((await phase()).startsWith('Running ') ? await phase() : undefined), 180_000, 1000).catch(async (e: unknown) => {
+      // What each party did: the pod's events, the autoscaler's and the cloud's logs, the machines started.
+      const events = (await l.kubectl('get', 'events', '--field-selector=involvedObject.name=grow')).stdout;
+      const logs = (await l.compose('logs', '--no-color', '--tail=40', 'cluster-autoscaler', 'cloud')).stdout;
+      const machines = (await l.docker('ps', '-a', '--filter', 'label=kemu.dev/node-group', '--format', '{{.Names}} {{.Status}}')).stdout;
+      const nodes = (await l.kubectl('get', 'nodes')).stdout;
+      throw new Error(`${String(e)} (now "${await phase()}")\nevents:\n${events}\nmachines:\n${machines}\nnodes:\n${nodes}\n${logs.slice(-8000)}`);
+    });
+    expect(running).toBe('Running pool-0');
     const events = await l.kubectl('get', 'events', '--field-selector=involvedObject.name=grow,reason=TriggeredScaleUp', '-o', 'jsonpath={.items[*].message}');
     expect(events.stdout).toContain('pod triggered scale-up: [{pool 0->1 (max: 3)}]');
     // The machine is a container of the project, named as its Node, with the group's label.
