@@ -99,14 +99,18 @@ async function main(): Promise<void> {
   const runLoop = async (signal: AbortSignal) => {
     if (!(await factory.waitForCacheSync(signal))) return;
     logger.info({ groups: provider.nodeGroups().map((g) => `${g.minSize}:${g.maxSize}:${g.id}`), expanders }, 'Caches synced; starting the autoscaler loop');
+    // As the autoscaler's loop (trigger.Wait(lastRun) with lastRun the start): the first scan comes a
+    // --scan-interval after taking the lead, not at once, so nodes still registering are not taken for missing.
+    let last = Date.now();
     while (!signal.aborted) {
-      const started = Date.now();
+      await realClock.sleep(Math.max(0, scanMs - (Date.now() - last)), signal).catch(() => undefined);
+      if (signal.aborted) break;
+      last = Date.now();
       try {
         await autoscaler.runOnce();
       } catch (e) {
         logger.error({ err: (e as Error).message }, 'Failed to run the autoscaler loop');
       }
-      await realClock.sleep(Math.max(0, scanMs - (Date.now() - started)), signal).catch(() => undefined);
     }
   };
   const leading = leaderElectedRun({

@@ -82,7 +82,7 @@ export class LeaseFollower {
         if (code === 403) {
           // A role that grants get/update on the Lease but not list/watch (client-go's elector only gets and
           // updates, so Helm charts grant no more): follow by polling alone, without a 403 every back-off.
-          this.opts.logger.info({ lease: `${this.namespace}/${this.name}`, err: String(e) }, 'lease watch forbidden; following the Lease by polling only');
+          this.opts.logger.info({ err: String(e) }, 'lease watch forbidden; following the Lease by polling only');
           return;
         }
         if (delivered) continue; // a healthy stream broke (a replica went away): resume at once

@@ -232,7 +232,9 @@ async function composeUp(argv: string[]): Promise<number> {
     const onLine = (l: string) => {
       if (/done|Started|Created|Running/i.test(l)) p.status(`compose: ${++started} events, ${p.elapsed(ts)}: ${l.trim().slice(0, 70)}`);
     };
-    let up = await run(['up', '-d', '--no-build', '--remove-orphans', ...control.map((s) => s.service)], onLine);
+    // No --remove-orphans here: the node groups' machines are containers of the project that no service names, and
+    // a second `up` must not take them from under the autoscaler (kemu compose down removes them).
+    let up = await run(['up', '-d', '--no-build', ...control.map((s) => s.service)], onLine);
     p.clear();
     if (up.code === 0 && workers.length) {
       await bootstrapObjects(p, dataDir, server, tls, Date.now() + f.timeout, services.some((s) => s.service === METRICS_SERVER_CONTAINER));
