@@ -65,14 +65,16 @@ async function bundle({ pkgDir, bin }) {
     logLevel: 'warning',
     plugins: [externals, ownImportMetaUrl(outDir)],
   });
-  const inputs = Object.keys(r.metafile.inputs).filter((p) => !p.includes('node_modules/'));
+  // The sources, and what else decides how they compile and resolve: tsconfig.json and the packages' manifests.
+  const manifests = readdirSync(path.join(ROOT, 'packages')).map((p) => `packages/${p}/package.json`).filter((p) => existsSync(path.join(ROOT, p)));
+  const inputs = [...Object.keys(r.metafile.inputs).filter((p) => !p.includes('node_modules/')), 'tsconfig.json', ...manifests];
   // The map and the input list first, the bundle last (renamed into place): the bundle's mtime is its build time.
   for (const f of r.outputFiles.filter((f) => f.path !== out)) writeFileSync(f.path, f.contents);
   writeFileSync(path.join(outDir, `${bin}.inputs.json`), `${JSON.stringify({ root: path.relative(outDir, ROOT), inputs }, null, 1)}\n`);
   const main = r.outputFiles.find((f) => f.path === out);
   writeFileSync(`${out}.tmp`, main.contents);
   renameSync(`${out}.tmp`, out);
-  return `${bin}: ${inputs.length} sources, ${(main.contents.length / 1e6).toFixed(1)} MB, ${Date.now() - t} ms`;
+  return `${bin}: ${inputs.length - manifests.length - 1} sources, ${(main.contents.length / 1e6).toFixed(1)} MB, ${Date.now() - t} ms`;
 }
 
 for (const line of await Promise.all(bins.map(bundle))) console.log(line);
